@@ -1,0 +1,133 @@
+//! Kafka error codes (protocol outcomes, carried in responses) and boundary errors (input the
+//! coordinator cannot understand at all).
+
+use serde::Serialize;
+
+/// Kafka's error codes as this coordinator uses them (PROTOCOL 2.17, 3.16, 4.11). Codes
+/// 129-134 mean different things in the two dialects, so they are named per dialect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    None,
+    UnknownServerError,
+    InvalidGroupId,
+    UnknownMemberId,
+    UnsupportedVersion,
+    InvalidRequest,
+    NonEmptyGroup,
+    GroupIdNotFound,
+    GroupMaxSizeReached,
+    FencedInstanceId,
+    FencedMemberEpoch,
+    UnreleasedInstanceId,
+    /// Draft 129.
+    StreamsInvalidTopology,
+    /// Draft 131.
+    StreamsMissingSourceTopics,
+    /// Draft 134.
+    StreamsInconsistentInternalTopics,
+    /// 4.2 130.
+    StreamsInvalidTopology42,
+}
+
+impl ErrorCode {
+    pub fn code(self) -> i16 {
+        match self {
+            ErrorCode::None => 0,
+            ErrorCode::UnknownServerError => -1,
+            ErrorCode::InvalidGroupId => 24,
+            ErrorCode::UnknownMemberId => 25,
+            ErrorCode::UnsupportedVersion => 35,
+            ErrorCode::InvalidRequest => 42,
+            ErrorCode::NonEmptyGroup => 68,
+            ErrorCode::GroupIdNotFound => 69,
+            ErrorCode::GroupMaxSizeReached => 81,
+            ErrorCode::FencedInstanceId => 82,
+            ErrorCode::FencedMemberEpoch => 110,
+            ErrorCode::UnreleasedInstanceId => 111,
+            ErrorCode::StreamsInvalidTopology => 129,
+            ErrorCode::StreamsMissingSourceTopics => 131,
+            ErrorCode::StreamsInconsistentInternalTopics => 134,
+            ErrorCode::StreamsInvalidTopology42 => 130,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::None => "NONE",
+            ErrorCode::UnknownServerError => "UNKNOWN_SERVER_ERROR",
+            ErrorCode::InvalidGroupId => "INVALID_GROUP_ID",
+            ErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
+            ErrorCode::UnsupportedVersion => "UNSUPPORTED_VERSION",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::NonEmptyGroup => "NON_EMPTY_GROUP",
+            ErrorCode::GroupIdNotFound => "GROUP_ID_NOT_FOUND",
+            ErrorCode::GroupMaxSizeReached => "GROUP_MAX_SIZE_REACHED",
+            ErrorCode::FencedInstanceId => "FENCED_INSTANCE_ID",
+            ErrorCode::FencedMemberEpoch => "FENCED_MEMBER_EPOCH",
+            ErrorCode::UnreleasedInstanceId => "UNRELEASED_INSTANCE_ID",
+            ErrorCode::StreamsInvalidTopology | ErrorCode::StreamsInvalidTopology42 => {
+                "STREAMS_INVALID_TOPOLOGY"
+            }
+            ErrorCode::StreamsMissingSourceTopics => "STREAMS_MISSING_SOURCE_TOPICS",
+            ErrorCode::StreamsInconsistentInternalTopics => "STREAMS_INCONSISTENT_INTERNAL_TOPICS",
+        }
+    }
+}
+
+/// A protocol failure: the code and the exact message sent to the client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProtocolError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ProtocolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ProtocolError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidRequest, message)
+    }
+}
+
+/// Codes of boundary errors: stable strings a host can match on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum BoundaryCode {
+    /// Malformed JSON, wrong types, missing fields, out-of-range numbers, unknown input types.
+    InvalidInput,
+    /// A constructor setting that is unknown or out of range.
+    InvalidConfig,
+    /// A `Replay` record that cannot be decoded or applied.
+    InvalidRecord,
+    /// A list longer than the coordinator accepts.
+    TooLarge,
+}
+
+/// Input the coordinator cannot understand; it changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{code:?} at {path}: {message}")]
+pub struct BoundaryError {
+    pub code: BoundaryCode,
+    pub message: String,
+    /// JSON path of the offending value, e.g. `request.memberEpoch` or `records[2]`.
+    pub path: String,
+}
+
+impl BoundaryError {
+    pub fn new(code: BoundaryCode, path: impl Into<String>, message: impl Into<String>) -> Self {
+        BoundaryError {
+            code,
+            message: message.into(),
+            path: path.into(),
+        }
+    }
+
+    pub fn input(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::new(BoundaryCode::InvalidInput, path, message)
+    }
+}

@@ -1,0 +1,9 @@
+//! Coordinator records: typed values, Kafka's binary encoding and the dump-log JSON form.
+
+pub mod codec;
+pub mod json;
+pub mod model;
+
+pub use codec::{decode_key, decode_value, encode_key, encode_value, encoded_size, DecodeError};
+pub use json::{record_from_json, record_to_json};
+pub use model::*;

@@ -1,0 +1,272 @@
+//! Coordinator records as typed values, one model for both dialects.
+//!
+//! Each value type holds the union of the two dialects' fields; a dialect's codec reads and
+//! writes only its own fields and leaves the others at their defaults (PROTOCOL 5.2). The
+//! state machine builds these values without knowing the dialect.
+
+use crate::topology::Subtopology;
+
+/// The two wire dialects (DESIGN 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dialect {
+    #[default]
+    Kip1071Draft,
+    Kafka42,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Kip1071Draft => "kip1071-draft",
+            Dialect::Kafka42 => "kafka-4.2",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "kip1071-draft" => Some(Dialect::Kip1071Draft),
+            "kafka-4.2" => Some(Dialect::Kafka42),
+            _ => None,
+        }
+    }
+}
+
+/// `TaskIds`; `assignment_epochs` exists only in 4.2 current-assignment active lists (tag 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskIds {
+    pub subtopology_id: String,
+    pub partitions: Vec<i32>,
+    pub assignment_epochs: Option<Vec<i32>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KeyValue {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+}
+
+/// Kafka's 128-bit topic id; the zero UUID when the host gave none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Uuid(pub [u8; 16]);
+
+/// The kind of a record; the dialect maps it to a type id (PROTOCOL 5.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RecordType {
+    GroupMetadata,
+    /// Draft only.
+    PartitionMetadata,
+    MemberMetadata,
+    TargetAssignmentMetadata,
+    TargetAssignmentMember,
+    CurrentMemberAssignment,
+    Topology,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RecordKey {
+    GroupMetadata { group_id: String },
+    PartitionMetadata { group_id: String },
+    MemberMetadata { group_id: String, member_id: String },
+    TargetAssignmentMetadata { group_id: String },
+    TargetAssignmentMember { group_id: String, member_id: String },
+    CurrentMemberAssignment { group_id: String, member_id: String },
+    Topology { group_id: String },
+}
+
+impl RecordKey {
+    pub fn record_type(&self) -> RecordType {
+        match self {
+            RecordKey::GroupMetadata { .. } => RecordType::GroupMetadata,
+            RecordKey::PartitionMetadata { .. } => RecordType::PartitionMetadata,
+            RecordKey::MemberMetadata { .. } => RecordType::MemberMetadata,
+            RecordKey::TargetAssignmentMetadata { .. } => RecordType::TargetAssignmentMetadata,
+            RecordKey::TargetAssignmentMember { .. } => RecordType::TargetAssignmentMember,
+            RecordKey::CurrentMemberAssignment { .. } => RecordType::CurrentMemberAssignment,
+            RecordKey::Topology { .. } => RecordType::Topology,
+        }
+    }
+
+    pub fn group_id(&self) -> &str {
+        match self {
+            RecordKey::GroupMetadata { group_id }
+            | RecordKey::PartitionMetadata { group_id }
+            | RecordKey::MemberMetadata { group_id, .. }
+            | RecordKey::TargetAssignmentMetadata { group_id }
+            | RecordKey::TargetAssignmentMember { group_id, .. }
+            | RecordKey::CurrentMemberAssignment { group_id, .. }
+            | RecordKey::Topology { group_id } => group_id,
+        }
+    }
+
+    pub fn member_id(&self) -> Option<&str> {
+        match self {
+            RecordKey::MemberMetadata { member_id, .. }
+            | RecordKey::TargetAssignmentMember { member_id, .. }
+            | RecordKey::CurrentMemberAssignment { member_id, .. } => Some(member_id),
+            _ => None,
+        }
+    }
+}
+
+/// `StreamsGroupMetadataValue`. Draft: `epoch` only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupMetadataValue {
+    pub epoch: i32,
+    /// 4.2.
+    pub metadata_hash: i64,
+    /// 4.2, tag 0, default -1.
+    pub validated_topology_epoch: i32,
+    /// 4.2, tag 1, nullable, default null.
+    pub last_assignment_configs: Option<Vec<KeyValue>>,
+}
+
+impl Default for GroupMetadataValue {
+    fn default() -> Self {
+        GroupMetadataValue {
+            epoch: 0,
+            metadata_hash: 0,
+            validated_topology_epoch: -1,
+            last_assignment_configs: None,
+        }
+    }
+}
+
+/// One partition's racks in the draft partition metadata record.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PartitionRacks {
+    pub partition: i32,
+    pub racks: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicMetadata {
+    pub topic_id: Uuid,
+    pub topic_name: String,
+    pub num_partitions: i32,
+    pub partition_metadata: Vec<PartitionRacks>,
+}
+
+/// `StreamsGroupPartitionMetadataValue` (draft only).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PartitionMetadataValue {
+    pub topics: Vec<TopicMetadata>,
+}
+
+/// `StreamsGroupMemberMetadataValue`. Draft carries `topology_id`, 4.2 `topology_epoch`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberMetadataValue {
+    pub instance_id: Option<String>,
+    pub rack_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub rebalance_timeout_ms: i32,
+    pub topology_id: String,
+    pub topology_epoch: i32,
+    pub process_id: String,
+    pub user_endpoint: Option<Endpoint>,
+    pub client_tags: Vec<KeyValue>,
+}
+
+impl Default for MemberMetadataValue {
+    fn default() -> Self {
+        MemberMetadataValue {
+            instance_id: None,
+            rack_id: None,
+            client_id: String::new(),
+            client_host: String::new(),
+            rebalance_timeout_ms: -1,
+            topology_id: String::new(),
+            topology_epoch: 0,
+            process_id: String::new(),
+            user_endpoint: None,
+            client_tags: Vec::new(),
+        }
+    }
+}
+
+/// `StreamsGroupTargetAssignmentMetadataValue`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetAssignmentMetadataValue {
+    pub assignment_epoch: i32,
+}
+
+/// `StreamsGroupTargetAssignmentMemberValue`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetAssignmentMemberValue {
+    pub active_tasks: Vec<TaskIds>,
+    pub standby_tasks: Vec<TaskIds>,
+    pub warmup_tasks: Vec<TaskIds>,
+}
+
+/// `StreamsGroupCurrentMemberAssignmentValue`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CurrentMemberAssignmentValue {
+    pub member_epoch: i32,
+    pub previous_member_epoch: i32,
+    pub state: i8,
+    pub active_tasks: Vec<TaskIds>,
+    pub standby_tasks: Vec<TaskIds>,
+    pub warmup_tasks: Vec<TaskIds>,
+    pub active_tasks_pending_revocation: Vec<TaskIds>,
+    pub standby_tasks_pending_revocation: Vec<TaskIds>,
+    pub warmup_tasks_pending_revocation: Vec<TaskIds>,
+}
+
+/// `StreamsGroupTopologyValue`. Draft: `topology_id` + `Topology`; 4.2: `Epoch` + `Subtopologies`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopologyValue {
+    pub topology_id: String,
+    pub epoch: i32,
+    pub subtopologies: Vec<Subtopology>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecordValue {
+    GroupMetadata(GroupMetadataValue),
+    PartitionMetadata(PartitionMetadataValue),
+    MemberMetadata(MemberMetadataValue),
+    TargetAssignmentMetadata(TargetAssignmentMetadataValue),
+    TargetAssignmentMember(TargetAssignmentMemberValue),
+    CurrentMemberAssignment(CurrentMemberAssignmentValue),
+    Topology(TopologyValue),
+}
+
+impl RecordValue {
+    pub fn record_type(&self) -> RecordType {
+        match self {
+            RecordValue::GroupMetadata(_) => RecordType::GroupMetadata,
+            RecordValue::PartitionMetadata(_) => RecordType::PartitionMetadata,
+            RecordValue::MemberMetadata(_) => RecordType::MemberMetadata,
+            RecordValue::TargetAssignmentMetadata(_) => RecordType::TargetAssignmentMetadata,
+            RecordValue::TargetAssignmentMember(_) => RecordType::TargetAssignmentMember,
+            RecordValue::CurrentMemberAssignment(_) => RecordType::CurrentMemberAssignment,
+            RecordValue::Topology(_) => RecordType::Topology,
+        }
+    }
+}
+
+/// A key and its value; `None` is a tombstone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    pub key: RecordKey,
+    pub value: Option<RecordValue>,
+}
+
+impl Record {
+    pub fn new(key: RecordKey, value: RecordValue) -> Self {
+        Record {
+            key,
+            value: Some(value),
+        }
+    }
+
+    pub fn tombstone(key: RecordKey) -> Self {
+        Record { key, value: None }
+    }
+}
