@@ -1,8 +1,47 @@
-//! A deterministic, sans-IO group coordinator for Kafka Streams groups (KIP-1071).
+//! A deterministic, sans-IO group coordinator for Kafka Streams groups (KIP-1071, the Streams
+//! rebalance protocol) with static membership (KIP-345).
+//!
+//! Requests and time go in as inputs; responses and the records Kafka writes to
+//! `__consumer_offsets` come out. The coordinator never reads a clock or a random source, so
+//! the same inputs always give the same outputs, and state is rebuilt by replaying records.
+//!
+//! ```
+//! use streams_group_coordinator::{Config, Coordinator};
+//!
+//! let mut coordinator = Coordinator::new(Config::default()).unwrap();
+//! let out = coordinator.handle_json(r#"{"nowMs": 1000, "type": "StreamsGroupHeartbeat",
+//!     "client": {"clientId": "app-1", "clientHost": "/127.0.0.1"},
+//!     "request": {"groupId": "g", "memberId": "", "memberEpoch": 0, "topologyId": "t1",
+//!                 "processId": "p1", "rebalanceTimeoutMs": 300000,
+//!                 "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}"#);
+//! let out: serde_json::Value = serde_json::from_str(&out).unwrap();
+//! assert_eq!(out["response"]["memberEpoch"], 1);
+//! assert_eq!(out["response"]["shouldInitializeTopology"], true);
+//! assert_eq!(out["nextDeadlineMs"], 46000);
+//! ```
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod assignor;
+pub mod config;
+pub mod coordinator;
 pub mod error;
+pub mod group;
+pub mod partition;
+pub mod reconcile;
 pub mod records;
 pub mod tasks;
+pub mod timers;
 pub mod topology;
+
+pub use api::{Explain, Input, InputKind, Output};
+pub use config::Config;
+pub use coordinator::Coordinator;
+pub use error::{BoundaryError, ErrorCode};
+pub use partition::partition_for;
+pub use records::Dialect;
+
+/// The crate version.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}

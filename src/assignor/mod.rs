@@ -47,3 +47,28 @@ pub fn tasks_moved(
     let _ = (previous, next);
     unimplemented!()
 }
+
+// TEMPORARY: replaced by the assignor branch.
+pub struct StickyAssignor;
+impl TaskAssignor for StickyAssignor {
+    fn name(&self) -> &'static str {
+        "sticky"
+    }
+    fn assign(&self, _spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String> {
+        unimplemented!()
+    }
+}
+pub struct ManualTarget {
+    pub member_id: String,
+    pub active: Vec<crate::records::TaskIds>,
+    pub standby: Vec<crate::records::TaskIds>,
+    pub warmup: Vec<crate::records::TaskIds>,
+}
+pub fn validate_manual(
+    _group_id: &str,
+    _members: &BTreeMap<String, String>,
+    _topology: Option<&[SubtopologySpec]>,
+    _targets: &[ManualTarget],
+) -> Result<(), String> {
+    unimplemented!()
+}

@@ -1,1 +1,140 @@
-fn main() {}
+//! `sgc`: the coordinator as a JSON-lines filter, plus helpers for scripts and other languages.
+
+use std::io::{self, BufRead, Read, Write};
+use std::process::ExitCode;
+
+use streams_group_coordinator::api::boundary_error_json;
+use streams_group_coordinator::topology::{topology_id, Subtopology};
+use streams_group_coordinator::{partition_for, version, Coordinator};
+
+const HELP: &str = "\
+sgc: a deterministic Kafka Streams group coordinator (KIP-1071) as a JSON-lines filter
+
+USAGE:
+    sgc [--config FILE]             read inputs from stdin, one JSON object per line, and write
+                                    one JSON output per input line to stdout
+    sgc topology-id [FILE]          print the topology id of a topology (the `topology` list of
+                                    a StreamsGroupInitialize request) read from FILE or stdin
+    sgc partition-for GROUP [N]     print the __consumer_offsets partition of GROUP (N = 50)
+    sgc --version | --help
+
+INPUTS (see DESIGN.md): {\"nowMs\": 1000, \"type\": \"StreamsGroupHeartbeat\", \"request\": {...}}
+    types: StreamsGroupHeartbeat, StreamsGroupInitialize, StreamsGroupDescribe, TopicMetadata,
+           AdvanceTime, DeleteGroups, Replay, SetTargetAssignment
+OUTPUT: {\"response\", \"records\", \"topicsToCreate\", \"explain\", \"nextDeadlineMs\"}, or
+        {\"error\": {\"code\", \"message\", \"path\"}} for a line that cannot be understood; the
+        stream goes on after a bad line.
+CONFIG FILE: a JSON object of settings with Kafka's names, e.g.
+    {\"dialect\": \"kip1071-draft\", \"group.streams.session.timeout.ms\": 45000,
+     \"group.streams.num.standby.replicas\": 1, \"assignor\": \"sticky\", \"recordBytes\": true}
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("--help") | Some("-h") | Some("help") => {
+            print!("{HELP}");
+            ExitCode::SUCCESS
+        }
+        Some("--version") | Some("-V") => {
+            println!("sgc {}", version());
+            ExitCode::SUCCESS
+        }
+        Some("partition-for") => partition_cmd(&args[1..]),
+        Some("topology-id") => topology_id_cmd(&args[1..]),
+        Some("--config") => match args.get(1) {
+            Some(path) if args.len() == 2 => run(Some(path)),
+            _ => usage("--config takes one FILE"),
+        },
+        None => run(None),
+        Some(other) => usage(&format!("unknown argument {other:?}")),
+    }
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("sgc: {message}\n\n{HELP}");
+    ExitCode::from(2)
+}
+
+fn partition_cmd(args: &[String]) -> ExitCode {
+    let Some(group) = args.first() else {
+        return usage("partition-for needs a GROUP");
+    };
+    let partitions = match args.get(1).map(|n| n.parse::<i32>()) {
+        None => 50,
+        Some(Ok(n)) if n >= 1 => n,
+        _ => return usage("PARTITIONS must be a positive integer"),
+    };
+    println!("{}", partition_for(group, partitions));
+    ExitCode::SUCCESS
+}
+
+fn topology_id_cmd(args: &[String]) -> ExitCode {
+    let text = match args.first() {
+        Some(path) => std::fs::read_to_string(path),
+        None => {
+            let mut s = String::new();
+            io::stdin().read_to_string(&mut s).map(|_| s)
+        }
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("sgc: cannot read the topology: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match serde_json::from_str::<Vec<Subtopology>>(&text) {
+        Ok(topology) => {
+            println!("{}", topology_id(&topology));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("sgc: not a topology (a JSON list of subtopologies): {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(config_path: Option<&String>) -> ExitCode {
+    let config = match config_path {
+        None => serde_json::Value::Null,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+        {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("sgc: cannot read the configuration {path}: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let mut coordinator = match Coordinator::from_json_config(&config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{}", boundary_error_json(&e));
+            return ExitCode::from(2);
+        }
+    };
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    for line in stdin.lock().lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("sgc: cannot read stdin: {e}");
+                return ExitCode::from(1);
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = coordinator.handle_json(&line);
+        if writeln!(out, "{answer}").and_then(|_| out.flush()).is_err() {
+            return ExitCode::from(1);
+        }
+    }
+    ExitCode::SUCCESS
+}

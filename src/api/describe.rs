@@ -1,0 +1,65 @@
+//! `StreamsGroupDescribe` (PROTOCOL 3.14, 4.10).
+
+use serde::{Deserialize, Serialize};
+
+use super::common::{AssignmentJson, KeyValueJson, TaskOffsetJson};
+use crate::topology::TopicInfo;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DescribeRequest {
+    pub group_ids: Vec<String>,
+    #[serde(default)]
+    pub include_authorized_operations: bool,
+}
+
+/// A subtopology as describe shows it (no copartition groups), in schema order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedSubtopology {
+    pub subtopology_id: String,
+    pub source_topics: Vec<String>,
+    pub repartition_sink_topics: Vec<String>,
+    pub source_topic_regex: Vec<String>,
+    pub state_changelog_topics: Vec<TopicInfo>,
+    pub repartition_source_topics: Vec<TopicInfo>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedMember {
+    pub member_id: String,
+    pub member_epoch: i32,
+    pub instance_id: Option<String>,
+    pub rack_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub topology_id: String,
+    pub process_id: String,
+    pub client_tags: Vec<KeyValueJson>,
+    pub task_offsets: Vec<TaskOffsetJson>,
+    pub task_end_offsets: Vec<TaskOffsetJson>,
+    pub assignment: AssignmentJson,
+    pub target_assignment: AssignmentJson,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedGroup {
+    pub error_code: i16,
+    pub error_message: Option<String>,
+    pub group_id: String,
+    pub group_state: String,
+    pub group_epoch: i32,
+    pub assignment_epoch: i32,
+    pub topology: Option<Vec<DescribedSubtopology>>,
+    pub members: Vec<DescribedMember>,
+    pub authorized_operations: i32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribeResponse {
+    pub throttle_time_ms: i32,
+    pub groups: Vec<DescribedGroup>,
+}

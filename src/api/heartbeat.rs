@@ -1,0 +1,92 @@
+//! `StreamsGroupHeartbeat` request and response (PROTOCOL 3.3, 3.4; 4.2 in 4.2).
+
+use serde::{Deserialize, Serialize};
+
+use super::common::{EndpointJson, KeyValueJson, TaskIdsJson, TaskOffsetJson};
+use crate::topology::Subtopology;
+
+fn minus_one() -> i32 {
+    -1
+}
+
+/// The union of both dialects' request fields; each dialect rejects what it lacks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HeartbeatRequest {
+    pub group_id: String,
+    pub member_id: String,
+    pub member_epoch: i32,
+    /// 4.2 only.
+    #[serde(default)]
+    pub endpoint_information_epoch: Option<i32>,
+    pub instance_id: Option<String>,
+    pub rack_id: Option<String>,
+    #[serde(default = "minus_one")]
+    pub rebalance_timeout_ms: i32,
+    /// Draft only.
+    pub topology_id: Option<String>,
+    /// 4.2 only.
+    pub topology: Option<TopologyJson>,
+    pub active_tasks: Option<Vec<TaskIdsJson>>,
+    pub standby_tasks: Option<Vec<TaskIdsJson>>,
+    pub warmup_tasks: Option<Vec<TaskIdsJson>>,
+    pub process_id: Option<String>,
+    pub user_endpoint: Option<EndpointJson>,
+    pub client_tags: Option<Vec<KeyValueJson>>,
+    pub task_offsets: Option<Vec<TaskOffsetJson>>,
+    pub task_end_offsets: Option<Vec<TaskOffsetJson>>,
+    #[serde(default)]
+    pub shutdown_application: bool,
+}
+
+/// The 4.2 heartbeat's `Topology {epoch, subtopologies}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TopologyJson {
+    pub epoch: i32,
+    #[serde(default)]
+    pub subtopologies: Vec<Subtopology>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusJson {
+    pub status_code: i8,
+    pub status_detail: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopicPartitionJson {
+    pub topic: String,
+    pub partitions: Vec<i32>,
+}
+
+/// Draft `EndpointToPartitions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointToPartitionsJson {
+    pub user_endpoint: EndpointJson,
+    pub partitions: Vec<TopicPartitionJson>,
+}
+
+/// Draft heartbeat response, fields in schema order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeartbeatResponse {
+    pub throttle_time_ms: i32,
+    pub error_code: i16,
+    pub error_message: Option<String>,
+    pub member_id: Option<String>,
+    pub member_epoch: i32,
+    pub heartbeat_interval_ms: i32,
+    pub acceptable_recovery_lag: i32,
+    pub task_offset_interval_ms: i32,
+    pub should_initialize_topology: bool,
+    pub group_topology_id: Option<String>,
+    pub status: Option<Vec<StatusJson>>,
+    pub active_tasks: Option<Vec<TaskIdsJson>>,
+    pub standby_tasks: Option<Vec<TaskIdsJson>>,
+    pub warmup_tasks: Option<Vec<TaskIdsJson>>,
+    pub partitions_by_user_endpoint: Option<Vec<EndpointToPartitionsJson>>,
+}

@@ -1,0 +1,450 @@
+//! The JSON boundary (DESIGN 3): inputs, outputs, `explain` entries and boundary errors.
+
+pub mod common;
+pub mod describe;
+pub mod heartbeat;
+pub mod initialize;
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::{BoundaryCode, BoundaryError};
+use crate::records::{record_to_json, Dialect, Record};
+use crate::topology::TopicToCreate;
+
+pub use common::*;
+pub use describe::*;
+pub use heartbeat::*;
+pub use initialize::*;
+
+/// The longest list accepted anywhere in an input.
+pub const MAX_LIST_LEN: usize = 1_000_000;
+/// The deepest nesting accepted in an input.
+pub const MAX_DEPTH: usize = 32;
+
+/// `client` of an input (optional; both fields default to `""`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClientInfo {
+    #[serde(default)]
+    pub client_id: String,
+    #[serde(default)]
+    pub client_host: String,
+}
+
+/// One topic of a `TopicMetadata` input.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TopicSpec {
+    pub name: String,
+    pub partitions: i32,
+    /// Kafka's 22-character URL-safe base64 form.
+    #[serde(default)]
+    pub topic_id: Option<String>,
+    /// `racks[p]`: the rack ids of partition `p`'s replicas.
+    #[serde(default)]
+    pub racks: Option<Vec<Vec<String>>>,
+}
+
+/// What a host sends the coordinator.
+#[derive(Clone, Debug, PartialEq)]
+pub enum InputKind {
+    StreamsGroupHeartbeat {
+        client: ClientInfo,
+        request: HeartbeatRequest,
+    },
+    StreamsGroupInitialize {
+        client: ClientInfo,
+        request: InitializeRequest,
+    },
+    StreamsGroupDescribe {
+        request: DescribeRequest,
+    },
+    TopicMetadata {
+        topics: Vec<TopicSpec>,
+        deleted_topics: Vec<String>,
+    },
+    AdvanceTime,
+    DeleteGroups {
+        group_ids: Vec<String>,
+    },
+    /// Records are decoded by the coordinator, which knows its dialect.
+    Replay {
+        records: Vec<Value>,
+    },
+    SetTargetAssignment {
+        group_id: String,
+        assignment: BTreeMap<String, AssignmentJson>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    pub now_ms: i64,
+    pub kind: InputKind,
+}
+
+pub const INPUT_TYPES: &[&str] = &[
+    "StreamsGroupHeartbeat",
+    "StreamsGroupInitialize",
+    "StreamsGroupDescribe",
+    "TopicMetadata",
+    "AdvanceTime",
+    "DeleteGroups",
+    "Replay",
+    "SetTargetAssignment",
+];
+
+impl Input {
+    pub fn parse(text: &str) -> Result<Input, BoundaryError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
+        Input::from_value(&value)
+    }
+
+    pub fn from_value(value: &Value) -> Result<Input, BoundaryError> {
+        check_shape(value, "", 0)?;
+        let Value::Object(obj) = value else {
+            return Err(BoundaryError::input("", "an input must be a JSON object"));
+        };
+        let now_ms = match obj.get("nowMs") {
+            None => return Err(BoundaryError::input("nowMs", "missing field `nowMs`")),
+            Some(v) => v
+                .as_i64()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| BoundaryError::input("nowMs", "must be a non-negative integer"))?,
+        };
+        let ty = match obj.get("type") {
+            None => return Err(BoundaryError::input("type", "missing field `type`")),
+            Some(Value::String(s)) => s.as_str(),
+            Some(_) => return Err(BoundaryError::input("type", "must be a string")),
+        };
+        let allowed: &[&str] = match ty {
+            "StreamsGroupHeartbeat" | "StreamsGroupInitialize" => &["client", "request"],
+            "StreamsGroupDescribe" => &["request"],
+            "TopicMetadata" => &["topics", "deletedTopics"],
+            "AdvanceTime" => &[],
+            "DeleteGroups" => &["groupIds"],
+            "Replay" => &["records"],
+            "SetTargetAssignment" => &["groupId", "assignment"],
+            other => {
+                return Err(BoundaryError::input(
+                    "type",
+                    format!(
+                        "unknown input type {other:?}; expected one of {}",
+                        INPUT_TYPES.join(", ")
+                    ),
+                ))
+            }
+        };
+        for key in obj.keys() {
+            if key != "nowMs" && key != "type" && !allowed.contains(&key.as_str()) {
+                return Err(BoundaryError::input(
+                    key.clone(),
+                    format!("unknown field `{key}` for input type {ty}"),
+                ));
+            }
+        }
+        let kind = match ty {
+            "StreamsGroupHeartbeat" => InputKind::StreamsGroupHeartbeat {
+                client: optional(obj, "client")?,
+                request: required(obj, "request")?,
+            },
+            "StreamsGroupInitialize" => InputKind::StreamsGroupInitialize {
+                client: optional(obj, "client")?,
+                request: required(obj, "request")?,
+            },
+            "StreamsGroupDescribe" => InputKind::StreamsGroupDescribe {
+                request: required(obj, "request")?,
+            },
+            "TopicMetadata" => InputKind::TopicMetadata {
+                topics: optional(obj, "topics")?,
+                deleted_topics: optional(obj, "deletedTopics")?,
+            },
+            "AdvanceTime" => InputKind::AdvanceTime,
+            "DeleteGroups" => InputKind::DeleteGroups {
+                group_ids: required(obj, "groupIds")?,
+            },
+            "Replay" => InputKind::Replay {
+                records: required(obj, "records")?,
+            },
+            _ => InputKind::SetTargetAssignment {
+                group_id: required(obj, "groupId")?,
+                assignment: required(obj, "assignment")?,
+            },
+        };
+        Ok(Input { now_ms, kind })
+    }
+}
+
+/// Rejects oversized lists and deep nesting before any typed decoding.
+fn check_shape(value: &Value, path: &str, depth: usize) -> Result<(), BoundaryError> {
+    if depth > MAX_DEPTH {
+        return Err(BoundaryError::new(
+            BoundaryCode::TooLarge,
+            path,
+            format!("nesting deeper than {MAX_DEPTH} levels"),
+        ));
+    }
+    match value {
+        Value::Array(items) => {
+            if items.len() > MAX_LIST_LEN {
+                return Err(BoundaryError::new(
+                    BoundaryCode::TooLarge,
+                    path,
+                    format!(
+                        "a list of {} entries; at most {MAX_LIST_LEN} are accepted",
+                        items.len()
+                    ),
+                ));
+            }
+            for (i, item) in items.iter().enumerate() {
+                if matches!(item, Value::Array(_) | Value::Object(_)) {
+                    check_shape(item, &format!("{path}[{i}]"), depth + 1)?;
+                }
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                if matches!(v, Value::Array(_) | Value::Object(_)) {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    check_shape(v, &p, depth + 1)?;
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn decode<T: DeserializeOwned>(value: &Value, base: &str) -> Result<T, BoundaryError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let path = if inner == "." || inner.is_empty() {
+            base.to_string()
+        } else if inner.starts_with('[') {
+            format!("{base}{inner}")
+        } else {
+            format!("{base}.{inner}")
+        };
+        BoundaryError::input(path, e.into_inner().to_string())
+    })
+}
+
+fn required<T: DeserializeOwned>(obj: &Map<String, Value>, key: &str) -> Result<T, BoundaryError> {
+    match obj.get(key) {
+        None => Err(BoundaryError::input(key, format!("missing field `{key}`"))),
+        Some(v) => decode(v, key),
+    }
+}
+
+fn optional<T: DeserializeOwned + Default>(
+    obj: &Map<String, Value>,
+    key: &str,
+) -> Result<T, BoundaryError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(T::default()),
+        Some(v) => decode(v, key),
+    }
+}
+
+/// One entry of `explain`: why something happened (DESIGN 3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "code", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Explain {
+    #[serde(rename_all = "camelCase")]
+    GroupEpochBumped {
+        group_id: String,
+        from: i32,
+        to: i32,
+        reasons: Vec<&'static str>,
+    },
+    #[serde(rename_all = "camelCase")]
+    MemberFenced {
+        group_id: String,
+        member_id: String,
+        cause: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        instance_id: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    StaticMemberReplaced {
+        group_id: String,
+        instance_id: String,
+        old_member_id: String,
+        new_member_id: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    StaticMemberLeftTemporarily {
+        group_id: String,
+        member_id: String,
+        instance_id: String,
+        /// When the session timeout fences the member unless it comes back.
+        expires_at_ms: i64,
+    },
+    #[serde(rename_all = "camelCase")]
+    StaticMemberExpired {
+        group_id: String,
+        member_id: String,
+        instance_id: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    TargetAssignmentComputed {
+        group_id: String,
+        assignment_epoch: i32,
+        tasks_moved: u64,
+        assignor: &'static str,
+    },
+    #[serde(rename_all = "camelCase")]
+    MemberStateChanged {
+        group_id: String,
+        member_id: String,
+        from: &'static str,
+        to: &'static str,
+        member_epoch: i32,
+    },
+    #[serde(rename_all = "camelCase")]
+    GroupStateChanged {
+        group_id: String,
+        from: &'static str,
+        to: &'static str,
+    },
+    #[serde(rename_all = "camelCase")]
+    GroupDeleted {
+        group_id: String,
+        cause: &'static str,
+    },
+    #[serde(rename_all = "camelCase")]
+    TopologyInitializationRequested {
+        group_id: String,
+        member_id: String,
+        topology_id: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    TimerDropped {
+        group_id: String,
+        timer: &'static str,
+        message: String,
+    },
+}
+
+/// What the coordinator answers to one input.
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use]
+pub struct Output {
+    /// `None` for inputs that answer nothing.
+    pub response: Option<Value>,
+    /// Every record written, timer firings first, in order.
+    pub records: Vec<Record>,
+    pub topics_to_create: Vec<TopicToCreate>,
+    pub explain: Vec<Explain>,
+    pub next_deadline_ms: Option<i64>,
+}
+
+impl Output {
+    /// The JSON form, keys in a fixed order (DESIGN 3).
+    pub fn to_json(&self, dialect: Dialect, record_bytes: bool) -> Value {
+        let mut map = Map::new();
+        map.insert(
+            "response".into(),
+            self.response.clone().unwrap_or(Value::Null),
+        );
+        map.insert(
+            "records".into(),
+            Value::Array(
+                self.records
+                    .iter()
+                    .map(|r| record_to_json(dialect, r, record_bytes))
+                    .collect(),
+            ),
+        );
+        map.insert(
+            "topicsToCreate".into(),
+            serde_json::to_value(&self.topics_to_create).unwrap_or(Value::Null),
+        );
+        map.insert(
+            "explain".into(),
+            serde_json::to_value(&self.explain).unwrap_or(Value::Null),
+        );
+        map.insert(
+            "nextDeadlineMs".into(),
+            self.next_deadline_ms.map_or(Value::Null, Value::from),
+        );
+        Value::Object(map)
+    }
+}
+
+/// `{"error": {"code", "message", "path"}}`: the whole output for a boundary error.
+pub fn boundary_error_json(e: &BoundaryError) -> Value {
+    let mut inner = Map::new();
+    inner.insert(
+        "code".into(),
+        serde_json::to_value(e.code).unwrap_or(Value::Null),
+    );
+    inner.insert("message".into(), Value::String(e.message.clone()));
+    inner.insert("path".into(), Value::String(e.path.clone()));
+    let mut outer = Map::new();
+    outer.insert("error".into(), Value::Object(inner));
+    Value::Object(outer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_join() {
+        let input = Input::parse(
+            r#"{"nowMs": 1000, "type": "StreamsGroupHeartbeat",
+                "client": {"clientId": "app-1", "clientHost": "/127.0.0.1"},
+                "request": {"groupId": "g", "memberId": "", "memberEpoch": 0, "topologyId": "t1",
+                            "processId": "p1", "rebalanceTimeoutMs": 300000,
+                            "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}"#,
+        )
+        .unwrap();
+        assert_eq!(input.now_ms, 1000);
+        let InputKind::StreamsGroupHeartbeat { client, request } = input.kind else {
+            panic!("wrong kind")
+        };
+        assert_eq!(client.client_id, "app-1");
+        assert_eq!(request.rebalance_timeout_ms, 300000);
+        assert_eq!(request.instance_id, None);
+        assert_eq!(request.active_tasks, Some(vec![]));
+    }
+
+    #[test]
+    fn errors_carry_a_json_path() {
+        let e = Input::parse(r#"{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {"groupId": "g", "memberId": "m", "memberEpoch": 99999999999}}"#).unwrap_err();
+        assert_eq!(e.path, "request.memberEpoch");
+        let e = Input::parse(r#"{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {"groupId": "g", "memberId": "m", "memberEpoch": 1, "activeTasks": [{"subtopologyId": "0", "partitions": ["x"]}]}}"#).unwrap_err();
+        assert_eq!(e.path, "request.activeTasks[0].partitions[0]");
+        let e = Input::parse(r#"{"nowMs": 1, "type": "Dance"}"#).unwrap_err();
+        assert_eq!(e.path, "type");
+        let e = Input::parse(r#"{"nowMs": -5, "type": "AdvanceTime"}"#).unwrap_err();
+        assert_eq!(e.path, "nowMs");
+        let e = Input::parse("{not json").unwrap_err();
+        assert_eq!(e.code, BoundaryCode::InvalidInput);
+        let e = Input::parse(r#"{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {"groupId": "g", "memberEpoch": 1}}"#).unwrap_err();
+        assert!(e.message.contains("memberId"), "{e:?}");
+        let e = Input::parse(r#"{"nowMs": 1, "type": "AdvanceTime", "extra": 1}"#).unwrap_err();
+        assert_eq!(e.path, "extra");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let text = format!(
+            "{{\"nowMs\": 1, \"type\": \"Replay\", \"records\": {}{}}}",
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        let e = Input::parse(&text).unwrap_err();
+        assert_eq!(e.code, BoundaryCode::TooLarge);
+    }
+}

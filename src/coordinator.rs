@@ -1,0 +1,263 @@
+//! The coordinator: groups, the topic image, timers, and dispatch of inputs (DESIGN 2).
+//!
+//! Every operation first computes its records without touching state, then checks the batch
+//! limit, then applies the records through [`group::apply`], the same path a `Replay` input
+//! takes. Soft state (timers, last-sent values) is committed only after that.
+
+mod admin;
+mod assignment;
+mod fence;
+mod heartbeat;
+mod initialize;
+mod timers_fire;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::api::{Explain, Input, InputKind, Output};
+use crate::config::Config;
+use crate::error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
+use crate::group::{self, Group, GroupState, MemberState};
+use crate::records::{encoded_size, Dialect, Record, Uuid};
+use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
+
+/// One topic as the host reported it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopicImage {
+    pub partitions: i32,
+    pub topic_id: Uuid,
+    /// `racks[p]`: sorted, distinct rack ids of partition `p`.
+    pub racks: Vec<Vec<String>>,
+}
+
+/// A deterministic, sans-IO streams group coordinator.
+#[derive(Clone, Debug)]
+pub struct Coordinator {
+    config: Config,
+    groups: BTreeMap<String, Group>,
+    topics: BTreeMap<String, TopicImage>,
+    timers: Timers,
+    now_ms: i64,
+}
+
+/// Records, explanations and soft effects an operation wants to commit.
+#[derive(Debug, Default)]
+pub(crate) struct Batch {
+    pub records: Vec<Record>,
+    pub explain: Vec<Explain>,
+}
+
+impl Batch {
+    fn push(&mut self, record: Record) {
+        self.records.push(record);
+    }
+}
+
+impl Coordinator {
+    /// A coordinator with the given settings (`Config::from_json` parses Kafka-named ones).
+    pub fn new(config: Config) -> Result<Coordinator, BoundaryError> {
+        if config.dialect == Dialect::Kafka42 {
+            return Err(BoundaryError::new(
+                BoundaryCode::InvalidConfig,
+                "dialect",
+                "the kafka-4.2 dialect is not available in this version; use \"kip1071-draft\"",
+            ));
+        }
+        Ok(Coordinator {
+            config,
+            groups: BTreeMap::new(),
+            topics: BTreeMap::new(),
+            timers: Timers::default(),
+            now_ms: 0,
+        })
+    }
+
+    /// A coordinator from a JSON settings object.
+    pub fn from_json_config(config: &Value) -> Result<Coordinator, BoundaryError> {
+        Coordinator::new(Config::from_json(config)?)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn groups(&self) -> &BTreeMap<String, Group> {
+        &self.groups
+    }
+
+    pub fn group(&self, group_id: &str) -> Option<&Group> {
+        self.groups.get(group_id)
+    }
+
+    pub fn timers(&self) -> &Timers {
+        &self.timers
+    }
+
+    pub fn topics(&self) -> &BTreeMap<String, TopicImage> {
+        &self.topics
+    }
+
+    /// The latest `nowMs` seen.
+    pub fn now_ms(&self) -> i64 {
+        self.now_ms
+    }
+
+    /// Handles one input: fires due timers, then the input itself.
+    pub fn handle(&mut self, input: Input) -> Result<Output, BoundaryError> {
+        self.precheck(&input)?;
+        let raw_now = input.now_ms;
+        let now = raw_now.max(self.now_ms);
+        let mut out = Output::default();
+        self.fire_timers(now, &mut out);
+        self.now_ms = now;
+        match input.kind {
+            InputKind::StreamsGroupHeartbeat { client, request } => {
+                self.heartbeat(now, raw_now, &client, &request, &mut out)
+            }
+            InputKind::StreamsGroupInitialize { request, .. } => {
+                self.initialize(now, &request, &mut out)
+            }
+            InputKind::StreamsGroupDescribe { request } => {
+                out.response = Some(self.describe(&request));
+            }
+            InputKind::TopicMetadata {
+                topics,
+                deleted_topics,
+            } => self.topic_metadata(&topics, &deleted_topics)?,
+            InputKind::AdvanceTime => {}
+            InputKind::DeleteGroups { group_ids } => self.delete_groups(now, &group_ids, &mut out),
+            InputKind::Replay { records } => self.replay_json(now, &records, &mut out)?,
+            InputKind::SetTargetAssignment {
+                group_id,
+                assignment,
+            } => self.set_target_assignment(now, &group_id, &assignment, &mut out),
+        }
+        out.next_deadline_ms = self.timers.next_deadline();
+        Ok(out)
+    }
+
+    /// Parses and handles one JSON input; the answer is the output or the boundary error, as
+    /// JSON text (what the CLI, the JS binding and the WASI module return).
+    pub fn handle_json(&mut self, text: &str) -> String {
+        let result = Input::parse(text).and_then(|input| self.handle(input));
+        match result {
+            Ok(out) => out
+                .to_json(self.config.dialect, self.config.record_bytes)
+                .to_string(),
+            Err(e) => crate::api::boundary_error_json(&e).to_string(),
+        }
+    }
+
+    /// Rebuilds state from records (e.g. a `__consumer_offsets` partition) at `now_ms`.
+    pub fn replay(&mut self, records: &[Record], now_ms: i64) -> Result<(), BoundaryError> {
+        let now = now_ms.max(self.now_ms);
+        self.now_ms = now;
+        self.replay_records(now, records)
+    }
+
+    /// Applies records of an operation after the size check; any failure leaves state as it was.
+    fn commit(&mut self, batch: &Batch) -> Result<(), ProtocolError> {
+        let size: usize = batch
+            .records
+            .iter()
+            .map(|r| encoded_size(self.config.dialect, r))
+            .sum();
+        if size as i64 > self.config.max_record_batch_bytes {
+            return Err(ProtocolError::new(
+                ErrorCode::UnknownServerError,
+                format!(
+                    "The records of this operation take {size} bytes, more than the maximum record batch size of {} bytes.",
+                    self.config.max_record_batch_bytes
+                ),
+            ));
+        }
+        // The coordinator's own records always apply; a failure here is a bug, reported as
+        // an internal error rather than a panic.
+        for r in &batch.records {
+            group::apply(&mut self.groups, r).map_err(|e| {
+                ProtocolError::new(
+                    ErrorCode::UnknownServerError,
+                    format!("Internal error: {e}"),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Commits `batch` for `group_id` and reports the state changes it caused; the error is the
+    /// batch limit.
+    fn commit_group(
+        &mut self,
+        group_id: &str,
+        batch: Batch,
+        out: &mut Output,
+    ) -> Result<(), ProtocolError> {
+        let before = self.snapshot_states(group_id, &batch.records);
+        self.commit(&batch)?;
+        out.records.extend(batch.records);
+        out.explain.extend(batch.explain);
+        if let (Some((state, members)), Some(group)) = (before, self.groups.get(group_id)) {
+            for (id, old) in members {
+                if let Some(m) = group.members.get(&id) {
+                    if m.state != old {
+                        out.explain.push(Explain::MemberStateChanged {
+                            group_id: group_id.to_string(),
+                            member_id: id,
+                            from: MemberState::from_code(old).name(),
+                            to: m.member_state().name(),
+                            member_epoch: m.member_epoch,
+                        });
+                    }
+                }
+            }
+            let now = group.state();
+            if now != state {
+                out.explain.push(Explain::GroupStateChanged {
+                    group_id: group_id.to_string(),
+                    from: state.code(),
+                    to: now.code(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The group state and the states of the members that `records` touch.
+    fn snapshot_states(
+        &self,
+        group_id: &str,
+        records: &[Record],
+    ) -> Option<(GroupState, Vec<(String, i8)>)> {
+        let group = self.groups.get(group_id)?;
+        let mut members: Vec<(String, i8)> = records
+            .iter()
+            .filter_map(|r| r.key.member_id())
+            .filter_map(|id| group.members.get(id).map(|m| (id.to_string(), m.state)))
+            .collect();
+        members.sort();
+        members.dedup();
+        Some((group.state(), members))
+    }
+
+    fn schedule(
+        &mut self,
+        kind: TimerKind,
+        group_id: &str,
+        subject: &str,
+        deadline: i64,
+        data: TimerData,
+    ) {
+        self.timers
+            .schedule(TimerKey::new(kind, group_id, subject), deadline, data);
+    }
+
+    fn cancel(&mut self, kind: TimerKind, group_id: &str, subject: &str) {
+        self.timers.cancel(&TimerKey::new(kind, group_id, subject));
+    }
+
+    /// The group state as the dialect reports it.
+    pub fn group_state(&self, group: &Group) -> GroupState {
+        group.state()
+    }
+}

@@ -1,0 +1,199 @@
+//! `StreamsGroupInitialize` (PROTOCOL 3.13).
+
+use std::collections::BTreeMap;
+
+use super::fence::group_metadata_record;
+use super::heartbeat::{is_blank, mismatch_message};
+use super::{Batch, Coordinator};
+use crate::api::{Explain, InitializeRequest, InitializeResponse, Output};
+use crate::error::{ErrorCode, ProtocolError};
+use crate::group::{view_of, Group};
+use crate::records::{MemberMetadataValue, Record, RecordKey, RecordValue, TopologyValue};
+use crate::timers::{TimerData, TimerKey, TimerKind};
+use crate::topology::{self, Configuration};
+
+fn respond(out: &mut Output, code: i16, message: Option<String>) {
+    out.response = Some(
+        serde_json::to_value(InitializeResponse {
+            throttle_time_ms: 0,
+            error_code: code,
+            error_message: message,
+        })
+        .unwrap_or_default(),
+    );
+}
+
+impl Coordinator {
+    pub(crate) fn initialize(&mut self, now: i64, req: &InitializeRequest, out: &mut Output) {
+        match self.try_initialize(now, req, out) {
+            Ok(()) => respond(out, 0, None),
+            Err(e) => {
+                if matches!(
+                    e.code,
+                    ErrorCode::StreamsInvalidTopology
+                        | ErrorCode::StreamsMissingSourceTopics
+                        | ErrorCode::StreamsInconsistentInternalTopics
+                ) {
+                    self.rearm_initialization(now, req);
+                }
+                respond(out, e.code.code(), Some(e.message));
+            }
+        }
+    }
+
+    /// A failed Initialize re-arms a pending initialization timer for its topology id (3.8).
+    fn rearm_initialization(&mut self, now: i64, req: &InitializeRequest) {
+        let key = TimerKey::new(
+            TimerKind::TopologyInitialization,
+            &req.group_id,
+            &req.topology_id,
+        );
+        let Some(timer) = self.timers.get(&key) else {
+            return;
+        };
+        let TimerData::AskedMember(asked) = timer.data.clone() else {
+            return;
+        };
+        let timeout = self
+            .groups
+            .get(&req.group_id)
+            .and_then(|g| g.members.get(&asked))
+            .map_or(0, |m| m.metadata.rebalance_timeout_ms);
+        self.timers.schedule(
+            key,
+            now.saturating_add(i64::from(timeout)),
+            TimerData::AskedMember(asked),
+        );
+    }
+
+    fn try_initialize(
+        &mut self,
+        now: i64,
+        req: &InitializeRequest,
+        out: &mut Output,
+    ) -> Result<(), ProtocolError> {
+        let gid = req.group_id.as_str();
+        if is_blank(gid) {
+            return Err(ProtocolError::invalid_request("GroupId can't be empty."));
+        }
+        if is_blank(&req.topology_id) {
+            return Err(ProtocolError::invalid_request("TopologyId can't be empty."));
+        }
+        if req.topology.is_empty() {
+            return Err(ProtocolError::invalid_request(
+                "There must be at least one subtopology.",
+            ));
+        }
+        topology::validate(&req.topology)
+            .map_err(|m| ProtocolError::new(ErrorCode::StreamsInvalidTopology, m))?;
+        let configuration = topology::configure(&req.topology, &self.image_view());
+        match &configuration {
+            Configuration::MissingSourceTopics(list) => {
+                return Err(ProtocolError::new(
+                    ErrorCode::StreamsMissingSourceTopics,
+                    format!("Missing source topics: {}", list.join(", ")),
+                ))
+            }
+            Configuration::Invalid(m) => {
+                return Err(ProtocolError::new(
+                    ErrorCode::StreamsInvalidTopology,
+                    m.clone(),
+                ))
+            }
+            Configuration::SourceTopicsIncorrectlyPartitioned(m)
+            | Configuration::InternalTopicsIncorrectlyPartitioned(m) => {
+                return Err(ProtocolError::new(
+                    ErrorCode::StreamsInconsistentInternalTopics,
+                    m.clone(),
+                ))
+            }
+            Configuration::InternalTopicsMismatch(list) => {
+                return Err(ProtocolError::new(
+                    ErrorCode::StreamsInconsistentInternalTopics,
+                    mismatch_message(list),
+                ))
+            }
+            Configuration::MissingInternalTopics(topics) => out.topics_to_create = topics.clone(),
+            Configuration::Ready(_) => {}
+        }
+        let fresh;
+        let group: &Group = match self.groups.get(gid) {
+            Some(g) => g,
+            None => {
+                fresh = Group::new(gid);
+                &fresh
+            }
+        };
+        let is_new_group = !self.groups.contains_key(gid);
+        let unchanged = group
+            .topology
+            .as_ref()
+            .is_some_and(|t| t.topology_id == req.topology_id && t.subtopologies == req.topology);
+        if unchanged {
+            self.timers
+                .cancel_group(gid, Some(TimerKind::TopologyInitialization));
+            return Ok(());
+        }
+        let mut batch = Batch::default();
+        batch.push(Record::new(
+            RecordKey::Topology {
+                group_id: gid.to_string(),
+            },
+            RecordValue::Topology(TopologyValue {
+                topology_id: req.topology_id.clone(),
+                epoch: 0,
+                subtopologies: req.topology.clone(),
+            }),
+        ));
+        let pm = self.partition_metadata(Some(&req.topology));
+        let configured = topology::configure(&req.topology, &view_of(&pm));
+        if pm != group.partition_metadata {
+            batch.push(Record::new(
+                RecordKey::PartitionMetadata {
+                    group_id: gid.to_string(),
+                },
+                RecordValue::PartitionMetadata(pm),
+            ));
+        }
+        let epoch = group.group_epoch.saturating_add(1);
+        batch.push(group_metadata_record(group, epoch));
+        batch.explain.push(Explain::GroupEpochBumped {
+            group_id: gid.to_string(),
+            from: group.group_epoch,
+            to: epoch,
+            reasons: vec![if group.topology.is_none() {
+                "TOPOLOGY_INITIALIZED"
+            } else {
+                "TOPOLOGY_CHANGED"
+            }],
+        });
+        let members: BTreeMap<String, &MemberMetadataValue> = group
+            .members
+            .iter()
+            .map(|(id, m)| (id.clone(), &m.metadata))
+            .collect();
+        self.compute_targets(
+            gid,
+            &members,
+            &group.targets,
+            Some(&configured),
+            epoch,
+            &mut batch,
+        )?;
+        self.commit_group(gid, batch, out)?;
+        self.timers
+            .cancel_group(gid, Some(TimerKind::TopologyInitialization));
+        let retention = self.config.retention_ms();
+        if let Some(g) = self.groups.get_mut(gid) {
+            g.soft.refresh_due = false;
+            if is_new_group && g.members.is_empty() {
+                self.timers.schedule(
+                    TimerKey::new(TimerKind::Retention, gid, ""),
+                    now.saturating_add(retention),
+                    TimerData::None,
+                );
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+//! Firing due timers before an input is handled (DESIGN 2, PROTOCOL 2.9).
+
+use super::fence::FenceCause;
+use super::{Coordinator, Output};
+use crate::api::Explain;
+use crate::timers::{TimerData, TimerKey, TimerKind};
+
+impl Coordinator {
+    /// Fires every timer due at or before `now`, each at its own deadline, in order.
+    pub(super) fn fire_timers(&mut self, now: i64, out: &mut Output) {
+        while let Some((key, timer)) = self.timers.pop_due(now) {
+            let at = timer.deadline.max(self.now_ms);
+            self.now_ms = at;
+            self.fire(at, &key, &timer.data, out);
+        }
+    }
+
+    fn fire(&mut self, at: i64, key: &TimerKey, data: &TimerData, out: &mut Output) {
+        let gid = key.group_id.as_str();
+        let Some(group) = self.groups.get(gid) else {
+            return;
+        };
+        let ok = match key.kind {
+            TimerKind::SessionTimeout => {
+                if !group.members.contains_key(&key.subject) {
+                    return;
+                }
+                self.fence(at, gid, &key.subject, FenceCause::SessionTimeout, out)
+            }
+            TimerKind::RebalanceTimeout => {
+                let Some(member) = group.members.get(&key.subject) else {
+                    return;
+                };
+                if *data != TimerData::MemberEpoch(member.member_epoch) {
+                    return;
+                }
+                self.fence(at, gid, &key.subject, FenceCause::RebalanceTimeout, out)
+            }
+            TimerKind::TopologyInitialization => {
+                let TimerData::AskedMember(asked) = data else {
+                    return;
+                };
+                if group.topology.is_some() || !group.members.contains_key(asked) {
+                    return;
+                }
+                let asked = asked.clone();
+                self.fence(at, gid, &asked, FenceCause::InitializationTimeout, out)
+            }
+            TimerKind::InitialRebalanceDelay => true,
+            TimerKind::Retention => {
+                if !group.members.is_empty() {
+                    return;
+                }
+                let batch = self.deletion_batch(group, "RETENTION_EXPIRED");
+                let ok = self.commit_group(gid, batch, out).is_ok();
+                if ok {
+                    self.timers.cancel_group(gid, None);
+                }
+                ok
+            }
+        };
+        if !ok {
+            out.explain.push(Explain::TimerDropped {
+                group_id: gid.to_string(),
+                timer: key.kind.name(),
+                message: "its records would exceed maxRecordBatchBytes; nothing was written".into(),
+            });
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Applying one record to the coordinator's groups (PROTOCOL 5.4). The coordinator's own
+//! operations and a host's `Replay` input go through this one function, so live state always
+//! equals replayed state.
+
+use std::collections::BTreeMap;
+
+use super::{Group, Member, MemberState};
+use crate::records::{Record, RecordKey, RecordValue, TaskIds};
+use crate::tasks::Assignment;
+use crate::topology;
+
+/// What applying a record did, for the soft effects a `Replay` input has (PROTOCOL 5.4).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApplyEffect {
+    pub member_added: bool,
+    pub member_removed: bool,
+    pub group_removed: bool,
+}
+
+/// Applies `record`; an error leaves the groups untouched.
+pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<ApplyEffect, String> {
+    let group_id = record.key.group_id();
+    let mut effect = ApplyEffect::default();
+    let Some(value) = &record.value else {
+        return apply_tombstone(groups, &record.key);
+    };
+    let group = groups
+        .entry(group_id.to_string())
+        .or_insert_with(|| Group::new(group_id));
+    match (&record.key, value) {
+        (RecordKey::GroupMetadata { .. }, RecordValue::GroupMetadata(v)) => {
+            group.group_epoch = v.epoch;
+            group.metadata_hash = v.metadata_hash;
+            group.validated_topology_epoch = v.validated_topology_epoch;
+            group.last_assignment_configs = v.last_assignment_configs.clone();
+        }
+        (RecordKey::PartitionMetadata { .. }, RecordValue::PartitionMetadata(v)) => {
+            group.partition_metadata = v.clone();
+            reconfigure(group);
+        }
+        (RecordKey::TargetAssignmentMetadata { .. }, RecordValue::TargetAssignmentMetadata(v)) => {
+            group.assignment_epoch = v.assignment_epoch;
+        }
+        (
+            RecordKey::TargetAssignmentMember { member_id, .. },
+            RecordValue::TargetAssignmentMember(v),
+        ) => {
+            group.targets.insert(
+                member_id.clone(),
+                Assignment::from_task_ids(&v.active_tasks, &v.standby_tasks, &v.warmup_tasks),
+            );
+        }
+        (RecordKey::Topology { .. }, RecordValue::Topology(v)) => {
+            group.topology = Some(v.clone());
+            reconfigure(group);
+        }
+        (RecordKey::MemberMetadata { member_id, .. }, RecordValue::MemberMetadata(v)) => {
+            let added = !group.members.contains_key(member_id);
+            let mut member = group
+                .members
+                .get(member_id)
+                .cloned()
+                .unwrap_or_else(|| Member::new(member_id));
+            member.metadata = v.clone();
+            effect.member_added = added;
+            replace_member(group, member, added);
+        }
+        (
+            RecordKey::CurrentMemberAssignment { member_id, .. },
+            RecordValue::CurrentMemberAssignment(v),
+        ) => {
+            let added = !group.members.contains_key(member_id);
+            let mut member = group
+                .members
+                .get(member_id)
+                .cloned()
+                .unwrap_or_else(|| Member::new(member_id));
+            member.member_epoch = v.member_epoch;
+            member.previous_member_epoch = v.previous_member_epoch;
+            member.state = MemberState::from_code(v.state).code();
+            member.assigned =
+                Assignment::from_task_ids(&v.active_tasks, &v.standby_tasks, &v.warmup_tasks);
+            member.pending = Assignment::from_task_ids(
+                &v.active_tasks_pending_revocation,
+                &v.standby_tasks_pending_revocation,
+                &v.warmup_tasks_pending_revocation,
+            );
+            member.active_epochs = active_epochs(&v.active_tasks, v.member_epoch);
+            effect.member_added = added;
+            replace_member(group, member, added);
+        }
+        _ => return Err("the record's key and value are of different types".to_string()),
+    }
+    Ok(effect)
+}
+
+fn apply_tombstone(
+    groups: &mut BTreeMap<String, Group>,
+    key: &RecordKey,
+) -> Result<ApplyEffect, String> {
+    let mut effect = ApplyEffect::default();
+    let Some(group) = groups.get_mut(key.group_id()) else {
+        return Ok(effect);
+    };
+    match key {
+        RecordKey::GroupMetadata { group_id } => {
+            if !group.members.is_empty() {
+                return Err(format!(
+                    "Received a tombstone record to delete group {group_id} but the group still has {} members.",
+                    group.members.len()
+                ));
+            }
+            if group.assignment_epoch != -1 {
+                return Err(format!(
+                    "Received a tombstone record to delete group {group_id} before its target assignment metadata tombstone."
+                ));
+            }
+            groups.remove(group_id);
+            effect.group_removed = true;
+        }
+        RecordKey::PartitionMetadata { .. } => {
+            group.partition_metadata = Default::default();
+            reconfigure(group);
+        }
+        RecordKey::TargetAssignmentMetadata { .. } => {
+            if !group.targets.is_empty() {
+                return Err(format!(
+                    "Received a target assignment metadata tombstone for group {} while {} member targets remain.",
+                    group.group_id,
+                    group.targets.len()
+                ));
+            }
+            group.assignment_epoch = -1;
+        }
+        RecordKey::TargetAssignmentMember { member_id, .. } => {
+            group.targets.remove(member_id);
+        }
+        RecordKey::Topology { .. } => {
+            group.topology = None;
+            reconfigure(group);
+        }
+        RecordKey::CurrentMemberAssignment { member_id, .. } => {
+            if let Some(old) = group.members.get(member_id) {
+                let mut member = old.clone();
+                member.member_epoch = -1;
+                member.previous_member_epoch = -1;
+                member.assigned = Assignment::default();
+                member.pending = Assignment::default();
+                member.active_epochs.clear();
+                replace_member(group, member, false);
+            }
+        }
+        RecordKey::MemberMetadata { member_id, .. } => {
+            let Some(old) = group.members.get(member_id) else {
+                return Ok(effect);
+            };
+            if old.member_epoch != -1 || group.targets.contains_key(member_id) {
+                return Err(format!(
+                    "Received a member metadata tombstone for member {member_id} of group {} before its current assignment and target assignment tombstones.",
+                    group.group_id
+                ));
+            }
+            let had_endpoint = old.endpoint().is_some();
+            if let Some(old) = group.members.remove(member_id) {
+                group
+                    .owners
+                    .remove(old.process_id(), &old.assigned, &old.pending);
+                unmap_instance(group, &old);
+            }
+            if had_endpoint {
+                group.soft.endpoint_epoch += 1;
+            }
+            effect.member_removed = true;
+        }
+    }
+    Ok(effect)
+}
+
+/// Stores `member`, keeping the derived indexes and the endpoint-information epoch exact.
+fn replace_member(group: &mut Group, member: Member, added: bool) {
+    let old = group.members.remove(&member.member_id);
+    let mut endpoint_event = false;
+    if let Some(old) = &old {
+        group
+            .owners
+            .remove(old.process_id(), &old.assigned, &old.pending);
+        unmap_instance(group, old);
+        let endpoint_changed = old.metadata.user_endpoint != member.metadata.user_endpoint;
+        let tasks_changed = old.assigned != member.assigned;
+        endpoint_event = endpoint_changed
+            || (tasks_changed && (old.endpoint().is_some() || member.endpoint().is_some()));
+    } else if added && member.endpoint().is_some() {
+        endpoint_event = true;
+    }
+    if endpoint_event {
+        group.soft.endpoint_epoch += 1;
+    }
+    group
+        .owners
+        .add(member.process_id(), &member.assigned, &member.pending);
+    if let Some(instance) = &member.metadata.instance_id {
+        group
+            .static_index
+            .insert(instance.clone(), member.member_id.clone());
+    }
+    group.members.insert(member.member_id.clone(), member);
+}
+
+fn unmap_instance(group: &mut Group, member: &Member) {
+    if let Some(instance) = &member.metadata.instance_id {
+        if group.static_index.get(instance) == Some(&member.member_id) {
+            group.static_index.remove(instance);
+        }
+    }
+}
+
+fn active_epochs(active: &[TaskIds], member_epoch: i32) -> BTreeMap<(String, i32), i32> {
+    let mut out = BTreeMap::new();
+    for t in active {
+        let epochs = t
+            .assignment_epochs
+            .as_ref()
+            .filter(|e| e.len() == t.partitions.len());
+        for (i, p) in t.partitions.iter().enumerate() {
+            let epoch = epochs
+                .and_then(|e| e.get(i).copied())
+                .unwrap_or(member_epoch);
+            out.insert((t.subtopology_id.clone(), *p), epoch);
+        }
+    }
+    out
+}
+
+/// Recomputes the derived configured topology (draft: from the stored partition metadata).
+fn reconfigure(group: &mut Group) {
+    group.configured = group
+        .topology
+        .as_ref()
+        .map(|t| topology::configure(&t.subtopologies, &group.view()));
+}
