@@ -1,0 +1,27 @@
+# streams-group-coordinator: `make demo` and `make test` work on a fresh machine; both run
+# `make setup` first, which installs only what is missing.
+SHELL := /bin/bash
+CARGO ?= cargo
+
+.PHONY: setup demo test fmt-check clippy test-rust bench
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	@$(CARGO) run --quiet --example demo -- examples/demo/three-instances.jsonl
+
+test: setup fmt-check clippy test-rust
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+clippy:
+	$(CARGO) clippy --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test --all-targets
+	$(CARGO) test --doc
+
+bench: setup
+	$(CARGO) bench
