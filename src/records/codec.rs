@@ -170,7 +170,11 @@ pub fn decode_key(dialect: Dialect, bytes: &[u8]) -> Result<Option<RecordKey>, D
         .map_err(|e| DecodeError::from_wire(&e, key_name(t)))
 }
 
-pub fn decode_value(dialect: Dialect, t: RecordType, bytes: &[u8]) -> Result<RecordValue, DecodeError> {
+pub fn decode_value(
+    dialect: Dialect,
+    t: RecordType,
+    bytes: &[u8],
+) -> Result<RecordValue, DecodeError> {
     let mut r = Reader::new(bytes);
     read_value(dialect, t, &mut r).map_err(|e| DecodeError::from_wire(&e, value_name(t)))
 }
@@ -462,7 +466,9 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
         RecordType::TargetAssignmentMetadata => {
             let assignment_epoch = r.i32().at("assignmentEpoch")?;
             skip_tagged_fields(r)?;
-            RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue { assignment_epoch })
+            RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
+                assignment_epoch,
+            })
         }
         RecordType::TargetAssignmentMember => {
             let v = TargetAssignmentMemberValue {

@@ -93,7 +93,7 @@ pub fn record_from_json(
     };
     Ok(match parsed {
         Parsed::Skipped(_) => None,
-        Parsed::Record(record) => Some(record),
+        Parsed::Record(record) => Some(*record),
     })
 }
 
@@ -101,10 +101,14 @@ pub fn record_from_json(
 #[derive(PartialEq)]
 enum Parsed {
     Skipped(i16),
-    Record(Record),
+    Record(Box<Record>),
 }
 
-fn json_form(dialect: Dialect, obj: &Map<String, Value>, p: &Path<'_>) -> Result<Parsed, BoundaryError> {
+fn json_form(
+    dialect: Dialect,
+    obj: &Map<String, Value>,
+    p: &Path<'_>,
+) -> Result<Parsed, BoundaryError> {
     let kp = p.field("key");
     let key = object(required(obj, p, "key")?, &kp, &["type", "data"])?;
     let id = field(key, &kp, "type", int16)?;
@@ -143,10 +147,14 @@ fn json_form(dialect: Dialect, obj: &Map<String, Value>, p: &Path<'_>) -> Result
             })?)
         }
     };
-    Ok(Parsed::Record(Record { key, value }))
+    Ok(Parsed::Record(Box::new(Record { key, value })))
 }
 
-fn bytes_form(dialect: Dialect, obj: &Map<String, Value>, p: &Path<'_>) -> Result<Parsed, BoundaryError> {
+fn bytes_form(
+    dialect: Dialect,
+    obj: &Map<String, Value>,
+    p: &Path<'_>,
+) -> Result<Parsed, BoundaryError> {
     let key_bytes = field(obj, p, "keyBytes", base64)?;
     let value_bytes = field(obj, p, "valueBytes", |v, p| nullable(v, p, base64))?;
     let kp = p.field("keyBytes");
@@ -165,7 +173,7 @@ fn bytes_form(dialect: Dialect, obj: &Map<String, Value>, p: &Path<'_>) -> Resul
                 .map_err(|e| err(&p.field("valueBytes"), e.to_string()))?,
         ),
     };
-    Ok(Parsed::Record(Record { key, value }))
+    Ok(Parsed::Record(Box::new(Record { key, value })))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,10 +227,16 @@ fn subtopology_json(s: &Subtopology) -> Value {
     let mut m = Map::new();
     m.insert("subtopologyId".into(), s.subtopology_id.as_str().into());
     m.insert("sourceTopics".into(), s.source_topics.clone().into());
-    m.insert("sourceTopicRegex".into(), s.source_topic_regex.clone().into());
+    m.insert(
+        "sourceTopicRegex".into(),
+        s.source_topic_regex.clone().into(),
+    );
     m.insert(
         "stateChangelogTopics".into(),
-        s.state_changelog_topics.iter().map(topic_info_json).collect(),
+        s.state_changelog_topics
+            .iter()
+            .map(topic_info_json)
+            .collect(),
     );
     m.insert(
         "repartitionSinkTopics".into(),
@@ -230,7 +244,10 @@ fn subtopology_json(s: &Subtopology) -> Value {
     );
     m.insert(
         "repartitionSourceTopics".into(),
-        s.repartition_source_topics.iter().map(topic_info_json).collect(),
+        s.repartition_source_topics
+            .iter()
+            .map(topic_info_json)
+            .collect(),
     );
     m.insert(
         "copartitionGroups".into(),
@@ -239,7 +256,10 @@ fn subtopology_json(s: &Subtopology) -> Value {
             .map(|g| {
                 let mut m = Map::new();
                 m.insert("sourceTopics".into(), g.source_topics.clone().into());
-                m.insert("sourceTopicRegex".into(), g.source_topic_regex.clone().into());
+                m.insert(
+                    "sourceTopicRegex".into(),
+                    g.source_topic_regex.clone().into(),
+                );
                 m.insert(
                     "repartitionSourceTopics".into(),
                     g.repartition_source_topics.clone().into(),
@@ -273,7 +293,10 @@ fn value_to_json(dialect: Dialect, value: &RecordValue) -> Value {
         RecordValue::PartitionMetadata(v) => {
             let topics = v.topics.iter().map(|t| {
                 let mut tm = Map::new();
-                tm.insert("topicId".into(), URL_SAFE_NO_PAD.encode(t.topic_id.0).into());
+                tm.insert(
+                    "topicId".into(),
+                    URL_SAFE_NO_PAD.encode(t.topic_id.0).into(),
+                );
                 tm.insert("topicName".into(), t.topic_name.as_str().into());
                 tm.insert("numPartitions".into(), t.num_partitions.into());
                 tm.insert(
@@ -321,7 +344,10 @@ fn value_to_json(dialect: Dialect, value: &RecordValue) -> Value {
         }
         RecordValue::TargetAssignmentMember(v) => {
             m.insert("activeTasks".into(), task_ids_json(&v.active_tasks, false));
-            m.insert("standbyTasks".into(), task_ids_json(&v.standby_tasks, false));
+            m.insert(
+                "standbyTasks".into(),
+                task_ids_json(&v.standby_tasks, false),
+            );
             m.insert("warmupTasks".into(), task_ids_json(&v.warmup_tasks, false));
         }
         RecordValue::CurrentMemberAssignment(v) => {
@@ -613,7 +639,11 @@ fn copartition_group(v: &Value, p: &Path<'_>) -> Result<CopartitionGroup, Bounda
     let m = object(
         v,
         p,
-        &["sourceTopics", "sourceTopicRegex", "repartitionSourceTopics"],
+        &[
+            "sourceTopics",
+            "sourceTopicRegex",
+            "repartitionSourceTopics",
+        ],
     )?;
     let indices = |name| field(m, p, name, |v, p| list(v, p, int16));
     Ok(CopartitionGroup {
@@ -789,7 +819,10 @@ int_parser!(int64, i64, "int64");
 /// Kafka's uuid text: 22 characters of URL-safe base64 without padding.
 fn uuid(v: &Value, p: &Path<'_>) -> Result<Uuid, BoundaryError> {
     let Value::String(s) = v else {
-        return Err(err(p, format!("expected a uuid string, got {}", type_name(v))));
+        return Err(err(
+            p,
+            format!("expected a uuid string, got {}", type_name(v)),
+        ));
     };
     let bytes = if s.len() == 22 {
         URL_SAFE_NO_PAD.decode(s).ok()
@@ -805,7 +838,10 @@ fn uuid(v: &Value, p: &Path<'_>) -> Result<Uuid, BoundaryError> {
 /// Record bytes: standard base64 with padding.
 fn base64(v: &Value, p: &Path<'_>) -> Result<Vec<u8>, BoundaryError> {
     let Value::String(s) = v else {
-        return Err(err(p, format!("expected a base64 string, got {}", type_name(v))));
+        return Err(err(
+            p,
+            format!("expected a base64 string, got {}", type_name(v)),
+        ));
     };
     STANDARD
         .decode(s)

@@ -104,20 +104,28 @@ fn type_ids_of_both_dialects() {
         Topology,
     ];
     let draft: Vec<_> = all.iter().map(|&t| type_id(DRAFT, t)).collect();
-    assert_eq!(
-        draft,
-        [15, 16, 17, 18, 19, 20, 21].map(Some).to_vec()
-    );
+    assert_eq!(draft, [15, 16, 17, 18, 19, 20, 21].map(Some).to_vec());
     let k42: Vec<_> = all.iter().map(|&t| type_id(K42, t)).collect();
     assert_eq!(
         k42,
-        vec![Some(17), None, Some(19), Some(20), Some(21), Some(22), Some(23)]
+        vec![
+            Some(17),
+            None,
+            Some(19),
+            Some(20),
+            Some(21),
+            Some(22),
+            Some(23)
+        ]
     );
     for id in -1..=30 {
         for dialect in [DRAFT, K42] {
             match record_type(dialect, id) {
                 Some(t) => assert_eq!(type_id(dialect, t), Some(id)),
-                None => assert!(!matches!((dialect, id), (DRAFT, 15..=21) | (K42, 17 | 19..=23))),
+                None => assert!(!matches!(
+                    (dialect, id),
+                    (DRAFT, 15..=21) | (K42, 17 | 19..=23)
+                )),
             }
         }
     }
@@ -157,7 +165,12 @@ fn golden_draft_group_metadata() {
             ..Default::default()
         }),
     );
-    check_golden(DRAFT, &record, "00 0f | 00 01 67", Some("00 00 | 00 00 00 01 | 00"));
+    check_golden(
+        DRAFT,
+        &record,
+        "00 0f | 00 01 67",
+        Some("00 00 | 00 00 00 01 | 00"),
+    );
     assert_eq!(
         record_to_json(DRAFT, &record, true),
         json!({"key": {"type": 15, "data": {"groupId": "g"}},
@@ -188,7 +201,8 @@ fn golden_draft_partition_metadata() {
             }],
         }),
     );
-    let value = "00 00 | 02 | 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f | 03 69 6e | 00 00 00 02
+    let value =
+        "00 00 | 02 | 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f | 03 69 6e | 00 00 00 02
                  03 | 00 00 00 00 02 03 72 31 00 | 00 00 00 01 03 03 72 31 03 72 32 00 | 00 | 00";
     assert_eq!(hex(value).len(), 50);
     check_golden(DRAFT, &record, "00 10 | 00 01 67", Some(value));
@@ -229,7 +243,12 @@ fn golden_draft_member_metadata() {
     let value = "00 00 | 00 | 00 | 02 63 | 0b 2f 31 32 37 2e 30 2e 30 2e 31 | 00 04 93 e0 | 02 74
                  02 70 | ff | 01 | 00";
     assert_eq!(hex(value).len(), 28);
-    check_golden(DRAFT, &record, "00 11 | 00 01 67 | 00 02 6d 31", Some(value));
+    check_golden(
+        DRAFT,
+        &record,
+        "00 11 | 00 01 67 | 00 02 6d 31",
+        Some(value),
+    );
     assert_eq!(
         record_to_json(DRAFT, &record, false)["value"]["data"].to_string(),
         r#"{"instanceId":null,"rackId":null,"clientId":"c","clientHost":"/127.0.0.1","rebalanceTimeoutMs":300000,"topologyId":"t","processId":"p","userEndpoint":null,"clientTags":[]}"#
@@ -261,7 +280,12 @@ fn golden_draft_member_metadata_with_every_optional_field() {
     );
     let value = "00 00 | 02 69 | 02 72 | 02 63 | 02 68 | 00 00 03 e8 | 02 74 | 02 70
                  01 02 68 1f 90 00 | 02 02 6b 02 76 00 | 00";
-    check_golden(DRAFT, &record, "00 11 | 00 01 67 | 00 02 6d 31", Some(value));
+    check_golden(
+        DRAFT,
+        &record,
+        "00 11 | 00 01 67 | 00 02 6d 31",
+        Some(value),
+    );
     assert_eq!(
         record_to_json(DRAFT, &record, false)["value"]["data"]["userEndpoint"],
         json!({"host": "h", "port": 8080})
@@ -276,7 +300,12 @@ fn golden_draft_target_assignment_metadata() {
             assignment_epoch: 2,
         }),
     );
-    check_golden(DRAFT, &record, "00 12 | 00 01 67", Some("00 00 | 00 00 00 02 | 00"));
+    check_golden(
+        DRAFT,
+        &record,
+        "00 12 | 00 01 67",
+        Some("00 00 | 00 00 00 02 | 00"),
+    );
 }
 
 fn target_member_value() -> TargetAssignmentMemberValue {
@@ -508,7 +537,8 @@ fn golden_k42_member_metadata() {
         group_key(RecordType::MemberMetadata),
         RecordValue::MemberMetadata(member_metadata_c()),
     );
-    let value = "00 00 | 00 | 00 | 02 63 | 0b 2f 31 32 37 2e 30 2e 30 2e 31 | 00 04 93 e0 | 00 00 00 00
+    let value =
+        "00 00 | 00 | 00 | 02 63 | 0b 2f 31 32 37 2e 30 2e 30 2e 31 | 00 04 93 e0 | 00 00 00 00
                  02 70 | ff | 01 | 00";
     assert_eq!(hex(value).len(), 30);
     check_golden(K42, &record, "00 13 | 00 01 67 | 00 02 6d 31", Some(value));
@@ -526,7 +556,12 @@ fn golden_k42_target_assignment_metadata() {
             assignment_epoch: 2,
         }),
     );
-    check_golden(K42, &record, "00 14 | 00 01 67", Some("00 00 | 00 00 00 02 | 00"));
+    check_golden(
+        K42,
+        &record,
+        "00 14 | 00 01 67",
+        Some("00 00 | 00 00 00 02 | 00"),
+    );
 }
 
 #[test]
@@ -615,16 +650,44 @@ fn golden_tombstones_of_every_type() {
     for (dialect, t, key) in [
         (DRAFT, RecordType::GroupMetadata, "00 0f 00 01 67"),
         (DRAFT, RecordType::PartitionMetadata, "00 10 00 01 67"),
-        (DRAFT, RecordType::MemberMetadata, "00 11 00 01 67 00 02 6d 31"),
-        (DRAFT, RecordType::TargetAssignmentMetadata, "00 12 00 01 67"),
-        (DRAFT, RecordType::TargetAssignmentMember, "00 13 00 01 67 00 02 6d 31"),
-        (DRAFT, RecordType::CurrentMemberAssignment, "00 14 00 01 67 00 02 6d 31"),
+        (
+            DRAFT,
+            RecordType::MemberMetadata,
+            "00 11 00 01 67 00 02 6d 31",
+        ),
+        (
+            DRAFT,
+            RecordType::TargetAssignmentMetadata,
+            "00 12 00 01 67",
+        ),
+        (
+            DRAFT,
+            RecordType::TargetAssignmentMember,
+            "00 13 00 01 67 00 02 6d 31",
+        ),
+        (
+            DRAFT,
+            RecordType::CurrentMemberAssignment,
+            "00 14 00 01 67 00 02 6d 31",
+        ),
         (DRAFT, RecordType::Topology, "00 15 00 01 67"),
         (K42, RecordType::GroupMetadata, "00 11 00 01 67"),
-        (K42, RecordType::MemberMetadata, "00 13 00 01 67 00 02 6d 31"),
+        (
+            K42,
+            RecordType::MemberMetadata,
+            "00 13 00 01 67 00 02 6d 31",
+        ),
         (K42, RecordType::TargetAssignmentMetadata, "00 14 00 01 67"),
-        (K42, RecordType::TargetAssignmentMember, "00 15 00 01 67 00 02 6d 31"),
-        (K42, RecordType::CurrentMemberAssignment, "00 16 00 01 67 00 02 6d 31"),
+        (
+            K42,
+            RecordType::TargetAssignmentMember,
+            "00 15 00 01 67 00 02 6d 31",
+        ),
+        (
+            K42,
+            RecordType::CurrentMemberAssignment,
+            "00 16 00 01 67 00 02 6d 31",
+        ),
         (K42, RecordType::Topology, "00 17 00 01 67"),
     ] {
         check_golden(dialect, &Record::tombstone(group_key(t)), key, None);
@@ -642,7 +705,9 @@ fn unknown_tags_are_skipped() {
         assert_eq!(
             decode_value(dialect, RecordType::TargetAssignmentMetadata, &later),
             Ok(RecordValue::TargetAssignmentMetadata(
-                TargetAssignmentMetadataValue { assignment_epoch: 2 }
+                TargetAssignmentMetadataValue {
+                    assignment_epoch: 2
+                }
             ))
         );
     }
@@ -653,7 +718,9 @@ fn unknown_tags_are_skipped() {
     );
     assert_eq!(
         decode_value(DRAFT, RecordType::CurrentMemberAssignment, &k42),
-        Ok(RecordValue::CurrentMemberAssignment(current_assignment(None)))
+        Ok(RecordValue::CurrentMemberAssignment(current_assignment(
+            None
+        )))
     );
     // Unknown tags beside known ones, in any order, and in the draft's group metadata.
     let value = hex("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 05 | 03 | 07 02 ab cd | 00 04 00 00 00 03 | 7f 00");
@@ -667,7 +734,8 @@ fn unknown_tags_are_skipped() {
         }))
     );
     // A default written explicitly (Kafka never does) still reads as the default.
-    let value = hex("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 00 | 02 | 00 04 ff ff ff ff | 01 01 00");
+    let value =
+        hex("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 00 | 02 | 00 04 ff ff ff ff | 01 01 00");
     assert_eq!(
         decode_value(K42, RecordType::GroupMetadata, &value),
         Ok(RecordValue::GroupMetadata(GroupMetadataValue {
@@ -685,8 +753,10 @@ fn target_assignment_tasks_have_no_epochs() {
     v.active_tasks[0].assignment_epochs = Some(vec![1, 1]);
     let bytes = encode_value(K42, &RecordValue::TargetAssignmentMember(v));
     assert_eq!(bytes, hex(TARGET_MEMBER_HEX));
-    let with_tag = hex("00 00 | 02 | 02 30 | 03 00 00 00 00 00 00 00 01 | 01 00 09 03 00 00 00 02 00 00 00 02
-                        02 | 02 31 | 02 00 00 00 02 | 00 | 01 | 00");
+    let with_tag = hex(
+        "00 00 | 02 | 02 30 | 03 00 00 00 00 00 00 00 01 | 01 00 09 03 00 00 00 02 00 00 00 02
+                        02 | 02 31 | 02 00 00 00 02 | 00 | 01 | 00",
+    );
     assert_eq!(
         decode_value(K42, RecordType::TargetAssignmentMember, &with_tag),
         Ok(RecordValue::TargetAssignmentMember(target_member_value()))
@@ -705,7 +775,10 @@ fn epochs_are_read_in_every_current_assignment_list() {
     };
     let value = RecordValue::CurrentMemberAssignment(v);
     let bytes = encode_value(K42, &value);
-    assert_eq!(decode_value(K42, RecordType::CurrentMemberAssignment, &bytes), Ok(value));
+    assert_eq!(
+        decode_value(K42, RecordType::CurrentMemberAssignment, &bytes),
+        Ok(value)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -761,9 +834,17 @@ fn truncation_names_the_field() {
     }
     // Every strict prefix of every golden value fails (and names some field).
     for (dialect, t, value) in [
-        (DRAFT, RecordType::CurrentMemberAssignment, DRAFT_CURRENT_HEX),
+        (
+            DRAFT,
+            RecordType::CurrentMemberAssignment,
+            DRAFT_CURRENT_HEX,
+        ),
         (DRAFT, RecordType::TargetAssignmentMember, TARGET_MEMBER_HEX),
-        (K42, RecordType::GroupMetadata, "00 00 00 00 00 02 00 00 00 00 00 00 00 00 02 00 04 00 00 00 03 01 01 01"),
+        (
+            K42,
+            RecordType::GroupMetadata,
+            "00 00 00 00 00 02 00 00 00 00 00 00 00 00 02 00 04 00 00 00 03 01 01 01",
+        ),
     ] {
         let bytes = hex(value);
         for n in 0..bytes.len() {
@@ -787,40 +868,176 @@ fn truncation_names_the_field() {
 fn garbage_is_refused() {
     use RecordType::*;
     let cases: &[(Dialect, RecordType, &str, &str, &str)] = &[
-        (DRAFT, GroupMetadata, "00 01 00 00 00 01 00", "GroupMetadataValue.version", "unsupported value version 1 (only 0 is known)"),
-        (DRAFT, GroupMetadata, "ff ff 00 00 00 01 00", "GroupMetadataValue.version", "unsupported value version -1 (only 0 is known)"),
-        (DRAFT, GroupMetadata, "00 00 00 00 00 01 00 00", "GroupMetadataValue", "1 unexpected bytes after the end"),
+        (
+            DRAFT,
+            GroupMetadata,
+            "00 01 00 00 00 01 00",
+            "GroupMetadataValue.version",
+            "unsupported value version 1 (only 0 is known)",
+        ),
+        (
+            DRAFT,
+            GroupMetadata,
+            "ff ff 00 00 00 01 00",
+            "GroupMetadataValue.version",
+            "unsupported value version -1 (only 0 is known)",
+        ),
+        (
+            DRAFT,
+            GroupMetadata,
+            "00 00 00 00 00 01 00 00",
+            "GroupMetadataValue",
+            "1 unexpected bytes after the end",
+        ),
         // A 2^31-element array in 3 bytes: refused before allocating.
-        (DRAFT, Topology, "00 00 02 74 80 80 80 80 08 00", "TopologyValue.topology", "array of 2147483647 elements cannot fit in the 1 remaining bytes"),
-        (K42, Topology, "00 00 00 00 00 01 ff ff ff ff 0f", "TopologyValue.subtopologies", "array of 4294967294 elements cannot fit in the 0 remaining bytes"),
-        (DRAFT, Topology, "00 00 ff ff ff ff 07", "TopologyValue.topologyId", "string length 2147483646 exceeds 32767"),
-        (DRAFT, Topology, "00 00 ff ff ff ff 7f", "TopologyValue.topologyId", "unsigned varint exceeds 32 bits"),
-        (DRAFT, Topology, "00 00 ff ff ff ff ff 01", "TopologyValue.topologyId", "unsigned varint longer than 5 bytes"),
-        (DRAFT, Topology, "00 00 80", "TopologyValue.topologyId", "truncated unsigned varint"),
-        (DRAFT, Topology, "00 00 05 61 62", "TopologyValue.topologyId", "needs 4 bytes, only 2 remain"),
-        (DRAFT, Topology, "00 00 00 01 00", "TopologyValue.topologyId", "null in a non-nullable string"),
-        (DRAFT, Topology, "00 00 02 74 02 02 30 03 02 61 05 61 00 00", "TopologyValue.topology[0].sourceTopics[1]", "needs 4 bytes, only 3 remain"),
-        (DRAFT, Topology, "00 00 02 74 00 00", "TopologyValue.topology", "null in a non-nullable array"),
-        (DRAFT, Topology, "00 00 03 c3 28 01 00", "TopologyValue.topologyId", "invalid UTF-8: invalid utf-8 sequence of 1 bytes from index 0"),
-        (K42, MemberMetadata, "00 00 00 00 02 63 02 68 00 00 03 e8 00 00 00 00 02 70 05", "MemberMetadataValue.userEndpoint", "presence byte 5 is neither -1 (null) nor 1"),
-        (K42, MemberMetadata, "00 00 00 00 02 63 02 68 00 00 03 e8 00 00 00 00 02 70 01 02 68 1f", "MemberMetadataValue.userEndpoint.port", "needs 2 bytes, only 1 remain"),
+        (
+            DRAFT,
+            Topology,
+            "00 00 02 74 80 80 80 80 08 00",
+            "TopologyValue.topology",
+            "array of 2147483647 elements cannot fit in the 1 remaining bytes",
+        ),
+        (
+            K42,
+            Topology,
+            "00 00 00 00 00 01 ff ff ff ff 0f",
+            "TopologyValue.subtopologies",
+            "array of 4294967294 elements cannot fit in the 0 remaining bytes",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 ff ff ff ff 07",
+            "TopologyValue.topologyId",
+            "string length 2147483646 exceeds 32767",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 ff ff ff ff 7f",
+            "TopologyValue.topologyId",
+            "unsigned varint exceeds 32 bits",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 ff ff ff ff ff 01",
+            "TopologyValue.topologyId",
+            "unsigned varint longer than 5 bytes",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 80",
+            "TopologyValue.topologyId",
+            "truncated unsigned varint",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 05 61 62",
+            "TopologyValue.topologyId",
+            "needs 4 bytes, only 2 remain",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 00 01 00",
+            "TopologyValue.topologyId",
+            "null in a non-nullable string",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 02 74 02 02 30 03 02 61 05 61 00 00",
+            "TopologyValue.topology[0].sourceTopics[1]",
+            "needs 4 bytes, only 3 remain",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 02 74 00 00",
+            "TopologyValue.topology",
+            "null in a non-nullable array",
+        ),
+        (
+            DRAFT,
+            Topology,
+            "00 00 03 c3 28 01 00",
+            "TopologyValue.topologyId",
+            "invalid UTF-8: invalid utf-8 sequence of 1 bytes from index 0",
+        ),
+        (
+            K42,
+            MemberMetadata,
+            "00 00 00 00 02 63 02 68 00 00 03 e8 00 00 00 00 02 70 05",
+            "MemberMetadataValue.userEndpoint",
+            "presence byte 5 is neither -1 (null) nor 1",
+        ),
+        (
+            K42,
+            MemberMetadata,
+            "00 00 00 00 02 63 02 68 00 00 03 e8 00 00 00 00 02 70 01 02 68 1f",
+            "MemberMetadataValue.userEndpoint.port",
+            "needs 2 bytes, only 1 remain",
+        ),
         // Unknown tag whose size runs past the end.
-        (DRAFT, TargetAssignmentMetadata, "00 00 00 00 00 02 01 05 10 00", "TargetAssignmentMetadataValue.taggedFields", "needs 16 bytes, only 1 remain"),
+        (
+            DRAFT,
+            TargetAssignmentMetadata,
+            "00 00 00 00 00 02 01 05 10 00",
+            "TargetAssignmentMetadataValue.taggedFields",
+            "needs 16 bytes, only 1 remain",
+        ),
         // A known tag whose payload is longer than its field.
-        (K42, GroupMetadata, "00 00 00 00 00 02 00 00 00 00 00 00 00 00 01 00 05 00 00 00 03 00", "GroupMetadataValue.taggedFields", "tagged field 0 leaves 1 of its 5 bytes unread"),
-        (K42, GroupMetadata, "00 00 00 00 00 02 00 00 00 00 00 00 00 00 01 00 02 00 00", "GroupMetadataValue.validatedTopologyEpoch", "needs 4 bytes, only 2 remain"),
-        (K42, GroupMetadata, "00 00 00 00 00 02 00 00 00 00 00 00 00 00 01 01 04 02 00 01 00", "GroupMetadataValue.lastAssignmentConfigs[0].key", "null in a non-nullable string"),
-        (DRAFT, PartitionMetadata, "00 00 02 00 01 02", "PartitionMetadataValue.topics", "array of 1 elements cannot fit in the 3 remaining bytes"),
+        (
+            K42,
+            GroupMetadata,
+            "00 00 00 00 00 02 00 00 00 00 00 00 00 00 01 00 05 00 00 00 03 00",
+            "GroupMetadataValue.taggedFields",
+            "tagged field 0 leaves 1 of its 5 bytes unread",
+        ),
+        (
+            K42,
+            GroupMetadata,
+            "00 00 00 00 00 02 00 00 00 00 00 00 00 00 01 00 02 00 00",
+            "GroupMetadataValue.validatedTopologyEpoch",
+            "needs 4 bytes, only 2 remain",
+        ),
+        (
+            K42,
+            GroupMetadata,
+            "00 00 00 00 00 02 00 00 00 00 00 00 00 00 01 01 04 02 00 01 00",
+            "GroupMetadataValue.lastAssignmentConfigs[0].key",
+            "null in a non-nullable string",
+        ),
+        (
+            DRAFT,
+            PartitionMetadata,
+            "00 00 02 00 01 02",
+            "PartitionMetadataValue.topics",
+            "array of 1 elements cannot fit in the 3 remaining bytes",
+        ),
     ];
     for (dialect, t, bytes, field, message) in cases {
         let e = decode_err(*dialect, *t, bytes);
-        assert_eq!((e.field.as_str(), e.message.as_str()), (*field, *message), "{bytes}");
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            (*field, *message),
+            "{bytes}"
+        );
     }
     // Keys.
     let e = decode_key(DRAFT, &hex("00 0f ff ff")).unwrap_err();
-    assert_eq!(e.to_string(), "cannot decode GroupMetadataKey.groupId: null or negative string length -1");
+    assert_eq!(
+        e.to_string(),
+        "cannot decode GroupMetadataKey.groupId: null or negative string length -1"
+    );
     let e = decode_key(DRAFT, &hex("00 0f 00 01 67 00")).unwrap_err();
-    assert_eq!(e.to_string(), "cannot decode GroupMetadataKey: 1 unexpected bytes after the end");
+    assert_eq!(
+        e.to_string(),
+        "cannot decode GroupMetadataKey: 1 unexpected bytes after the end"
+    );
     let e = decode_key(K42, &hex("00 11 7f ff 61")).unwrap_err();
     assert_eq!(e.field, "GroupMetadataKey.groupId");
 }
@@ -829,7 +1046,9 @@ fn garbage_is_refused() {
 fn oversized_strings_never_decode() {
     // Kafka cannot carry strings over 32767 bytes; what the encoder writes for one is refused.
     let long = "x".repeat(32768);
-    let key = RecordKey::GroupMetadata { group_id: long.clone() };
+    let key = RecordKey::GroupMetadata {
+        group_id: long.clone(),
+    };
     assert!(decode_key(DRAFT, &encode_key(DRAFT, &key)).is_err());
     let value = RecordValue::Topology(TopologyValue {
         topology_id: long.clone(),
@@ -840,7 +1059,9 @@ fn oversized_strings_never_decode() {
     let e = record_from_json(DRAFT, &json, "records[0]").unwrap_err();
     assert_eq!(e.path, "records[0].key.data.groupId");
     // 32767 bytes is fine.
-    let key = RecordKey::GroupMetadata { group_id: "x".repeat(32767) };
+    let key = RecordKey::GroupMetadata {
+        group_id: "x".repeat(32767),
+    };
     assert_eq!(decode_key(DRAFT, &encode_key(DRAFT, &key)), Ok(Some(key)));
 }
 
@@ -877,33 +1098,110 @@ fn json_errors_name_the_path() {
         parse_err(DRAFT, current_json(data))
     };
     let at = |p: &str| format!("records[3].value.data.{p}");
-    assert_eq!(with(&|d| d["memberEpoch"] = json!("1")), (at("memberEpoch"), s("expected an integer, got a string")));
-    assert_eq!(with(&|d| d["memberEpoch"] = json!(1.5)), (at("memberEpoch"), s("expected an integer, got 1.5")));
-    assert_eq!(with(&|d| d["memberEpoch"] = json!(1.0)), (at("memberEpoch"), s("expected an integer, got 1.0")));
-    assert_eq!(with(&|d| d["memberEpoch"] = json!(2147483648_i64)), (at("memberEpoch"), s("2147483648 is out of range for int32")));
-    assert_eq!(with(&|d| d["memberEpoch"] = json!(u64::MAX)), (at("memberEpoch"), s("18446744073709551615 is out of range for int32")));
-    assert_eq!(with(&|d| d["state"] = json!(128)), (at("state"), s("128 is out of range for int8")));
-    assert_eq!(with(&|d| { d.as_object_mut().unwrap().remove("state"); }), (at("state"), s("missing required field")));
-    assert_eq!(with(&|d| d["extra"] = json!(1)), (at("extra"), s("unknown field")));
-    assert_eq!(with(&|d| d["activeTasks"][0]["partitions"][1] = json!(null)), (at("activeTasks[0].partitions[1]"), s("expected an integer, got null")));
-    assert_eq!(with(&|d| d["activeTasks"] = json!({})), (at("activeTasks"), s("expected an array, got an object")));
+    assert_eq!(
+        with(&|d| d["memberEpoch"] = json!("1")),
+        (at("memberEpoch"), s("expected an integer, got a string"))
+    );
+    assert_eq!(
+        with(&|d| d["memberEpoch"] = json!(1.5)),
+        (at("memberEpoch"), s("expected an integer, got 1.5"))
+    );
+    assert_eq!(
+        with(&|d| d["memberEpoch"] = json!(1.0)),
+        (at("memberEpoch"), s("expected an integer, got 1.0"))
+    );
+    assert_eq!(
+        with(&|d| d["memberEpoch"] = json!(2147483648_i64)),
+        (at("memberEpoch"), s("2147483648 is out of range for int32"))
+    );
+    assert_eq!(
+        with(&|d| d["memberEpoch"] = json!(u64::MAX)),
+        (
+            at("memberEpoch"),
+            s("18446744073709551615 is out of range for int32")
+        )
+    );
+    assert_eq!(
+        with(&|d| d["state"] = json!(128)),
+        (at("state"), s("128 is out of range for int8"))
+    );
+    assert_eq!(
+        with(&|d| {
+            d.as_object_mut().unwrap().remove("state");
+        }),
+        (at("state"), s("missing required field"))
+    );
+    assert_eq!(
+        with(&|d| d["extra"] = json!(1)),
+        (at("extra"), s("unknown field"))
+    );
+    assert_eq!(
+        with(&|d| d["activeTasks"][0]["partitions"][1] = json!(null)),
+        (
+            at("activeTasks[0].partitions[1]"),
+            s("expected an integer, got null")
+        )
+    );
+    assert_eq!(
+        with(&|d| d["activeTasks"] = json!({})),
+        (at("activeTasks"), s("expected an array, got an object"))
+    );
     // Draft task ids have no assignment epochs.
-    assert_eq!(with(&|d| d["activeTasks"][0]["assignmentEpochs"] = json!([1, 1])), (at("activeTasks[0].assignmentEpochs"), s("unknown field")));
+    assert_eq!(
+        with(&|d| d["activeTasks"][0]["assignmentEpochs"] = json!([1, 1])),
+        (at("activeTasks[0].assignmentEpochs"), s("unknown field"))
+    );
 
     let mut v = current_json(current_data());
     v["value"]["version"] = json!(1);
-    assert_eq!(parse_err(DRAFT, v), (s("records[3].value.version"), s("unsupported value version 1 (only 0 is known)")));
+    assert_eq!(
+        parse_err(DRAFT, v),
+        (
+            s("records[3].value.version"),
+            s("unsupported value version 1 (only 0 is known)")
+        )
+    );
     let v = json!({"key": {"type": 20, "data": {"groupId": "g"}}, "value": null});
-    assert_eq!(parse_err(DRAFT, v), (s("records[3].key.data.memberId"), s("missing required field")));
+    assert_eq!(
+        parse_err(DRAFT, v),
+        (
+            s("records[3].key.data.memberId"),
+            s("missing required field")
+        )
+    );
     let v = json!({"key": {"type": 15, "data": {"groupId": "g", "memberId": "m"}}, "value": null});
-    assert_eq!(parse_err(DRAFT, v), (s("records[3].key.data.memberId"), s("unknown field")));
+    assert_eq!(
+        parse_err(DRAFT, v),
+        (s("records[3].key.data.memberId"), s("unknown field"))
+    );
     let v = json!({"key": {"type": 70000, "data": {}}, "value": null});
-    assert_eq!(parse_err(DRAFT, v), (s("records[3].key.type"), s("70000 is out of range for int16")));
+    assert_eq!(
+        parse_err(DRAFT, v),
+        (
+            s("records[3].key.type"),
+            s("70000 is out of range for int16")
+        )
+    );
     let v = json!({"key": {"type": 15, "data": {"groupId": "g"}}});
-    assert_eq!(parse_err(DRAFT, v), (s("records[3].value"), s("missing required field")));
-    assert_eq!(parse_err(DRAFT, json!([])), (s("records[3]"), s("expected an object, got an array")));
-    assert_eq!(parse_err(DRAFT, json!({})), (s("records[3]"), s("a record needs key and value, or keyBytes and valueBytes")));
-    assert_eq!(parse_err(DRAFT, json!({"offset": 3})), (s("records[3].offset"), s("unknown field")));
+    assert_eq!(
+        parse_err(DRAFT, v),
+        (s("records[3].value"), s("missing required field"))
+    );
+    assert_eq!(
+        parse_err(DRAFT, json!([])),
+        (s("records[3]"), s("expected an object, got an array"))
+    );
+    assert_eq!(
+        parse_err(DRAFT, json!({})),
+        (
+            s("records[3]"),
+            s("a record needs key and value, or keyBytes and valueBytes")
+        )
+    );
+    assert_eq!(
+        parse_err(DRAFT, json!({"offset": 3})),
+        (s("records[3].offset"), s("unknown field"))
+    );
 
     // Ranges of the narrower types.
     let member = |endpoint: Value| {
@@ -914,22 +1212,43 @@ fn json_errors_name_the_path() {
                    "clientTags": []}}})
     };
     assert!(parse(K42, member(json!({"host": "h", "port": 65535}))).is_ok());
-    assert_eq!(parse_err(K42, member(json!({"host": "h", "port": 65536}))), (s("records[3].value.data.userEndpoint.port"), s("65536 is out of range for uint16")));
-    assert_eq!(parse_err(K42, member(json!({"host": "h", "port": -1}))), (s("records[3].value.data.userEndpoint.port"), s("-1 is out of range for uint16")));
+    assert_eq!(
+        parse_err(K42, member(json!({"host": "h", "port": 65536}))),
+        (
+            s("records[3].value.data.userEndpoint.port"),
+            s("65536 is out of range for uint16")
+        )
+    );
+    assert_eq!(
+        parse_err(K42, member(json!({"host": "h", "port": -1}))),
+        (
+            s("records[3].value.data.userEndpoint.port"),
+            s("-1 is out of range for uint16")
+        )
+    );
     // The draft's member metadata has a topologyId instead.
     let (path, message) = parse_err(DRAFT, {
         let mut v = member(json!(null));
         v["key"]["type"] = json!(17);
         v
     });
-    assert_eq!((path.as_str(), message.as_str()), ("records[3].value.data.topologyEpoch", "unknown field"));
+    assert_eq!(
+        (path.as_str(), message.as_str()),
+        ("records[3].value.data.topologyEpoch", "unknown field")
+    );
 
     let topology = json!({"key": {"type": 23, "data": {"groupId": "g"}},
         "value": {"version": 0, "data": {"epoch": 0, "subtopologies": [{
             "subtopologyId": "0", "sourceTopics": [], "sourceTopicRegex": [],
             "stateChangelogTopics": [{"name": "c", "partitions": 0, "replicationFactor": 32768, "topicConfigs": []}],
             "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}}});
-    assert_eq!(parse_err(K42, topology), (s("records[3].value.data.subtopologies[0].stateChangelogTopics[0].replicationFactor"), s("32768 is out of range for int16")));
+    assert_eq!(
+        parse_err(K42, topology),
+        (
+            s("records[3].value.data.subtopologies[0].stateChangelogTopics[0].replicationFactor"),
+            s("32768 is out of range for int16")
+        )
+    );
 
     let partition = |id: &str| {
         json!({"key": {"type": 16, "data": {"groupId": "g"}},
@@ -937,8 +1256,17 @@ fn json_errors_name_the_path() {
                    "numPartitions": 1, "partitionMetadata": []}]}}})
     };
     assert!(parse(DRAFT, partition("AAAAAAAAAAAAAAAAAAAAAA")).is_ok());
-    for bad in ["AAAAAAAAAAAAAAAAAAAAAA==", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAA+", "AAAAAAAAAAAAAAAAAAAAAB"] {
-        assert_eq!(parse_err(DRAFT, partition(bad)).0, "records[3].value.data.topics[0].topicId", "{bad}");
+    for bad in [
+        "AAAAAAAAAAAAAAAAAAAAAA==",
+        "AAAAAAAAAAAAAAAAAAAAA",
+        "AAAAAAAAAAAAAAAAAAAAA+",
+        "AAAAAAAAAAAAAAAAAAAAAB",
+    ] {
+        assert_eq!(
+            parse_err(DRAFT, partition(bad)).0,
+            "records[3].value.data.topics[0].topicId",
+            "{bad}"
+        );
     }
 }
 
@@ -963,16 +1291,41 @@ fn json_tagged_fields_may_be_absent_or_present() {
         ))
     };
     assert_eq!(parse(K42, gm(json!({}))), Ok(value(-1, None)));
-    assert_eq!(parse(K42, gm(json!({"validatedTopologyEpoch": -1, "lastAssignmentConfigs": null}))), Ok(value(-1, None)));
-    assert_eq!(parse(K42, gm(json!({"lastAssignmentConfigs": []}))), Ok(value(-1, Some(vec![]))));
-    assert_eq!(parse_err(K42, gm(json!({"validatedTopologyEpoch": null}))).1, "expected an integer, got null");
+    assert_eq!(
+        parse(
+            K42,
+            gm(json!({"validatedTopologyEpoch": -1, "lastAssignmentConfigs": null}))
+        ),
+        Ok(value(-1, None))
+    );
+    assert_eq!(
+        parse(K42, gm(json!({"lastAssignmentConfigs": []}))),
+        Ok(value(-1, Some(vec![])))
+    );
+    assert_eq!(
+        parse_err(K42, gm(json!({"validatedTopologyEpoch": null}))).1,
+        "expected an integer, got null"
+    );
     // The draft has none of these fields.
     let mut draft = gm(json!({}));
     draft["key"]["type"] = json!(15);
-    assert_eq!(parse_err(DRAFT, draft).0, "records[3].value.data.metadataHash");
+    assert_eq!(
+        parse_err(DRAFT, draft).0,
+        "records[3].value.data.metadataHash"
+    );
     // Non-tagged nullable fields must be present, even when null.
-    let mut mm = record_to_json(K42, &Record::new(group_key(RecordType::MemberMetadata), RecordValue::MemberMetadata(member_metadata_c())), false);
-    mm["value"]["data"].as_object_mut().unwrap().remove("instanceId");
+    let mut mm = record_to_json(
+        K42,
+        &Record::new(
+            group_key(RecordType::MemberMetadata),
+            RecordValue::MemberMetadata(member_metadata_c()),
+        ),
+        false,
+    );
+    mm["value"]["data"]
+        .as_object_mut()
+        .unwrap()
+        .remove("instanceId");
     assert_eq!(parse_err(K42, mm).0, "records[3].value.data.instanceId");
 }
 
@@ -986,10 +1339,19 @@ fn replay_forms() {
     // Disagreeing forms.
     let mut v = full.clone();
     v["value"]["data"]["memberEpoch"] = json!(3);
-    assert_eq!(parse_err(DRAFT, v), (s("records[3]"), s("keyBytes/valueBytes do not match key/value")));
+    assert_eq!(
+        parse_err(DRAFT, v),
+        (
+            s("records[3]"),
+            s("keyBytes/valueBytes do not match key/value")
+        )
+    );
     let mut v = full.clone();
     v["valueBytes"] = json!(null);
-    assert_eq!(parse_err(DRAFT, v).1, "keyBytes/valueBytes do not match key/value");
+    assert_eq!(
+        parse_err(DRAFT, v).1,
+        "keyBytes/valueBytes do not match key/value"
+    );
     // Bytes that do not decode.
     let mut v = full.clone();
     v["valueBytes"] = json!("AAE=");
@@ -1002,7 +1364,10 @@ fn replay_forms() {
     assert_eq!(parse_err(DRAFT, v).0, "records[3].keyBytes");
     // A bytes form needs both halves.
     let v = json!({"keyBytes": full["keyBytes"].clone()});
-    assert_eq!(parse_err(DRAFT, v), (s("records[3].valueBytes"), s("missing required field")));
+    assert_eq!(
+        parse_err(DRAFT, v),
+        (s("records[3].valueBytes"), s("missing required field"))
+    );
     // The same bytes read by the other dialect: type 20 is target assignment metadata there,
     // whose key has no member id.
     let v = json!({"keyBytes": full["keyBytes"].clone(), "valueBytes": full["valueBytes"].clone()});
@@ -1011,23 +1376,38 @@ fn replay_forms() {
     let offset_commit = json!({"key": {"type": 1, "data": {"group": "g", "topic": "t", "partition": 0}},
                                "value": {"version": 3, "data": {"offset": 7}}});
     assert_eq!(parse(DRAFT, offset_commit.clone()), Ok(None));
-    assert_eq!(parse(K42, json!({"keyBytes": "AAEAAWc=", "valueBytes": "AAMAAAAAAAAABw=="})), Ok(None));
-    assert_eq!(parse(K42, json!({"keyBytes": "ABIAAWc=", "valueBytes": null})), Ok(None));
+    assert_eq!(
+        parse(
+            K42,
+            json!({"keyBytes": "AAEAAWc=", "valueBytes": "AAMAAAAAAAAABw=="})
+        ),
+        Ok(None)
+    );
+    assert_eq!(
+        parse(K42, json!({"keyBytes": "ABIAAWc=", "valueBytes": null})),
+        Ok(None)
+    );
     let mut mixed = offset_commit;
     mixed["keyBytes"] = json!("AAIAAWc=");
     mixed["valueBytes"] = json!(null);
-    assert_eq!(parse_err(DRAFT, mixed).1, "keyBytes/valueBytes do not match key/value");
-    assert_eq!(parse(K42, json!({"key": {"type": 18, "data": {"groupId": "g"}}, "value": null})), Ok(None));
+    assert_eq!(
+        parse_err(DRAFT, mixed).1,
+        "keyBytes/valueBytes do not match key/value"
+    );
+    assert_eq!(
+        parse(
+            K42,
+            json!({"key": {"type": 18, "data": {"groupId": "g"}}, "value": null})
+        ),
+        Ok(None)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
 // Properties
 
 fn text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        "[a-z0-9.-]{0,6}",
-        ".{0,4}",
-    ]
+    prop_oneof!["[a-z0-9.-]{0,6}", ".{0,4}",]
 }
 
 fn ints(max: usize) -> impl Strategy<Value = Vec<i32>> {
@@ -1035,28 +1415,45 @@ fn ints(max: usize) -> impl Strategy<Value = Vec<i32>> {
 }
 
 fn key_values() -> impl Strategy<Value = Vec<KeyValue>> {
-    prop::collection::vec((text(), text()).prop_map(|(key, value)| KeyValue { key, value }), 0..3)
+    prop::collection::vec(
+        (text(), text()).prop_map(|(key, value)| KeyValue { key, value }),
+        0..3,
+    )
 }
 
 fn task_list(epochs: bool) -> impl Strategy<Value = Vec<TaskIds>> {
-    let epochs = if epochs { prop::option::of(ints(4)).boxed() } else { Just(None).boxed() };
+    let epochs = if epochs {
+        prop::option::of(ints(4)).boxed()
+    } else {
+        Just(None).boxed()
+    };
     prop::collection::vec(
-        (text(), ints(4), epochs).prop_map(|(subtopology_id, partitions, assignment_epochs)| TaskIds {
-            subtopology_id,
-            partitions,
-            assignment_epochs,
+        (text(), ints(4), epochs).prop_map(|(subtopology_id, partitions, assignment_epochs)| {
+            TaskIds {
+                subtopology_id,
+                partitions,
+                assignment_epochs,
+            }
         }),
         0..3,
     )
 }
 
 fn topic_info() -> impl Strategy<Value = TopicInfo> {
-    (text(), any::<i32>(), any::<i16>(), key_values()).prop_map(|(name, partitions, replication_factor, configs)| TopicInfo {
-        name,
-        partitions,
-        replication_factor,
-        topic_configs: configs.into_iter().map(|kv| TopicConfig { key: kv.key, value: kv.value }).collect(),
-    })
+    (text(), any::<i32>(), any::<i16>(), key_values()).prop_map(
+        |(name, partitions, replication_factor, configs)| TopicInfo {
+            name,
+            partitions,
+            replication_factor,
+            topic_configs: configs
+                .into_iter()
+                .map(|kv| TopicConfig {
+                    key: kv.key,
+                    value: kv.value,
+                })
+                .collect(),
+        },
+    )
 }
 
 fn subtopology() -> impl Strategy<Value = Subtopology> {
@@ -1071,36 +1468,45 @@ fn subtopology() -> impl Strategy<Value = Subtopology> {
         prop::collection::vec(topic_info(), 0..2),
         prop::collection::vec((int16s(), int16s(), int16s()), 0..2),
     )
-        .prop_map(|(id, sources, regex, changelogs, sinks, repartitions, groups)| Subtopology {
-            subtopology_id: id,
-            source_topics: sources,
-            source_topic_regex: regex,
-            state_changelog_topics: changelogs,
-            repartition_sink_topics: sinks,
-            repartition_source_topics: repartitions,
-            copartition_groups: groups
-                .into_iter()
-                .map(|(a, b, c)| CopartitionGroup {
-                    source_topics: a,
-                    source_topic_regex: b,
-                    repartition_source_topics: c,
-                })
-                .collect(),
-        })
+        .prop_map(
+            |(id, sources, regex, changelogs, sinks, repartitions, groups)| Subtopology {
+                subtopology_id: id,
+                source_topics: sources,
+                source_topic_regex: regex,
+                state_changelog_topics: changelogs,
+                repartition_sink_topics: sinks,
+                repartition_source_topics: repartitions,
+                copartition_groups: groups
+                    .into_iter()
+                    .map(|(a, b, c)| CopartitionGroup {
+                        source_topics: a,
+                        source_topic_regex: b,
+                        repartition_source_topics: c,
+                    })
+                    .collect(),
+            },
+        )
 }
 
 /// Any value, with every field of both dialects set.
 fn any_value(t: RecordType) -> BoxedStrategy<RecordValue> {
     match t {
-        RecordType::GroupMetadata => (any::<i32>(), any::<i64>(), any::<i32>(), prop::option::of(key_values()))
-            .prop_map(|(epoch, metadata_hash, validated_topology_epoch, last_assignment_configs)| {
-                RecordValue::GroupMetadata(GroupMetadataValue {
-                    epoch,
-                    metadata_hash,
-                    validated_topology_epoch,
-                    last_assignment_configs,
-                })
-            })
+        RecordType::GroupMetadata => (
+            any::<i32>(),
+            any::<i64>(),
+            any::<i32>(),
+            prop::option::of(key_values()),
+        )
+            .prop_map(
+                |(epoch, metadata_hash, validated_topology_epoch, last_assignment_configs)| {
+                    RecordValue::GroupMetadata(GroupMetadataValue {
+                        epoch,
+                        metadata_hash,
+                        validated_topology_epoch,
+                        last_assignment_configs,
+                    })
+                },
+            )
             .boxed(),
         RecordType::PartitionMetadata => prop::collection::vec(
             (
@@ -1113,38 +1519,59 @@ fn any_value(t: RecordType) -> BoxedStrategy<RecordValue> {
                     0..3,
                 ),
             )
-                .prop_map(|(id, topic_name, num_partitions, partition_metadata)| TopicMetadata {
-                    topic_id: Uuid(id),
-                    topic_name,
-                    num_partitions,
-                    partition_metadata,
+                .prop_map(|(id, topic_name, num_partitions, partition_metadata)| {
+                    TopicMetadata {
+                        topic_id: Uuid(id),
+                        topic_name,
+                        num_partitions,
+                        partition_metadata,
+                    }
                 }),
             0..3,
         )
         .prop_map(|topics| RecordValue::PartitionMetadata(PartitionMetadataValue { topics }))
         .boxed(),
         RecordType::MemberMetadata => (
-            (prop::option::of(text()), prop::option::of(text()), text(), text(), any::<i32>()),
-            (text(), any::<i32>(), text(), prop::option::of((text(), any::<u16>())), key_values()),
+            (
+                prop::option::of(text()),
+                prop::option::of(text()),
+                text(),
+                text(),
+                any::<i32>(),
+            ),
+            (
+                text(),
+                any::<i32>(),
+                text(),
+                prop::option::of((text(), any::<u16>())),
+                key_values(),
+            ),
         )
-            .prop_map(|((instance_id, rack_id, client_id, client_host, rebalance_timeout_ms), (topology_id, topology_epoch, process_id, endpoint, client_tags))| {
-                RecordValue::MemberMetadata(MemberMetadataValue {
-                    instance_id,
-                    rack_id,
-                    client_id,
-                    client_host,
-                    rebalance_timeout_ms,
-                    topology_id,
-                    topology_epoch,
-                    process_id,
-                    user_endpoint: endpoint.map(|(host, port)| Endpoint { host, port }),
-                    client_tags,
-                })
-            })
+            .prop_map(
+                |(
+                    (instance_id, rack_id, client_id, client_host, rebalance_timeout_ms),
+                    (topology_id, topology_epoch, process_id, endpoint, client_tags),
+                )| {
+                    RecordValue::MemberMetadata(MemberMetadataValue {
+                        instance_id,
+                        rack_id,
+                        client_id,
+                        client_host,
+                        rebalance_timeout_ms,
+                        topology_id,
+                        topology_epoch,
+                        process_id,
+                        user_endpoint: endpoint.map(|(host, port)| Endpoint { host, port }),
+                        client_tags,
+                    })
+                },
+            )
             .boxed(),
         RecordType::TargetAssignmentMetadata => any::<i32>()
             .prop_map(|assignment_epoch| {
-                RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue { assignment_epoch })
+                RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
+                    assignment_epoch,
+                })
             })
             .boxed(),
         RecordType::TargetAssignmentMember => (task_list(true), task_list(true), task_list(true))
@@ -1161,23 +1588,33 @@ fn any_value(t: RecordType) -> BoxedStrategy<RecordValue> {
             (task_list(true), task_list(true), task_list(true)),
             (task_list(true), task_list(true), task_list(true)),
         )
-            .prop_map(|((member_epoch, previous_member_epoch, state), (a, s, w), (ar, sr, wr))| {
-                RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
-                    member_epoch,
-                    previous_member_epoch,
-                    state,
-                    active_tasks: a,
-                    standby_tasks: s,
-                    warmup_tasks: w,
-                    active_tasks_pending_revocation: ar,
-                    standby_tasks_pending_revocation: sr,
-                    warmup_tasks_pending_revocation: wr,
-                })
-            })
+            .prop_map(
+                |((member_epoch, previous_member_epoch, state), (a, s, w), (ar, sr, wr))| {
+                    RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+                        member_epoch,
+                        previous_member_epoch,
+                        state,
+                        active_tasks: a,
+                        standby_tasks: s,
+                        warmup_tasks: w,
+                        active_tasks_pending_revocation: ar,
+                        standby_tasks_pending_revocation: sr,
+                        warmup_tasks_pending_revocation: wr,
+                    })
+                },
+            )
             .boxed(),
-        RecordType::Topology => (text(), any::<i32>(), prop::collection::vec(subtopology(), 0..3))
+        RecordType::Topology => (
+            text(),
+            any::<i32>(),
+            prop::collection::vec(subtopology(), 0..3),
+        )
             .prop_map(|(topology_id, epoch, subtopologies)| {
-                RecordValue::Topology(TopologyValue { topology_id, epoch, subtopologies })
+                RecordValue::Topology(TopologyValue {
+                    topology_id,
+                    epoch,
+                    subtopologies,
+                })
             })
             .boxed(),
     }
@@ -1196,7 +1633,10 @@ fn only_dialect_fields(dialect: Dialect, value: &RecordValue) -> RecordValue {
     let mut value = value.clone();
     match &mut value {
         RecordValue::GroupMetadata(v) if !v42 => {
-            *v = GroupMetadataValue { epoch: v.epoch, ..Default::default() };
+            *v = GroupMetadataValue {
+                epoch: v.epoch,
+                ..Default::default()
+            };
         }
         RecordValue::MemberMetadata(v) => {
             if v42 {
@@ -1206,7 +1646,11 @@ fn only_dialect_fields(dialect: Dialect, value: &RecordValue) -> RecordValue {
             }
         }
         RecordValue::TargetAssignmentMember(v) => {
-            for list in [&mut v.active_tasks, &mut v.standby_tasks, &mut v.warmup_tasks] {
+            for list in [
+                &mut v.active_tasks,
+                &mut v.standby_tasks,
+                &mut v.warmup_tasks,
+            ] {
                 clear_epochs(list, false);
             }
         }
@@ -1255,7 +1699,13 @@ fn dialect_record() -> impl Strategy<Value = (Dialect, Record)> {
     prop_oneof![Just(DRAFT), Just(K42)]
         .prop_flat_map(|d| (Just(d), prop::sample::select(record_types(d))))
         .prop_flat_map(|(d, t)| {
-            (Just(d), Just(t), text(), text(), prop::option::weighted(0.8, any_value(t)))
+            (
+                Just(d),
+                Just(t),
+                text(),
+                text(),
+                prop::option::weighted(0.8, any_value(t)),
+            )
         })
         .prop_map(|(d, t, group_id, member_id, value)| {
             let key = codec::make_key(t, group_id, member_id);

@@ -129,9 +129,10 @@ impl<'a> Reader<'a> {
     pub(crate) fn uvarint(&mut self) -> WireResult<u32> {
         let mut value: u64 = 0;
         for i in 0..5 {
-            let b = self.buf.try_get_u8().map_err(|_| {
-                WireError::new("truncated unsigned varint")
-            })?;
+            let b = self
+                .buf
+                .try_get_u8()
+                .map_err(|_| WireError::new("truncated unsigned varint"))?;
             value |= u64::from(b & 0x7f) << (7 * i);
             if b & 0x80 == 0 {
                 return u32::try_from(value)
@@ -366,7 +367,11 @@ impl Payload for i32 {
 }
 
 /// One tagged field: tag, payload size, payload.
-pub(crate) fn put_tagged<S: Sink + ?Sized, P: Payload + ?Sized>(out: &mut S, tag: u32, payload: &P) {
+pub(crate) fn put_tagged<S: Sink + ?Sized, P: Payload + ?Sized>(
+    out: &mut S,
+    tag: u32,
+    payload: &P,
+) {
     let mut size = Counter(0);
     payload.write(&mut size);
     put_uvarint(out, u64::from(tag));
