@@ -129,6 +129,11 @@ pub(crate) fn make_key(t: RecordType, group_id: String, member_id: String) -> Re
     }
 }
 
+/// The int16 type id, then `GroupId` (and `MemberId`) as int16-length strings.
+///
+/// Kafka carries no string longer than 32767 bytes. Such a string is written as null here,
+/// which every decoder refuses, so it can never read back as some other key; hosts should
+/// refuse such ids at their boundary (`record_from_json` does).
 pub fn encode_key(dialect: Dialect, key: &RecordKey) -> Vec<u8> {
     let mut size = Counter::default();
     write_key(dialect, key, &mut size);
@@ -137,6 +142,8 @@ pub fn encode_key(dialect: Dialect, key: &RecordKey) -> Vec<u8> {
     out
 }
 
+/// The int16 version 0, then the dialect's fields of the value (flexible encoding). A string
+/// longer than 32767 bytes is written whole, and refused by decoders as Kafka's are.
 pub fn encode_value(dialect: Dialect, value: &RecordValue) -> Vec<u8> {
     let mut size = Counter::default();
     write_value(dialect, value, &mut size);
@@ -170,6 +177,9 @@ pub fn decode_key(dialect: Dialect, bytes: &[u8]) -> Result<Option<RecordKey>, D
         .map_err(|e| DecodeError::from_wire(&e, key_name(t)))
 }
 
+/// The value bytes of a record of type `t` (its key decoded first). The 4.2 dialect has no
+/// partition metadata record; asked for one, it reads the draft layout (what `encode_value`
+/// writes), though replay never asks, as `decode_key` skips its retired id.
 pub fn decode_value(
     dialect: Dialect,
     t: RecordType,
