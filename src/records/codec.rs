@@ -304,7 +304,8 @@ fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mu
     }
 }
 
-fn current_task_lists(v: &CurrentMemberAssignmentValue) -> [&Vec<TaskIds>; 6] {
+/// The six task lists in schema order.
+pub(crate) fn current_task_lists(v: &CurrentMemberAssignmentValue) -> [&Vec<TaskIds>; 6] {
     [
         &v.active_tasks,
         &v.standby_tasks,

@@ -10,8 +10,8 @@ use base64::Engine;
 use serde_json::{Map, Value};
 
 use super::codec::{
-    decode_key, decode_value, encode_key, encode_value, has_member_id, make_key, record_type,
-    wire_type_id,
+    current_task_lists, decode_key, decode_value, encode_key, encode_value, has_member_id,
+    make_key, record_type, wire_type_id,
 };
 use super::model::*;
 use super::wire::MAX_STRING_BYTES;
@@ -354,7 +354,7 @@ fn value_to_json(dialect: Dialect, value: &RecordValue) -> Value {
             m.insert("memberEpoch".into(), v.member_epoch.into());
             m.insert("previousMemberEpoch".into(), v.previous_member_epoch.into());
             m.insert("state".into(), v.state.into());
-            for (name, tasks) in CURRENT_LISTS.iter().zip(current_lists(v)) {
+            for (name, tasks) in CURRENT_LISTS.iter().zip(current_task_lists(v)) {
                 m.insert((*name).into(), task_ids_json(tasks, v42));
             }
         }
@@ -382,17 +382,6 @@ const CURRENT_LISTS: [&str; 6] = [
     "standbyTasksPendingRevocation",
     "warmupTasksPendingRevocation",
 ];
-
-fn current_lists(v: &CurrentMemberAssignmentValue) -> [&Vec<TaskIds>; 6] {
-    [
-        &v.active_tasks,
-        &v.standby_tasks,
-        &v.warmup_tasks,
-        &v.active_tasks_pending_revocation,
-        &v.standby_tasks_pending_revocation,
-        &v.warmup_tasks_pending_revocation,
-    ]
-}
 
 // ---------------------------------------------------------------------------------------------
 // Reading values

@@ -1624,10 +1624,8 @@ fn any_value(t: RecordType) -> BoxedStrategy<RecordValue> {
 fn only_dialect_fields(dialect: Dialect, value: &RecordValue) -> RecordValue {
     let v42 = dialect == K42;
     let clear_epochs = |tasks: &mut Vec<TaskIds>, keep: bool| {
-        for t in tasks {
-            if !keep {
-                t.assignment_epochs = None;
-            }
+        if !keep {
+            tasks.iter_mut().for_each(|t| t.assignment_epochs = None);
         }
     };
     let mut value = value.clone();
