@@ -1,14 +1,64 @@
-//! The dump-log JSON form of records (PROTOCOL 5.7). STUB: being written.
+//! The dump-log JSON form of records (PROTOCOL 5.7).
+//!
+//! Field names are the schema names in camelCase, in schema order; a dialect writes and reads
+//! only its own fields. Tagged fields are written only when they differ from their defaults
+//! and read whether present or not. Reading is strict: wrong types, missing fields, unknown
+//! fields and out-of-range numbers are boundary errors naming the offending path.
 
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::Engine;
+use serde_json::{Map, Value};
+
+use super::codec::{
+    current_task_lists, decode_key, decode_value, encode_key, encode_value, has_member_id,
+    make_key, record_type, wire_type_id,
+};
 use super::model::*;
-use crate::error::BoundaryError;
-use serde_json::Value;
+use super::wire::MAX_STRING_BYTES;
+use crate::error::{BoundaryCode, BoundaryError};
+use crate::topology::{CopartitionGroup, Subtopology, TopicConfig, TopicInfo};
 
 /// `{"key": {"type", "data"}, "value": {"version", "data"} | null}`, plus `keyBytes` /
 /// `valueBytes` (base64) when `with_bytes`.
 pub fn record_to_json(dialect: Dialect, record: &Record, with_bytes: bool) -> Value {
-    let _ = (dialect, record, with_bytes);
-    unimplemented!()
+    let key = &record.key;
+    let mut key_data = Map::new();
+    key_data.insert("groupId".into(), key.group_id().into());
+    if let Some(member_id) = key.member_id() {
+        key_data.insert("memberId".into(), member_id.into());
+    }
+    let mut key_json = Map::new();
+    key_json.insert(
+        "type".into(),
+        wire_type_id(dialect, key.record_type()).into(),
+    );
+    key_json.insert("data".into(), key_data.into());
+
+    let value_json = match &record.value {
+        None => Value::Null,
+        Some(value) => {
+            let mut v = Map::new();
+            v.insert("version".into(), 0.into());
+            v.insert("data".into(), value_to_json(dialect, value));
+            v.into()
+        }
+    };
+
+    let mut out = Map::new();
+    out.insert("key".into(), key_json.into());
+    out.insert("value".into(), value_json);
+    if with_bytes {
+        out.insert(
+            "keyBytes".into(),
+            STANDARD.encode(encode_key(dialect, key)).into(),
+        );
+        let value_bytes = match &record.value {
+            None => Value::Null,
+            Some(value) => STANDARD.encode(encode_value(dialect, value)).into(),
+        };
+        out.insert("valueBytes".into(), value_bytes);
+    }
+    out.into()
 }
 
 /// Parses either form (JSON, or `keyBytes`/`valueBytes` alone; both must agree when both are
@@ -19,6 +69,770 @@ pub fn record_from_json(
     value: &Value,
     path: &str,
 ) -> Result<Option<Record>, BoundaryError> {
-    let _ = (dialect, value, path);
-    unimplemented!()
+    let p = Path::Root(path);
+    let obj = object(value, &p, &["key", "value", "keyBytes", "valueBytes"])?;
+    let has_json = obj.contains_key("key") || obj.contains_key("value");
+    let has_bytes = obj.contains_key("keyBytes") || obj.contains_key("valueBytes");
+    let parsed = match (has_json, has_bytes) {
+        (false, false) => {
+            return Err(err(
+                &p,
+                "a record needs key and value, or keyBytes and valueBytes",
+            ))
+        }
+        (true, false) => json_form(dialect, obj, &p)?,
+        (false, true) => bytes_form(dialect, obj, &p)?,
+        (true, true) => {
+            let from_json = json_form(dialect, obj, &p)?;
+            let from_bytes = bytes_form(dialect, obj, &p)?;
+            if from_json != from_bytes {
+                return Err(err(&p, "keyBytes/valueBytes do not match key/value"));
+            }
+            from_json
+        }
+    };
+    Ok(match parsed {
+        Parsed::Skipped(_) => None,
+        Parsed::Record(record) => Some(*record),
+    })
+}
+
+/// A record of this coordinator, or the type id of another kind of record.
+#[derive(PartialEq)]
+enum Parsed {
+    Skipped(i16),
+    Record(Box<Record>),
+}
+
+fn json_form(
+    dialect: Dialect,
+    obj: &Map<String, Value>,
+    p: &Path<'_>,
+) -> Result<Parsed, BoundaryError> {
+    let kp = p.field("key");
+    let key = object(required(obj, p, "key")?, &kp, &["type", "data"])?;
+    let id = field(key, &kp, "type", int16)?;
+    let Some(t) = record_type(dialect, id) else {
+        return Ok(Parsed::Skipped(id));
+    };
+    let dp = kp.field("data");
+    let allowed: &[&str] = if has_member_id(t) {
+        &["groupId", "memberId"]
+    } else {
+        &["groupId"]
+    };
+    let data = object(required(key, &kp, "data")?, &dp, allowed)?;
+    let group_id = field(data, &dp, "groupId", string)?;
+    let member_id = if has_member_id(t) {
+        field(data, &dp, "memberId", string)?
+    } else {
+        String::new()
+    };
+    let key = make_key(t, group_id, member_id);
+
+    let vp = p.field("value");
+    let value = match required(obj, p, "value")? {
+        Value::Null => None,
+        v => {
+            let envelope = object(v, &vp, &["version", "data"])?;
+            let version = field(envelope, &vp, "version", int16)?;
+            if version != 0 {
+                return Err(err(
+                    &vp.field("version"),
+                    format!("unsupported value version {version} (only 0 is known)"),
+                ));
+            }
+            Some(field(envelope, &vp, "data", |v, p| {
+                value_from_json(dialect, t, v, p)
+            })?)
+        }
+    };
+    Ok(Parsed::Record(Box::new(Record { key, value })))
+}
+
+fn bytes_form(
+    dialect: Dialect,
+    obj: &Map<String, Value>,
+    p: &Path<'_>,
+) -> Result<Parsed, BoundaryError> {
+    let key_bytes = field(obj, p, "keyBytes", base64)?;
+    let value_bytes = field(obj, p, "valueBytes", |v, p| nullable(v, p, base64))?;
+    let kp = p.field("keyBytes");
+    let Some(key) = decode_key(dialect, &key_bytes).map_err(|e| err(&kp, e.to_string()))? else {
+        // `decode_key` read the id before deciding to skip, so these bytes exist.
+        let id = match key_bytes.as_slice() {
+            [a, b, ..] => i16::from_be_bytes([*a, *b]),
+            _ => return Err(err(&kp, "too short for a record type id")),
+        };
+        return Ok(Parsed::Skipped(id));
+    };
+    let value = match value_bytes {
+        None => None,
+        Some(bytes) => Some(
+            decode_value(dialect, key.record_type(), &bytes)
+                .map_err(|e| err(&p.field("valueBytes"), e.to_string()))?,
+        ),
+    };
+    Ok(Parsed::Record(Box::new(Record { key, value })))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing values
+
+fn task_ids_json(tasks: &[TaskIds], with_epochs: bool) -> Value {
+    tasks
+        .iter()
+        .map(|t| {
+            let mut m = Map::new();
+            m.insert("subtopologyId".into(), t.subtopology_id.as_str().into());
+            m.insert("partitions".into(), t.partitions.clone().into());
+            if let (true, Some(epochs)) = (with_epochs, &t.assignment_epochs) {
+                m.insert("assignmentEpochs".into(), epochs.clone().into());
+            }
+            Value::Object(m)
+        })
+        .collect()
+}
+
+fn key_values_json(items: &[KeyValue]) -> Value {
+    items
+        .iter()
+        .map(|kv| pairs_json(&kv.key, &kv.value))
+        .collect()
+}
+
+fn pairs_json(key: &str, value: &str) -> Value {
+    let mut m = Map::new();
+    m.insert("key".into(), key.into());
+    m.insert("value".into(), value.into());
+    m.into()
+}
+
+fn topic_info_json(t: &TopicInfo) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), t.name.as_str().into());
+    m.insert("partitions".into(), t.partitions.into());
+    m.insert("replicationFactor".into(), t.replication_factor.into());
+    m.insert(
+        "topicConfigs".into(),
+        t.topic_configs
+            .iter()
+            .map(|c| pairs_json(&c.key, &c.value))
+            .collect(),
+    );
+    m.into()
+}
+
+fn subtopology_json(s: &Subtopology) -> Value {
+    let mut m = Map::new();
+    m.insert("subtopologyId".into(), s.subtopology_id.as_str().into());
+    m.insert("sourceTopics".into(), s.source_topics.clone().into());
+    m.insert(
+        "sourceTopicRegex".into(),
+        s.source_topic_regex.clone().into(),
+    );
+    m.insert(
+        "stateChangelogTopics".into(),
+        s.state_changelog_topics
+            .iter()
+            .map(topic_info_json)
+            .collect(),
+    );
+    m.insert(
+        "repartitionSinkTopics".into(),
+        s.repartition_sink_topics.clone().into(),
+    );
+    m.insert(
+        "repartitionSourceTopics".into(),
+        s.repartition_source_topics
+            .iter()
+            .map(topic_info_json)
+            .collect(),
+    );
+    m.insert(
+        "copartitionGroups".into(),
+        s.copartition_groups
+            .iter()
+            .map(|g| {
+                let mut m = Map::new();
+                m.insert("sourceTopics".into(), g.source_topics.clone().into());
+                m.insert(
+                    "sourceTopicRegex".into(),
+                    g.source_topic_regex.clone().into(),
+                );
+                m.insert(
+                    "repartitionSourceTopics".into(),
+                    g.repartition_source_topics.clone().into(),
+                );
+                Value::Object(m)
+            })
+            .collect(),
+    );
+    m.into()
+}
+
+fn value_to_json(dialect: Dialect, value: &RecordValue) -> Value {
+    let v42 = dialect == Dialect::Kafka42;
+    let mut m = Map::new();
+    match value {
+        RecordValue::GroupMetadata(v) => {
+            m.insert("epoch".into(), v.epoch.into());
+            if v42 {
+                m.insert("metadataHash".into(), v.metadata_hash.into());
+                if v.validated_topology_epoch != -1 {
+                    m.insert(
+                        "validatedTopologyEpoch".into(),
+                        v.validated_topology_epoch.into(),
+                    );
+                }
+                if let Some(configs) = &v.last_assignment_configs {
+                    m.insert("lastAssignmentConfigs".into(), key_values_json(configs));
+                }
+            }
+        }
+        RecordValue::PartitionMetadata(v) => {
+            let topics = v.topics.iter().map(|t| {
+                let mut tm = Map::new();
+                tm.insert(
+                    "topicId".into(),
+                    URL_SAFE_NO_PAD.encode(t.topic_id.0).into(),
+                );
+                tm.insert("topicName".into(), t.topic_name.as_str().into());
+                tm.insert("numPartitions".into(), t.num_partitions.into());
+                tm.insert(
+                    "partitionMetadata".into(),
+                    t.partition_metadata
+                        .iter()
+                        .map(|p| {
+                            let mut pm = Map::new();
+                            pm.insert("partition".into(), p.partition.into());
+                            pm.insert("racks".into(), p.racks.clone().into());
+                            Value::Object(pm)
+                        })
+                        .collect(),
+                );
+                Value::Object(tm)
+            });
+            m.insert("topics".into(), topics.collect());
+        }
+        RecordValue::MemberMetadata(v) => {
+            m.insert("instanceId".into(), v.instance_id.clone().into());
+            m.insert("rackId".into(), v.rack_id.clone().into());
+            m.insert("clientId".into(), v.client_id.as_str().into());
+            m.insert("clientHost".into(), v.client_host.as_str().into());
+            m.insert("rebalanceTimeoutMs".into(), v.rebalance_timeout_ms.into());
+            if v42 {
+                m.insert("topologyEpoch".into(), v.topology_epoch.into());
+            } else {
+                m.insert("topologyId".into(), v.topology_id.as_str().into());
+            }
+            m.insert("processId".into(), v.process_id.as_str().into());
+            let endpoint = match &v.user_endpoint {
+                None => Value::Null,
+                Some(e) => {
+                    let mut em = Map::new();
+                    em.insert("host".into(), e.host.as_str().into());
+                    em.insert("port".into(), e.port.into());
+                    em.into()
+                }
+            };
+            m.insert("userEndpoint".into(), endpoint);
+            m.insert("clientTags".into(), key_values_json(&v.client_tags));
+        }
+        RecordValue::TargetAssignmentMetadata(v) => {
+            m.insert("assignmentEpoch".into(), v.assignment_epoch.into());
+        }
+        RecordValue::TargetAssignmentMember(v) => {
+            m.insert("activeTasks".into(), task_ids_json(&v.active_tasks, false));
+            m.insert(
+                "standbyTasks".into(),
+                task_ids_json(&v.standby_tasks, false),
+            );
+            m.insert("warmupTasks".into(), task_ids_json(&v.warmup_tasks, false));
+        }
+        RecordValue::CurrentMemberAssignment(v) => {
+            m.insert("memberEpoch".into(), v.member_epoch.into());
+            m.insert("previousMemberEpoch".into(), v.previous_member_epoch.into());
+            m.insert("state".into(), v.state.into());
+            for (name, tasks) in CURRENT_LISTS.iter().zip(current_task_lists(v)) {
+                m.insert((*name).into(), task_ids_json(tasks, v42));
+            }
+        }
+        RecordValue::Topology(v) => {
+            if v42 {
+                m.insert("epoch".into(), v.epoch.into());
+            } else {
+                m.insert("topologyId".into(), v.topology_id.as_str().into());
+            }
+            let list = if v42 { "subtopologies" } else { "topology" };
+            m.insert(
+                list.into(),
+                v.subtopologies.iter().map(subtopology_json).collect(),
+            );
+        }
+    }
+    m.into()
+}
+
+const CURRENT_LISTS: [&str; 6] = [
+    "activeTasks",
+    "standbyTasks",
+    "warmupTasks",
+    "activeTasksPendingRevocation",
+    "standbyTasksPendingRevocation",
+    "warmupTasksPendingRevocation",
+];
+
+// ---------------------------------------------------------------------------------------------
+// Reading values
+
+fn value_from_json(
+    dialect: Dialect,
+    t: RecordType,
+    v: &Value,
+    p: &Path<'_>,
+) -> Result<RecordValue, BoundaryError> {
+    let v42 = dialect == Dialect::Kafka42;
+    Ok(match t {
+        RecordType::GroupMetadata => {
+            let allowed: &[&str] = if v42 {
+                &[
+                    "epoch",
+                    "metadataHash",
+                    "validatedTopologyEpoch",
+                    "lastAssignmentConfigs",
+                ]
+            } else {
+                &["epoch"]
+            };
+            let m = object(v, p, allowed)?;
+            let mut g = GroupMetadataValue {
+                epoch: field(m, p, "epoch", int32)?,
+                ..GroupMetadataValue::default()
+            };
+            if v42 {
+                g.metadata_hash = field(m, p, "metadataHash", int64)?;
+                if let Some(e) = tagged(m, p, "validatedTopologyEpoch", int32)? {
+                    g.validated_topology_epoch = e;
+                }
+                g.last_assignment_configs = tagged(m, p, "lastAssignmentConfigs", |v, p| {
+                    nullable(v, p, |v, p| list(v, p, key_value))
+                })?
+                .flatten();
+            }
+            RecordValue::GroupMetadata(g)
+        }
+        RecordType::PartitionMetadata => {
+            let m = object(v, p, &["topics"])?;
+            RecordValue::PartitionMetadata(PartitionMetadataValue {
+                topics: field(m, p, "topics", |v, p| list(v, p, topic_metadata))?,
+            })
+        }
+        RecordType::MemberMetadata => {
+            let topology = if v42 { "topologyEpoch" } else { "topologyId" };
+            let m = object(
+                v,
+                p,
+                &[
+                    "instanceId",
+                    "rackId",
+                    "clientId",
+                    "clientHost",
+                    "rebalanceTimeoutMs",
+                    topology,
+                    "processId",
+                    "userEndpoint",
+                    "clientTags",
+                ],
+            )?;
+            let mut mm = MemberMetadataValue {
+                instance_id: field(m, p, "instanceId", |v, p| nullable(v, p, string))?,
+                rack_id: field(m, p, "rackId", |v, p| nullable(v, p, string))?,
+                client_id: field(m, p, "clientId", string)?,
+                client_host: field(m, p, "clientHost", string)?,
+                rebalance_timeout_ms: field(m, p, "rebalanceTimeoutMs", int32)?,
+                ..MemberMetadataValue::default()
+            };
+            if v42 {
+                mm.topology_epoch = field(m, p, "topologyEpoch", int32)?;
+            } else {
+                mm.topology_id = field(m, p, "topologyId", string)?;
+            }
+            mm.process_id = field(m, p, "processId", string)?;
+            mm.user_endpoint = field(m, p, "userEndpoint", |v, p| nullable(v, p, endpoint))?;
+            mm.client_tags = field(m, p, "clientTags", |v, p| list(v, p, key_value))?;
+            RecordValue::MemberMetadata(mm)
+        }
+        RecordType::TargetAssignmentMetadata => {
+            let m = object(v, p, &["assignmentEpoch"])?;
+            RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
+                assignment_epoch: field(m, p, "assignmentEpoch", int32)?,
+            })
+        }
+        RecordType::TargetAssignmentMember => {
+            let m = object(v, p, &["activeTasks", "standbyTasks", "warmupTasks"])?;
+            let tasks = |name| field(m, p, name, |v, p| list(v, p, |v, p| task_ids(v, p, false)));
+            RecordValue::TargetAssignmentMember(TargetAssignmentMemberValue {
+                active_tasks: tasks("activeTasks")?,
+                standby_tasks: tasks("standbyTasks")?,
+                warmup_tasks: tasks("warmupTasks")?,
+            })
+        }
+        RecordType::CurrentMemberAssignment => {
+            let mut allowed = vec!["memberEpoch", "previousMemberEpoch", "state"];
+            allowed.extend(CURRENT_LISTS);
+            let m = object(v, p, &allowed)?;
+            let tasks = |name| field(m, p, name, |v, p| list(v, p, |v, p| task_ids(v, p, v42)));
+            RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+                member_epoch: field(m, p, "memberEpoch", int32)?,
+                previous_member_epoch: field(m, p, "previousMemberEpoch", int32)?,
+                state: field(m, p, "state", int8)?,
+                active_tasks: tasks(CURRENT_LISTS[0])?,
+                standby_tasks: tasks(CURRENT_LISTS[1])?,
+                warmup_tasks: tasks(CURRENT_LISTS[2])?,
+                active_tasks_pending_revocation: tasks(CURRENT_LISTS[3])?,
+                standby_tasks_pending_revocation: tasks(CURRENT_LISTS[4])?,
+                warmup_tasks_pending_revocation: tasks(CURRENT_LISTS[5])?,
+            })
+        }
+        RecordType::Topology => {
+            let (head, list_name) = if v42 {
+                ("epoch", "subtopologies")
+            } else {
+                ("topologyId", "topology")
+            };
+            let m = object(v, p, &[head, list_name])?;
+            let mut tv = TopologyValue::default();
+            if v42 {
+                tv.epoch = field(m, p, "epoch", int32)?;
+            } else {
+                tv.topology_id = field(m, p, "topologyId", string)?;
+            }
+            tv.subtopologies = field(m, p, list_name, |v, p| list(v, p, subtopology))?;
+            RecordValue::Topology(tv)
+        }
+    })
+}
+
+fn key_value(v: &Value, p: &Path<'_>) -> Result<KeyValue, BoundaryError> {
+    let m = object(v, p, &["key", "value"])?;
+    Ok(KeyValue {
+        key: field(m, p, "key", string)?,
+        value: field(m, p, "value", string)?,
+    })
+}
+
+fn endpoint(v: &Value, p: &Path<'_>) -> Result<Endpoint, BoundaryError> {
+    let m = object(v, p, &["host", "port"])?;
+    Ok(Endpoint {
+        host: field(m, p, "host", string)?,
+        port: field(m, p, "port", uint16)?,
+    })
+}
+
+fn task_ids(v: &Value, p: &Path<'_>, with_epochs: bool) -> Result<TaskIds, BoundaryError> {
+    let allowed: &[&str] = if with_epochs {
+        &["subtopologyId", "partitions", "assignmentEpochs"]
+    } else {
+        &["subtopologyId", "partitions"]
+    };
+    let m = object(v, p, allowed)?;
+    Ok(TaskIds {
+        subtopology_id: field(m, p, "subtopologyId", string)?,
+        partitions: field(m, p, "partitions", |v, p| list(v, p, int32))?,
+        assignment_epochs: if with_epochs {
+            tagged(m, p, "assignmentEpochs", |v, p| {
+                nullable(v, p, |v, p| list(v, p, int32))
+            })?
+            .flatten()
+        } else {
+            None
+        },
+    })
+}
+
+fn topic_metadata(v: &Value, p: &Path<'_>) -> Result<TopicMetadata, BoundaryError> {
+    let m = object(
+        v,
+        p,
+        &["topicId", "topicName", "numPartitions", "partitionMetadata"],
+    )?;
+    Ok(TopicMetadata {
+        topic_id: field(m, p, "topicId", uuid)?,
+        topic_name: field(m, p, "topicName", string)?,
+        num_partitions: field(m, p, "numPartitions", int32)?,
+        partition_metadata: field(m, p, "partitionMetadata", |v, p| {
+            list(v, p, |v, p| {
+                let m = object(v, p, &["partition", "racks"])?;
+                Ok(PartitionRacks {
+                    partition: field(m, p, "partition", int32)?,
+                    racks: field(m, p, "racks", |v, p| list(v, p, string))?,
+                })
+            })
+        })?,
+    })
+}
+
+fn topic_info(v: &Value, p: &Path<'_>) -> Result<TopicInfo, BoundaryError> {
+    let m = object(
+        v,
+        p,
+        &["name", "partitions", "replicationFactor", "topicConfigs"],
+    )?;
+    Ok(TopicInfo {
+        name: field(m, p, "name", string)?,
+        partitions: field(m, p, "partitions", int32)?,
+        replication_factor: field(m, p, "replicationFactor", int16)?,
+        topic_configs: field(m, p, "topicConfigs", |v, p| {
+            list(v, p, |v, p| {
+                let kv = key_value(v, p)?;
+                Ok(TopicConfig {
+                    key: kv.key,
+                    value: kv.value,
+                })
+            })
+        })?,
+    })
+}
+
+fn subtopology(v: &Value, p: &Path<'_>) -> Result<Subtopology, BoundaryError> {
+    let m = object(
+        v,
+        p,
+        &[
+            "subtopologyId",
+            "sourceTopics",
+            "sourceTopicRegex",
+            "stateChangelogTopics",
+            "repartitionSinkTopics",
+            "repartitionSourceTopics",
+            "copartitionGroups",
+        ],
+    )?;
+    let strings = |name| field(m, p, name, |v, p| list(v, p, string));
+    let topics = |name| field(m, p, name, |v, p| list(v, p, topic_info));
+    Ok(Subtopology {
+        subtopology_id: field(m, p, "subtopologyId", string)?,
+        source_topics: strings("sourceTopics")?,
+        source_topic_regex: strings("sourceTopicRegex")?,
+        state_changelog_topics: topics("stateChangelogTopics")?,
+        repartition_sink_topics: strings("repartitionSinkTopics")?,
+        repartition_source_topics: topics("repartitionSourceTopics")?,
+        copartition_groups: field(m, p, "copartitionGroups", |v, p| {
+            list(v, p, copartition_group)
+        })?,
+    })
+}
+
+fn copartition_group(v: &Value, p: &Path<'_>) -> Result<CopartitionGroup, BoundaryError> {
+    let m = object(
+        v,
+        p,
+        &[
+            "sourceTopics",
+            "sourceTopicRegex",
+            "repartitionSourceTopics",
+        ],
+    )?;
+    let indices = |name| field(m, p, name, |v, p| list(v, p, int16));
+    Ok(CopartitionGroup {
+        source_topics: indices("sourceTopics")?,
+        source_topic_regex: indices("sourceTopicRegex")?,
+        repartition_source_topics: indices("repartitionSourceTopics")?,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON primitives
+
+/// A JSON path built on the stack; rendered only for an error.
+enum Path<'a> {
+    Root(&'a str),
+    Field(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl<'a> Path<'a> {
+    fn field(&'a self, name: &'a str) -> Path<'a> {
+        Path::Field(self, name)
+    }
+
+    fn index(&'a self, i: usize) -> Path<'a> {
+        Path::Index(self, i)
+    }
+
+    fn render(&self) -> String {
+        match self {
+            Path::Root(root) => (*root).to_owned(),
+            Path::Field(parent, name) => {
+                let parent = parent.render();
+                if parent.is_empty() {
+                    (*name).to_owned()
+                } else {
+                    format!("{parent}.{name}")
+                }
+            }
+            Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
+        }
+    }
+}
+
+fn err(p: &Path<'_>, message: impl Into<String>) -> BoundaryError {
+    BoundaryError::new(BoundaryCode::InvalidRecord, p.render(), message)
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// An object whose keys are all among `allowed`.
+fn object<'v>(
+    v: &'v Value,
+    p: &Path<'_>,
+    allowed: &[&str],
+) -> Result<&'v Map<String, Value>, BoundaryError> {
+    let Value::Object(m) = v else {
+        return Err(err(p, format!("expected an object, got {}", type_name(v))));
+    };
+    if let Some(unknown) = m.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(err(&p.field(unknown), "unknown field"));
+    }
+    Ok(m)
+}
+
+fn required<'v>(
+    m: &'v Map<String, Value>,
+    p: &Path<'_>,
+    name: &str,
+) -> Result<&'v Value, BoundaryError> {
+    m.get(name)
+        .ok_or_else(|| err(&p.field(name), "missing required field"))
+}
+
+/// A required field, parsed with its own path.
+fn field<T>(
+    m: &Map<String, Value>,
+    p: &Path<'_>,
+    name: &str,
+    parse: impl FnOnce(&Value, &Path<'_>) -> Result<T, BoundaryError>,
+) -> Result<T, BoundaryError> {
+    parse(required(m, p, name)?, &p.field(name))
+}
+
+/// A tagged field: `None` when absent.
+fn tagged<T>(
+    m: &Map<String, Value>,
+    p: &Path<'_>,
+    name: &str,
+    parse: impl FnOnce(&Value, &Path<'_>) -> Result<T, BoundaryError>,
+) -> Result<Option<T>, BoundaryError> {
+    m.get(name).map(|v| parse(v, &p.field(name))).transpose()
+}
+
+fn nullable<T>(
+    v: &Value,
+    p: &Path<'_>,
+    parse: impl FnOnce(&Value, &Path<'_>) -> Result<T, BoundaryError>,
+) -> Result<Option<T>, BoundaryError> {
+    match v {
+        Value::Null => Ok(None),
+        v => parse(v, p).map(Some),
+    }
+}
+
+fn list<T>(
+    v: &Value,
+    p: &Path<'_>,
+    mut elem: impl FnMut(&Value, &Path<'_>) -> Result<T, BoundaryError>,
+) -> Result<Vec<T>, BoundaryError> {
+    let Value::Array(items) = v else {
+        return Err(err(p, format!("expected an array, got {}", type_name(v))));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| elem(item, &p.index(i)))
+        .collect()
+}
+
+fn string(v: &Value, p: &Path<'_>) -> Result<String, BoundaryError> {
+    let Value::String(s) = v else {
+        return Err(err(p, format!("expected a string, got {}", type_name(v))));
+    };
+    if s.len() > MAX_STRING_BYTES {
+        return Err(err(
+            p,
+            format!(
+                "string of {} bytes is longer than Kafka's limit of {MAX_STRING_BYTES}",
+                s.len()
+            ),
+        ));
+    }
+    Ok(s.clone())
+}
+
+fn integer(v: &Value, p: &Path<'_>, kind: &str, min: i64, max: i64) -> Result<i64, BoundaryError> {
+    let Value::Number(n) = v else {
+        return Err(err(p, format!("expected an integer, got {}", type_name(v))));
+    };
+    match n.as_i64() {
+        Some(i) if (min..=max).contains(&i) => Ok(i),
+        Some(_) => Err(err(p, format!("{n} is out of range for {kind}"))),
+        None if n.is_u64() => Err(err(p, format!("{n} is out of range for {kind}"))),
+        None => Err(err(p, format!("expected an integer, got {n}"))),
+    }
+}
+
+macro_rules! int_parser {
+    ($name:ident, $t:ty, $kind:literal) => {
+        fn $name(v: &Value, p: &Path<'_>) -> Result<$t, BoundaryError> {
+            let i = integer(v, p, $kind, i64::from(<$t>::MIN), i64::from(<$t>::MAX))?;
+            <$t>::try_from(i).map_err(|_| err(p, format!("{i} is out of range for {}", $kind)))
+        }
+    };
+}
+
+int_parser!(int8, i8, "int8");
+int_parser!(int16, i16, "int16");
+int_parser!(uint16, u16, "uint16");
+int_parser!(int32, i32, "int32");
+int_parser!(int64, i64, "int64");
+
+/// Kafka's uuid text: 22 characters of URL-safe base64 without padding.
+fn uuid(v: &Value, p: &Path<'_>) -> Result<Uuid, BoundaryError> {
+    let Value::String(s) = v else {
+        return Err(err(
+            p,
+            format!("expected a uuid string, got {}", type_name(v)),
+        ));
+    };
+    let bytes = if s.len() == 22 {
+        URL_SAFE_NO_PAD.decode(s).ok()
+    } else {
+        None
+    };
+    bytes
+        .and_then(|b| <[u8; 16]>::try_from(b).ok())
+        .map(Uuid)
+        .ok_or_else(|| err(p, "expected 22 characters of URL-safe base64 (a uuid)"))
+}
+
+/// Record bytes: standard base64 with padding.
+fn base64(v: &Value, p: &Path<'_>) -> Result<Vec<u8>, BoundaryError> {
+    let Value::String(s) = v else {
+        return Err(err(
+            p,
+            format!("expected a base64 string, got {}", type_name(v)),
+        ));
+    };
+    STANDARD
+        .decode(s)
+        .map_err(|e| err(p, format!("invalid base64: {e}")))
 }

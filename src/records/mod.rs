@@ -3,6 +3,10 @@
 pub mod codec;
 pub mod json;
 pub mod model;
+mod wire;
+
+#[cfg(test)]
+mod tests;
 
 pub use codec::{decode_key, decode_value, encode_key, encode_value, encoded_size, DecodeError};
 pub use json::{record_from_json, record_to_json};
