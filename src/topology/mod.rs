@@ -173,3 +173,6 @@ fn literal_topics(subtopologies: &[Subtopology]) -> impl Iterator<Item = &str> {
 pub fn topology_id(subtopologies: &[Subtopology]) -> String {
     id::topology_id(subtopologies)
 }
+
+#[cfg(test)]
+mod tests;
