@@ -175,4 +175,6 @@ pub fn topology_id(subtopologies: &[Subtopology]) -> String {
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
