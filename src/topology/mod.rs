@@ -1,11 +1,55 @@
 //! Topology analysis: validation, configuration against topic metadata, internal topics and
-//! topology ids (PROTOCOL 2.11, 7). Pure functions, no coordinator state. STUB: being written.
+//! topology ids (PROTOCOL 2.11, 7). Pure functions, no coordinator state.
+//!
+//! - [`validate`]: structural rules V1-V10, with Kafka's messages ([`check`] runs one rule).
+//! - [`configure`]: steps 1-7 against a topic view (name -> partition count): task counts,
+//!   repartition partition counts, copartitioning, internal topics to create or that disagree,
+//!   as one [`Configuration`] that each dialect maps to its errors or statuses.
+//! - [`required_topics`], [`concerns_topic`]: which topics matter for a topic refresh.
+//! - [`topology_id`]: the deterministic id of PROTOCOL 7 (recipe: `docs/topology-id.md`).
+//!
+//! Source-topic regexes match whole topic names and run on a linear-time engine
+//! ([`patterns`]). Callers that configure the same topology repeatedly (every heartbeat) can
+//! compile its regexes once with [`SourcePatterns::compile`] and use the `*_with` variants.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use streams_group_coordinator::topology::{self, Configuration, Subtopology, TopicInfo};
+//!
+//! let topology = vec![Subtopology {
+//!     subtopology_id: "0".into(),
+//!     source_topics: vec!["input".into()],
+//!     state_changelog_topics: vec![TopicInfo { name: "app-store-changelog".into(), ..Default::default() }],
+//!     ..Default::default()
+//! }];
+//! assert_eq!(topology::validate(&topology), Ok(()));
+//! let view = BTreeMap::from([("input".to_string(), 6)]);
+//! match topology::configure(&topology, &view) {
+//!     Configuration::MissingInternalTopics(topics) => {
+//!         assert_eq!(topics[0].name, "app-store-changelog");
+//!         assert_eq!(topics[0].num_partitions, 6);
+//!         assert_eq!(topics[0].replication_factor, -1);
+//!     }
+//!     other => panic!("unexpected {other:?}"),
+//! }
+//! assert_eq!(topology::topology_id(&topology).len(), 64);
+//! ```
 
+pub mod configure;
+pub mod id;
 pub mod model;
+pub mod patterns;
+pub mod validate;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub use configure::configure_with;
+pub use id::{canonical_form, TOPOLOGY_ID_VERSION};
 pub use model::*;
+pub use patterns::SourcePatterns;
+pub use validate::{
+    check, is_kafka_internal_topic, is_valid_topic_name, ValidationRule, KAFKA_INTERNAL_TOPICS,
+};
 
 /// A topic the host must create (DESIGN 3 `topicsToCreate`).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -54,16 +98,16 @@ pub enum Configuration {
     MissingInternalTopics(Vec<TopicToCreate>),
 }
 
-/// Structural validation V1-V10; the error is the V message.
+/// Structural validation V1-V10 (in that order, each over the subtopologies in request order);
+/// the error is the message of the first failing rule.
 pub fn validate(subtopologies: &[Subtopology]) -> Result<(), String> {
-    let _ = subtopologies;
-    unimplemented!()
+    validate::validate(subtopologies)
 }
 
-/// Configuration against `view` (topic name -> partition count).
+/// Configuration against `view` (topic name -> partition count), PROTOCOL 2.11 steps 1-7.
+/// Compiles the topology's regexes once; see [`configure_with`] to reuse them across calls.
 pub fn configure(subtopologies: &[Subtopology], view: &BTreeMap<String, i32>) -> Configuration {
-    let _ = (subtopologies, view);
-    unimplemented!()
+    configure_with(subtopologies, &SourcePatterns::compile(subtopologies), view)
 }
 
 /// Required topics (PROTOCOL 1.2): literal sources, existing topics matched by a regex,
@@ -72,18 +116,65 @@ pub fn required_topics<'a>(
     subtopologies: &[Subtopology],
     existing: impl Iterator<Item = &'a str>,
 ) -> BTreeSet<String> {
-    let _ = (subtopologies, existing.count());
-    unimplemented!()
+    required_topics_with(
+        subtopologies,
+        &SourcePatterns::compile(subtopologies),
+        existing,
+    )
 }
 
-/// Whether `topic` is required by the topology or matched by one of its regexes.
+/// [`required_topics`] with regexes compiled beforehand.
+pub fn required_topics_with<'a>(
+    subtopologies: &[Subtopology],
+    patterns: &SourcePatterns,
+    existing: impl Iterator<Item = &'a str>,
+) -> BTreeSet<String> {
+    let mut required: BTreeSet<String> = literal_topics(subtopologies).map(str::to_owned).collect();
+    required.extend(
+        existing
+            .filter(|t| !required.contains(*t) && patterns.any_match(t))
+            .map(str::to_owned)
+            .collect::<Vec<_>>(),
+    );
+    required
+}
+
+/// Whether `topic` is required by the topology or matched by one of its regexes (a change of
+/// such a topic makes the group refresh-due, PROTOCOL 2.12).
 pub fn concerns_topic(subtopologies: &[Subtopology], topic: &str) -> bool {
-    let _ = (subtopologies, topic);
-    unimplemented!()
+    literal_topics(subtopologies).any(|t| t == topic)
+        || subtopologies
+            .iter()
+            .flat_map(|s| &s.source_topic_regex)
+            .any(|p| patterns::compile_full_match(p).is_some_and(|r| r.is_match(topic)))
 }
 
-/// The topology id: lowercase hex SHA-256 of the canonical form (README).
-pub fn topology_id(subtopologies: &[Subtopology]) -> String {
-    let _ = subtopologies;
-    unimplemented!()
+/// [`concerns_topic`] with regexes compiled beforehand.
+pub fn concerns_topic_with(
+    subtopologies: &[Subtopology],
+    patterns: &SourcePatterns,
+    topic: &str,
+) -> bool {
+    literal_topics(subtopologies).any(|t| t == topic) || patterns.any_match(topic)
 }
+
+/// Literal sources, repartition source topics and changelog topics.
+fn literal_topics(subtopologies: &[Subtopology]) -> impl Iterator<Item = &str> {
+    subtopologies.iter().flat_map(|s| {
+        s.source_topics
+            .iter()
+            .map(String::as_str)
+            .chain(s.repartition_source_topics.iter().map(|t| t.name.as_str()))
+            .chain(s.state_changelog_topics.iter().map(|t| t.name.as_str()))
+    })
+}
+
+/// The topology id: lowercase hex SHA-256 of the canonical form (`docs/topology-id.md`).
+pub fn topology_id(subtopologies: &[Subtopology]) -> String {
+    id::topology_id(subtopologies)
+}
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;
