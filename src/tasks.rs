@@ -108,7 +108,9 @@ pub fn union(a: &TaskMap, b: &TaskMap) -> TaskMap {
     let mut out = a.clone();
     for (sub, parts) in b {
         if !parts.is_empty() {
-            out.entry(sub.clone()).or_default().extend(parts.iter().copied());
+            out.entry(sub.clone())
+                .or_default()
+                .extend(parts.iter().copied());
         }
     }
     out
@@ -122,9 +124,8 @@ pub fn overlaps(a: &TaskMap, b: &TaskMap) -> bool {
 
 /// Whether every task of `a` is in `b`.
 pub fn is_subset(a: &TaskMap, b: &TaskMap) -> bool {
-    a.iter().all(|(sub, parts)| {
-        parts.is_empty() || b.get(sub).is_some_and(|o| parts.is_subset(o))
-    })
+    a.iter()
+        .all(|(sub, parts)| parts.is_empty() || b.get(sub).is_some_and(|o| parts.is_subset(o)))
 }
 
 #[cfg(test)]
@@ -144,7 +145,10 @@ mod tests {
         let b = m(&[("0", &[1]), ("1", &[2])]);
         assert_eq!(difference(&a, &b), m(&[("0", &[0])]));
         assert_eq!(intersect(&a, &b), m(&[("0", &[1]), ("1", &[2])]));
-        assert_eq!(union(&b, &m(&[("2", &[5])])), m(&[("0", &[1]), ("1", &[2]), ("2", &[5])]));
+        assert_eq!(
+            union(&b, &m(&[("2", &[5])])),
+            m(&[("0", &[1]), ("1", &[2]), ("2", &[5])])
+        );
         assert!(overlaps(&a, &b));
         assert!(is_subset(&b, &a));
         assert!(!is_subset(&a, &b));

@@ -44,7 +44,11 @@ pub fn decode_key(dialect: Dialect, bytes: &[u8]) -> Result<Option<RecordKey>, D
     unimplemented!()
 }
 
-pub fn decode_value(dialect: Dialect, t: RecordType, bytes: &[u8]) -> Result<RecordValue, DecodeError> {
+pub fn decode_value(
+    dialect: Dialect,
+    t: RecordType,
+    bytes: &[u8],
+) -> Result<RecordValue, DecodeError> {
     let _ = (dialect, t, bytes);
     unimplemented!()
 }

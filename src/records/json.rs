@@ -14,7 +14,11 @@ pub fn record_to_json(dialect: Dialect, record: &Record, with_bytes: bool) -> Va
 /// Parses either form (JSON, or `keyBytes`/`valueBytes` alone; both must agree when both are
 /// given). `Ok(None)` for records of other kinds, which replay skips. Error paths are relative
 /// to `path` (e.g. `records[3]`).
-pub fn record_from_json(dialect: Dialect, value: &Value, path: &str) -> Result<Option<Record>, BoundaryError> {
+pub fn record_from_json(
+    dialect: Dialect,
+    value: &Value,
+    path: &str,
+) -> Result<Option<Record>, BoundaryError> {
     let _ = (dialect, value, path);
     unimplemented!()
 }
