@@ -1,8 +1,43 @@
-//! Task assignors (PROTOCOL 2.10). STUB: being written.
+//! Task assignors (PROTOCOL 2.10).
+//!
+//! An assignor is a pure function from a [`GroupSpec`] (members with their previous targets, the
+//! subtopologies with their task counts, `num.standby.replicas`) to a target [`Assignment`] per
+//! member. Two assignors exist:
+//!
+//! - [`StickyAssignor`] (`sticky`, the default): balanced, sticky, standby-aware, deterministic.
+//! - `manual`: no assignor runs; the host sets targets with `SetTargetAssignment`, whose input
+//!   [`validate_manual`] checks.
+//!
+//! [`tasks_moved`] counts the active tasks that changed owner between two targets, for the
+//! coordinator's `explain` output.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use streams_group_coordinator::assignor::{
+//!     GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
+//! };
+//!
+//! let members = vec![
+//!     MemberSpec { member_id: "a".into(), process_id: "p1".into(), ..Default::default() },
+//!     MemberSpec { member_id: "b".into(), process_id: "p2".into(), ..Default::default() },
+//! ];
+//! let subtopologies = vec![SubtopologySpec { subtopology_id: "0".into(), num_tasks: 2, stateful: true }];
+//! let spec = GroupSpec { members: &members, subtopologies: &subtopologies, num_standby_replicas: 1 };
+//! let target = StickyAssignor.assign(&spec).unwrap();
+//! assert_eq!(target["a"].active["0"].len() + target["b"].active["0"].len(), 2);
+//! assert_eq!(target["a"].standby["0"].len(), 1);
+//! # let _ = BTreeMap::<String, ()>::new();
+//! ```
 
-use std::collections::BTreeMap;
+mod manual;
+mod sticky;
+
+use std::collections::{BTreeMap, HashMap};
 
 use crate::tasks::Assignment;
+
+pub use manual::{validate_manual, ManualTarget};
+pub use sticky::StickyAssignor;
 
 /// One member as the assignor sees it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,6 +59,9 @@ pub struct SubtopologySpec {
 }
 
 /// Everything an assignor needs; members sorted by member id, subtopologies by id.
+///
+/// The sticky assignor does not rely on the order: it sorts internally, so the same group given
+/// in another order yields the same targets.
 #[derive(Clone, Copy, Debug)]
 pub struct GroupSpec<'a> {
     pub members: &'a [MemberSpec],
@@ -38,37 +76,91 @@ pub trait TaskAssignor {
     fn assign(&self, spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String>;
 }
 
-/// Number of (task, role) placements that differ between two targets: every task copy
-/// present in `next` under a member that did not hold it in that role in `previous`.
+/// Number of active tasks whose owner in `next` differs from their owner in `previous`.
+///
+/// - Only active tasks count; standby and warm-up placements are ignored.
+/// - A task without an owner in `previous` (a new task, or one nobody held) does not count.
+/// - A task whose previous owner is gone from `next` counts once it has a new owner in `next`;
+///   a task that has no owner in `next` (it no longer exists) does not count.
+/// - If several members of `previous` claim the same active task, the smallest member id is its
+///   previous owner (as in PROTOCOL 2.10). If several members of `next` claim it, each claimer
+///   other than the previous owner counts.
+#[must_use]
 pub fn tasks_moved(
     previous: &BTreeMap<String, Assignment>,
     next: &BTreeMap<String, Assignment>,
 ) -> u64 {
-    let _ = (previous, next);
-    unimplemented!()
+    // Hash map for lookup only: the count does not depend on iteration order.
+    let mut owner: HashMap<(&str, i32), &str> = HashMap::new();
+    // BTreeMap iteration is in member-id order, so the first claim is the smallest member id.
+    for (member, assignment) in previous {
+        for (sub, parts) in &assignment.active {
+            for &p in parts {
+                owner.entry((sub.as_str(), p)).or_insert(member.as_str());
+            }
+        }
+    }
+    let mut moved = 0u64;
+    for (member, assignment) in next {
+        for (sub, parts) in &assignment.active {
+            for &p in parts {
+                if let Some(&prev) = owner.get(&(sub.as_str(), p)) {
+                    if prev != member.as_str() {
+                        moved += 1;
+                    }
+                }
+            }
+        }
+    }
+    moved
 }
 
-// TEMPORARY: replaced by the assignor branch.
-pub struct StickyAssignor;
-impl TaskAssignor for StickyAssignor {
-    fn name(&self) -> &'static str {
-        "sticky"
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::TaskMap;
+
+    fn target(entries: &[(&str, &[(&str, &[i32])])]) -> BTreeMap<String, Assignment> {
+        entries
+            .iter()
+            .map(|(m, active)| {
+                let active: TaskMap = active
+                    .iter()
+                    .map(|(s, p)| (s.to_string(), p.iter().copied().collect()))
+                    .collect();
+                (
+                    m.to_string(),
+                    Assignment {
+                        active,
+                        ..Default::default()
+                    },
+                )
+            })
+            .collect()
     }
-    fn assign(&self, _spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String> {
-        unimplemented!()
+
+    #[test]
+    fn assignor_tasks_moved_counts_changed_active_owners_only() {
+        let prev = target(&[("a", &[("0", &[0, 1, 2])]), ("b", &[("0", &[3])])]);
+        let next = target(&[
+            ("a", &[("0", &[0])]),
+            ("b", &[("0", &[3, 1])]),
+            ("c", &[("0", &[2]), ("1", &[0])]),
+        ]);
+        // (0,1) a->b, (0,2) a->c; (1,0) is new.
+        assert_eq!(tasks_moved(&prev, &next), 2);
+        assert_eq!(tasks_moved(&prev, &prev), 0);
+        assert_eq!(tasks_moved(&BTreeMap::new(), &next), 0);
     }
-}
-pub struct ManualTarget {
-    pub member_id: String,
-    pub active: Vec<crate::records::TaskIds>,
-    pub standby: Vec<crate::records::TaskIds>,
-    pub warmup: Vec<crate::records::TaskIds>,
-}
-pub fn validate_manual(
-    _group_id: &str,
-    _members: &BTreeMap<String, String>,
-    _topology: Option<&[SubtopologySpec]>,
-    _targets: &[ManualTarget],
-) -> Result<(), String> {
-    unimplemented!()
+
+    #[test]
+    fn assignor_tasks_moved_departed_owner_and_conflicting_claims() {
+        // Both a and b claim (0,0): a, the smaller id, is its previous owner.
+        let prev = target(&[("a", &[("0", &[0])]), ("b", &[("0", &[0, 1])])]);
+        let next = target(&[("b", &[("0", &[0])]), ("c", &[("0", &[1])])]);
+        assert_eq!(tasks_moved(&prev, &next), 2);
+        // A task that disappears is not a move.
+        let next = target(&[("a", &[("0", &[0])])]);
+        assert_eq!(tasks_moved(&prev, &next), 0);
+    }
 }

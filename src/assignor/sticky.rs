@@ -1,0 +1,978 @@
+//! The sticky assignor (PROTOCOL 2.10).
+//!
+//! Phases A1 (stickiness), A2 (standby promotion), A3 (fill), S1 (sticky standbys) and S2 (fill
+//! standbys), with every tie broken by member id, subtopology id and partition.
+//!
+//! Internally everything is an index: members by member-id rank, processes by process-id rank,
+//! tasks by `(subtopology rank, partition)` flattened into one range. The least-loaded member of
+//! the group is found with two levels of binary heaps: per process, its members keyed by member
+//! load; over the processes, each process's best member keyed by (member load, process load,
+//! member id). A process's load is the same for all its members, so the best member of the group
+//! is the best of the processes' best members. Keys only ever rise, so heaps are re-keyed lazily:
+//! a stale key is never better than the true one, and an entry is refreshed when it reaches the
+//! top. Every placement costs O(log members) amortised, for O((tasks + members) log members) in
+//! all.
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+use super::{GroupSpec, TaskAssignor};
+use crate::tasks::{Assignment, TaskMap};
+
+/// No member / no task.
+const NONE: u32 = u32::MAX;
+
+/// The built-in assignor (`sticky`, the default): balanced, sticky, standby-aware and
+/// deterministic (PROTOCOL 2.10).
+///
+/// Input handling beyond 2.10: the members and subtopologies may come in any order (both are
+/// sorted internally); a negative task count is treated as 0 and a negative
+/// `num_standby_replicas` as 0. Duplicate member ids or subtopology ids, and more than
+/// `u32::MAX - 1` tasks or members in all, are rejected with an error.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StickyAssignor;
+
+impl TaskAssignor for StickyAssignor {
+    fn name(&self) -> &'static str {
+        "sticky"
+    }
+
+    fn assign(&self, spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String> {
+        if spec.members.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let group = Group::build(spec)?;
+        let placement = group.place();
+        Ok(group.output(&placement))
+    }
+}
+
+/// The interned group.
+struct Group<'a> {
+    /// Member ids in ascending order; a member's index is its rank.
+    member_ids: Vec<&'a str>,
+    member_process: Vec<u32>,
+    /// Members per process.
+    capacity: Vec<u32>,
+    /// Subtopology ids in ascending order.
+    sub_ids: Vec<&'a str>,
+    /// Task `t` of subtopology `s` is `sub_offset[s] + t`; one extra entry holds the task count.
+    sub_offset: Vec<u32>,
+    sub_stateful: Vec<bool>,
+    task_sub: Vec<u32>,
+    /// Previous active owner per task (smallest member id when several claim it).
+    prev_active: Vec<u32>,
+    /// Previous standby (or warm-up) owners of task `t`:
+    /// `prev_standby[prev_standby_offset[t]..prev_standby_offset[t + 1]]`, in member order.
+    prev_standby_offset: Vec<u32>,
+    prev_standby: Vec<u32>,
+    /// Tasks in (partition, subtopology id) ascending order.
+    partition_order: Vec<u32>,
+    /// `num.standby.replicas` as configured (negative as 0).
+    num_standby_replicas: u64,
+    /// Standbys each stateful task can actually get: `min(num.standby.replicas, processes - 1)`.
+    replicas: u32,
+    num_stateful_tasks: u64,
+}
+
+/// The result of the phases, in indices.
+struct Placement {
+    /// Active owner per task.
+    active_owner: Vec<u32>,
+    active_count: Vec<u32>,
+    /// (task, member) per standby.
+    standby: Vec<(u32, u32)>,
+}
+
+fn too_many(what: &str) -> String {
+    format!("The group spec has too many {what} for the sticky assignor.")
+}
+
+impl<'a> Group<'a> {
+    fn build(spec: &GroupSpec<'a>) -> Result<Self, String> {
+        let members = spec.members;
+        if u32::try_from(members.len()).map_or(true, |n| n == NONE) {
+            return Err(too_many("members"));
+        }
+
+        // Members by member id.
+        let mut by_id: Vec<usize> = (0..members.len()).collect();
+        by_id.sort_unstable_by(|&a, &b| members[a].member_id.cmp(&members[b].member_id));
+        for pair in by_id.windows(2) {
+            if members[pair[0]].member_id == members[pair[1]].member_id {
+                return Err(format!(
+                    "Member {} appears more than once in the group spec.",
+                    members[pair[0]].member_id
+                ));
+            }
+        }
+        let member_ids: Vec<&str> = by_id
+            .iter()
+            .map(|&i| members[i].member_id.as_str())
+            .collect();
+
+        // Processes by process id.
+        let mut by_process: Vec<u32> = (0..by_id.len() as u32).collect();
+        by_process.sort_unstable_by(|&a, &b| {
+            members[by_id[a as usize]]
+                .process_id
+                .cmp(&members[by_id[b as usize]].process_id)
+        });
+        let mut member_process = vec![0u32; by_id.len()];
+        let mut capacity: Vec<u32> = Vec::new();
+        let mut last: Option<&str> = None;
+        for &m in &by_process {
+            let process = members[by_id[m as usize]].process_id.as_str();
+            if last != Some(process) {
+                capacity.push(0);
+                last = Some(process);
+            }
+            let p = capacity.len() - 1;
+            capacity[p] += 1;
+            member_process[m as usize] = p as u32;
+        }
+
+        // Subtopologies by id.
+        let subs = spec.subtopologies;
+        let mut sub_order: Vec<usize> = (0..subs.len()).collect();
+        sub_order.sort_unstable_by(|&a, &b| subs[a].subtopology_id.cmp(&subs[b].subtopology_id));
+        for pair in sub_order.windows(2) {
+            if subs[pair[0]].subtopology_id == subs[pair[1]].subtopology_id {
+                return Err(format!(
+                    "Subtopology {} appears more than once in the group spec.",
+                    subs[pair[0]].subtopology_id
+                ));
+            }
+        }
+        let sub_ids: Vec<&str> = sub_order
+            .iter()
+            .map(|&i| subs[i].subtopology_id.as_str())
+            .collect();
+        let sub_stateful: Vec<bool> = sub_order.iter().map(|&i| subs[i].stateful).collect();
+        let sub_tasks: Vec<u32> = sub_order
+            .iter()
+            .map(|&i| u32::try_from(subs[i].num_tasks).unwrap_or(0))
+            .collect();
+        let mut sub_offset = Vec::with_capacity(sub_ids.len() + 1);
+        let mut total: u32 = 0;
+        let mut num_stateful_tasks: u64 = 0;
+        for (s, &n) in sub_tasks.iter().enumerate() {
+            sub_offset.push(total);
+            total = total
+                .checked_add(n)
+                .filter(|&t| t != NONE)
+                .ok_or_else(|| too_many("tasks"))?;
+            if sub_stateful[s] {
+                num_stateful_tasks += u64::from(n);
+            }
+        }
+        sub_offset.push(total);
+        let num_tasks = total as usize;
+        let mut task_sub = Vec::with_capacity(num_tasks);
+        for (s, &n) in sub_tasks.iter().enumerate() {
+            task_sub.extend(std::iter::repeat_n(s as u32, n as usize));
+        }
+
+        let task_of = |sub: &str, partition: i32| -> Option<u32> {
+            let s = sub_ids.binary_search(&sub).ok()?;
+            let p = u32::try_from(partition).ok()?;
+            (p < sub_tasks[s]).then(|| sub_offset[s] + p)
+        };
+
+        // Previous owners. Members are visited in member-id order, so the first claim of an
+        // active task is the smallest member id's, and each task's standby owners come out in
+        // member-id order.
+        let mut prev_active = vec![NONE; num_tasks];
+        let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
+        for (m, &i) in by_id.iter().enumerate() {
+            let previous = &members[i].previous;
+            for (sub, parts) in &previous.active {
+                for &p in parts {
+                    if let Some(t) = task_of(sub, p) {
+                        let owner = &mut prev_active[t as usize];
+                        if *owner == NONE {
+                            *owner = m as u32;
+                        }
+                    }
+                }
+            }
+            for map in [&previous.standby, &previous.warmup] {
+                for (sub, parts) in map {
+                    for &p in parts {
+                        if let Some(t) = task_of(sub, p) {
+                            standby_pairs.push((t, m as u32));
+                        }
+                    }
+                }
+            }
+        }
+        let (prev_standby_offset, prev_standby) = group_by_task(num_tasks, &standby_pairs);
+
+        let partition_order = partition_order(&sub_tasks, &sub_offset);
+
+        let num_standby_replicas = u64::try_from(spec.num_standby_replicas).unwrap_or(0);
+        let replicas = num_standby_replicas.min(capacity.len().saturating_sub(1) as u64) as u32;
+
+        Ok(Group {
+            member_ids,
+            member_process,
+            capacity,
+            sub_ids,
+            sub_offset,
+            sub_stateful,
+            task_sub,
+            prev_active,
+            prev_standby_offset,
+            prev_standby,
+            partition_order,
+            num_standby_replicas,
+            replicas,
+            num_stateful_tasks,
+        })
+    }
+
+    fn num_tasks(&self) -> usize {
+        self.task_sub.len()
+    }
+
+    fn stateful(&self, task: u32) -> bool {
+        self.sub_stateful[self.task_sub[task as usize] as usize]
+    }
+
+    fn prev_standby_of(&self, task: u32) -> &[u32] {
+        let t = task as usize;
+        &self.prev_standby
+            [self.prev_standby_offset[t] as usize..self.prev_standby_offset[t + 1] as usize]
+    }
+
+    fn place(&self) -> Placement {
+        let num_tasks = self.num_tasks();
+        let num_members = self.member_ids.len() as u64;
+        let mut loads = Loads::new(&self.member_process, &self.capacity);
+        let mut owner = vec![NONE; num_tasks];
+
+        // A1: stickiness.
+        let mut qa = Quota::new(num_tasks as u64, num_members);
+        for &t in &self.partition_order {
+            let prev = self.prev_active[t as usize];
+            if prev != NONE && qa.below(loads.active[prev as usize]) {
+                owner[t as usize] = prev;
+                loads.add_active(prev);
+                qa.on_assigned(loads.active[prev as usize]);
+            }
+        }
+
+        // A2: standby promotion.
+        for &t in &self.partition_order {
+            if owner[t as usize] != NONE {
+                continue;
+            }
+            let best = self
+                .prev_standby_of(t)
+                .iter()
+                .copied()
+                .filter(|&c| qa.below(loads.active[c as usize]))
+                .reduce(|best, c| if loads.less(c, best) { c } else { best });
+            if let Some(m) = best {
+                owner[t as usize] = m;
+                loads.add_active(m);
+                qa.on_assigned(loads.active[m as usize]);
+            }
+        }
+
+        // A3: fill, in (subtopology id, partition) order.
+        for t in 0..num_tasks {
+            if owner[t] == NONE {
+                if let Some(m) = loads.least_loaded(|_| false) {
+                    owner[t] = m;
+                    loads.add_active(m);
+                }
+            }
+        }
+
+        let mut standby = Vec::new();
+        if self.replicas > 0 {
+            standby = self.place_standbys(&owner, &mut loads);
+        }
+
+        Placement {
+            active_owner: owner,
+            active_count: loads.active,
+            standby,
+        }
+    }
+
+    fn place_standbys(&self, owner: &[u32], loads: &mut Loads) -> Vec<(u32, u32)> {
+        let num_tasks = self.num_tasks();
+        let num_processes = self.capacity.len();
+        let replicas = self.replicas;
+        let mut standby: Vec<(u32, u32)> = Vec::new();
+        // `mark[p] == stamp`: process `p` holds the task being placed.
+        let mut mark = vec![0u64; num_processes];
+        let mut stamp = 0u64;
+        // Standbys placed in S1 per task: `standby[s1_start[t]..][..s1_count[t]]`.
+        let mut s1_start = vec![0u32; num_tasks];
+        let mut s1_count = vec![0u32; num_tasks];
+        let process_of = |m: u32| self.member_process[m as usize] as usize;
+
+        // S1: sticky standbys, in (partition, subtopology id) descending order.
+        let total = (num_tasks as u64).saturating_add(
+            self.num_standby_replicas
+                .saturating_mul(self.num_stateful_tasks),
+        );
+        let mut qt = Quota::new(total, self.member_ids.len() as u64);
+        for &t in self.partition_order.iter().rev() {
+            if !self.stateful(t) {
+                continue;
+            }
+            stamp += 1;
+            let active = owner[t as usize];
+            if active != NONE {
+                mark[process_of(active)] = stamp;
+            }
+            let start = standby.len();
+            for _ in 0..replicas {
+                let eligible =
+                    |m: u32| mark[process_of(m)] != stamp && qt.below(loads.load[m as usize]);
+                let prev = self.prev_active[t as usize];
+                let chosen = if prev != NONE && eligible(prev) {
+                    Some(prev)
+                } else {
+                    self.prev_standby_of(t)
+                        .iter()
+                        .copied()
+                        .filter(|&c| eligible(c))
+                        .reduce(|best, c| if loads.less(c, best) { c } else { best })
+                };
+                let Some(m) = chosen else { break };
+                standby.push((t, m));
+                loads.add(m);
+                mark[process_of(m)] = stamp;
+                qt.on_assigned(loads.load[m as usize]);
+            }
+            s1_start[t as usize] = start as u32;
+            s1_count[t as usize] = (standby.len() - start) as u32;
+        }
+
+        // S2: remaining replicas, in (subtopology id, partition) descending order.
+        for t in (0..num_tasks).rev() {
+            let placed = s1_count[t];
+            if placed >= replicas || !self.stateful(t as u32) {
+                continue;
+            }
+            stamp += 1;
+            let mut holders = 0usize;
+            if owner[t] != NONE {
+                mark[process_of(owner[t])] = stamp;
+                holders += 1;
+            }
+            let start = s1_start[t] as usize;
+            for &(_, m) in &standby[start..start + placed as usize] {
+                mark[process_of(m)] = stamp;
+                holders += 1;
+            }
+            for _ in placed..replicas {
+                if holders >= num_processes {
+                    break;
+                }
+                let Some(m) = loads.least_loaded(|p| mark[p as usize] == stamp) else {
+                    break;
+                };
+                standby.push((t as u32, m));
+                loads.add(m);
+                mark[process_of(m)] = stamp;
+                holders += 1;
+            }
+        }
+        standby
+    }
+
+    /// Task maps of a member from its tasks in ascending index order.
+    fn task_map(&self, tasks: &[u32]) -> TaskMap {
+        let mut map = TaskMap::new();
+        let mut rest = tasks;
+        while let Some(&first) = rest.first() {
+            let s = self.task_sub[first as usize] as usize;
+            let end = self.sub_offset[s + 1];
+            let run = rest.partition_point(|&t| t < end);
+            let base = self.sub_offset[s];
+            let parts: BTreeSet<i32> = rest[..run].iter().map(|&t| (t - base) as i32).collect();
+            map.insert(self.sub_ids[s].to_string(), parts);
+            rest = &rest[run..];
+        }
+        map
+    }
+
+    fn output(&self, placement: &Placement) -> BTreeMap<String, Assignment> {
+        let num_members = self.member_ids.len();
+
+        // Active tasks per member, in task order.
+        let mut offsets = Vec::with_capacity(num_members + 1);
+        let mut acc = 0u32;
+        for &c in &placement.active_count {
+            offsets.push(acc);
+            acc += c;
+        }
+        offsets.push(acc);
+        let mut fill = offsets.clone();
+        let mut active = vec![0u32; acc as usize];
+        for (t, &m) in placement.active_owner.iter().enumerate() {
+            if m != NONE {
+                let slot = &mut fill[m as usize];
+                active[*slot as usize] = t as u32;
+                *slot += 1;
+            }
+        }
+
+        // Standby tasks per member, in task order.
+        let mut standby: Vec<u64> = placement
+            .standby
+            .iter()
+            .map(|&(t, m)| (u64::from(m) << 32) | u64::from(t))
+            .collect();
+        standby.sort_unstable();
+        let mut standby_tasks: &[u64] = &standby;
+
+        let mut out = BTreeMap::new();
+        let mut member_standby: Vec<u32> = Vec::new();
+        for (m, id) in self.member_ids.iter().enumerate() {
+            let run = standby_tasks.partition_point(|&k| (k >> 32) as usize == m);
+            member_standby.clear();
+            member_standby.extend(standby_tasks[..run].iter().map(|&k| k as u32));
+            standby_tasks = &standby_tasks[run..];
+            let mine = &active[offsets[m] as usize..offsets[m + 1] as usize];
+            out.insert(
+                (*id).to_string(),
+                Assignment {
+                    active: self.task_map(mine),
+                    standby: self.task_map(&member_standby),
+                    warmup: TaskMap::new(),
+                },
+            );
+        }
+        out
+    }
+}
+
+/// Pairs `(task, member)` grouped by task (stable, so members keep their order): CSR offsets
+/// (one more than tasks) and the members.
+fn group_by_task(num_tasks: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut offsets = vec![0u32; num_tasks + 1];
+    for &(t, _) in pairs {
+        offsets[t as usize + 1] += 1;
+    }
+    for i in 0..num_tasks {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut fill = offsets.clone();
+    let mut members = vec![0u32; pairs.len()];
+    for &(t, m) in pairs {
+        let slot = &mut fill[t as usize];
+        members[*slot as usize] = m;
+        *slot += 1;
+    }
+    (offsets, members)
+}
+
+/// All tasks in (partition, subtopology id) ascending order, by a counting sort on the partition
+/// (subtopologies are visited in id order, so each partition's bucket is in id order).
+fn partition_order(sub_tasks: &[u32], sub_offset: &[u32]) -> Vec<u32> {
+    let max_tasks = sub_tasks.iter().copied().max().unwrap_or(0) as usize;
+    let mut start = vec![0u32; max_tasks + 1];
+    for &n in sub_tasks {
+        // Partitions 0..n each get one task of this subtopology.
+        for slot in &mut start[1..=n as usize] {
+            *slot += 1;
+        }
+    }
+    for i in 0..max_tasks {
+        start[i + 1] += start[i];
+    }
+    let total = start[max_tasks] as usize;
+    let mut order = vec![0u32; total];
+    for (s, &n) in sub_tasks.iter().enumerate() {
+        for p in 0..n {
+            let slot = &mut start[p as usize];
+            order[*slot as usize] = sub_offset[s] + p;
+            *slot += 1;
+        }
+    }
+    order
+}
+
+/// The dynamic quota of 2.10: `ceil(remaining / members)`, and each member that reaches it
+/// takes its share out.
+struct Quota {
+    remaining: u64,
+    members: u64,
+    quota: u64,
+}
+
+impl Quota {
+    fn new(total: u64, members: u64) -> Self {
+        let mut q = Quota {
+            remaining: total,
+            members,
+            quota: 0,
+        };
+        q.recompute();
+        q
+    }
+
+    fn recompute(&mut self) {
+        self.quota = if self.members == 0 {
+            0
+        } else {
+            self.remaining.div_ceil(self.members)
+        };
+    }
+
+    fn below(&self, count: u32) -> bool {
+        u64::from(count) < self.quota
+    }
+
+    /// After an assignment that brought a member's count to `count`.
+    fn on_assigned(&mut self, count: u32) {
+        if u64::from(count) == self.quota {
+            self.remaining = self.remaining.saturating_sub(self.quota);
+            self.members = self.members.saturating_sub(1);
+            self.recompute();
+        }
+    }
+}
+
+/// A process's entry in the group heap: its best member's key at the time the entry was made.
+#[derive(Clone, Copy, Debug)]
+struct ProcessKey {
+    member_load: u32,
+    /// Process load as a fraction `process_load / capacity`; `process_load` doubles as the
+    /// version of the entry (it rises with every placement on the process).
+    process_load: u64,
+    capacity: u64,
+    member: u32,
+    process: u32,
+}
+
+impl Ord for ProcessKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.member_load
+            .cmp(&other.member_load)
+            .then_with(|| {
+                let lhs = u128::from(self.process_load) * u128::from(other.capacity);
+                let rhs = u128::from(other.process_load) * u128::from(self.capacity);
+                lhs.cmp(&rhs)
+            })
+            .then_with(|| self.member.cmp(&other.member))
+            .then_with(|| self.process.cmp(&other.process))
+    }
+}
+
+impl PartialOrd for ProcessKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for ProcessKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for ProcessKey {}
+
+/// Loads and the least-loaded index.
+struct Loads<'g> {
+    member_process: &'g [u32],
+    capacity: &'g [u32],
+    /// Active + standby per member.
+    load: Vec<u32>,
+    active: Vec<u32>,
+    /// Active + standby per process.
+    process_load: Vec<u64>,
+    /// Per process, its members keyed by (load, member); lazily re-keyed.
+    members: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
+    /// One entry per process; lazily re-keyed.
+    processes: BinaryHeap<Reverse<ProcessKey>>,
+    set_aside: Vec<ProcessKey>,
+}
+
+impl<'g> Loads<'g> {
+    fn new(member_process: &'g [u32], capacity: &'g [u32]) -> Self {
+        let mut members: Vec<BinaryHeap<Reverse<(u32, u32)>>> = capacity
+            .iter()
+            .map(|&c| BinaryHeap::with_capacity(c as usize))
+            .collect();
+        for (m, &p) in member_process.iter().enumerate() {
+            members[p as usize].push(Reverse((0, m as u32)));
+        }
+        let mut loads = Loads {
+            member_process,
+            capacity,
+            load: vec![0; member_process.len()],
+            active: vec![0; member_process.len()],
+            process_load: vec![0; capacity.len()],
+            members,
+            processes: BinaryHeap::with_capacity(capacity.len()),
+            set_aside: Vec::new(),
+        };
+        let keys: Vec<Reverse<ProcessKey>> = (0..capacity.len() as u32)
+            .filter_map(|p| loads.fresh_key(p).map(Reverse))
+            .collect();
+        loads.processes = BinaryHeap::from(keys);
+        loads
+    }
+
+    fn add(&mut self, member: u32) {
+        self.load[member as usize] += 1;
+        self.process_load[self.member_process[member as usize] as usize] += 1;
+    }
+
+    fn add_active(&mut self, member: u32) {
+        self.active[member as usize] += 1;
+        self.add(member);
+    }
+
+    /// Whether member `a` is less loaded than member `b` (2.10's order).
+    fn less(&self, a: u32, b: u32) -> bool {
+        let (pa, pb) = (
+            self.member_process[a as usize] as usize,
+            self.member_process[b as usize] as usize,
+        );
+        let key = |m: u32, p: usize| ProcessKey {
+            member_load: self.load[m as usize],
+            process_load: self.process_load[p],
+            capacity: u64::from(self.capacity[p]),
+            member: m,
+            process: p as u32,
+        };
+        key(a, pa) < key(b, pb)
+    }
+
+    /// The current key of process `p`: its least-loaded member, after refreshing stale member
+    /// entries.
+    fn fresh_key(&mut self, p: u32) -> Option<ProcessKey> {
+        let heap = &mut self.members[p as usize];
+        loop {
+            let &Reverse((load, member)) = heap.peek()?;
+            let current = self.load[member as usize];
+            if load == current {
+                return Some(ProcessKey {
+                    member_load: load,
+                    process_load: self.process_load[p as usize],
+                    capacity: u64::from(self.capacity[p as usize]),
+                    member,
+                    process: p,
+                });
+            }
+            heap.pop();
+            heap.push(Reverse((current, member)));
+        }
+    }
+
+    /// The least-loaded member whose process is not `excluded`. The caller then places a task
+    /// on it with `add`, which makes its process's entry stale.
+    fn least_loaded(&mut self, excluded: impl Fn(u32) -> bool) -> Option<u32> {
+        let mut found = None;
+        while let Some(&Reverse(key)) = self.processes.peek() {
+            if key.process_load != self.process_load[key.process as usize] {
+                self.processes.pop();
+                if let Some(fresh) = self.fresh_key(key.process) {
+                    self.processes.push(Reverse(fresh));
+                }
+                continue;
+            }
+            if excluded(key.process) {
+                self.processes.pop();
+                self.set_aside.push(key);
+                continue;
+            }
+            found = Some(key.member);
+            break;
+        }
+        for key in self.set_aside.drain(..) {
+            self.processes.push(Reverse(key));
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::assignor::{MemberSpec, SubtopologySpec};
+
+    fn member(
+        id: &str,
+        process: &str,
+        active: &[(&str, &[i32])],
+        standby: &[(&str, &[i32])],
+    ) -> MemberSpec {
+        let map = |e: &[(&str, &[i32])]| -> TaskMap {
+            e.iter()
+                .map(|(s, p)| (s.to_string(), p.iter().copied().collect()))
+                .collect()
+        };
+        MemberSpec {
+            member_id: id.into(),
+            process_id: process.into(),
+            previous: Assignment {
+                active: map(active),
+                standby: map(standby),
+                warmup: TaskMap::new(),
+            },
+            ..Default::default()
+        }
+    }
+
+    fn sub(id: &str, n: i32, stateful: bool) -> SubtopologySpec {
+        SubtopologySpec {
+            subtopology_id: id.into(),
+            num_tasks: n,
+            stateful,
+        }
+    }
+
+    fn assign(
+        members: &[MemberSpec],
+        subs: &[SubtopologySpec],
+        r: i32,
+    ) -> BTreeMap<String, Assignment> {
+        StickyAssignor
+            .assign(&GroupSpec {
+                members,
+                subtopologies: subs,
+                num_standby_replicas: r,
+            })
+            .unwrap()
+    }
+
+    fn tasks(a: &TaskMap) -> Vec<(String, i32)> {
+        a.iter()
+            .flat_map(|(s, ps)| ps.iter().map(move |&p| (s.clone(), p)))
+            .collect()
+    }
+
+    #[test]
+    fn assignor_name_is_sticky() {
+        assert_eq!(StickyAssignor.name(), "sticky");
+    }
+
+    #[test]
+    fn assignor_worked_example_3_11() {
+        let members = [
+            member("A", "p1", &[("0", &[0, 1])], &[]),
+            member("B", "p2", &[], &[]),
+        ];
+        let out = assign(&members, &[sub("0", 2, false)], 0);
+        assert_eq!(tasks(&out["A"].active), vec![("0".into(), 0)]);
+        assert_eq!(tasks(&out["B"].active), vec![("0".into(), 1)]);
+        assert!(out["A"].standby.is_empty() && out["B"].standby.is_empty());
+    }
+
+    #[test]
+    fn assignor_no_members_gives_empty_map() {
+        assert!(assign(&[], &[sub("0", 4, true)], 1).is_empty());
+    }
+
+    #[test]
+    fn assignor_fresh_group_fills_in_subtopology_order() {
+        let members = [member("a", "p1", &[], &[]), member("b", "p2", &[], &[])];
+        let out = assign(&members, &[sub("0", 2, false), sub("1", 1, false)], 0);
+        // (0,0) -> a, (0,1) -> b, (1,0) -> a (both at 1; a's process as loaded as b's; id).
+        assert_eq!(
+            tasks(&out["a"].active),
+            vec![("0".into(), 0), ("1".into(), 0)]
+        );
+        assert_eq!(tasks(&out["b"].active), vec![("0".into(), 1)]);
+    }
+
+    #[test]
+    fn assignor_process_load_breaks_member_ties() {
+        // Tasks 0 and 1 stay (quota 1). Task 2: b and z both have load 0 and their processes
+        // 1/2 each, so id b wins; task 3 goes to z.
+        let members = [
+            member("a", "p1", &[("0", &[0])], &[]),
+            member("b", "p1", &[], &[]),
+            member("c", "p2", &[("0", &[1])], &[]),
+            member("z", "p2", &[], &[]),
+        ];
+        let out = assign(&members, &[sub("0", 4, false)], 0);
+        assert_eq!(tasks(&out["b"].active), vec![("0".into(), 2)]);
+        assert_eq!(tasks(&out["z"].active), vec![("0".into(), 3)]);
+
+        // Unequal capacities: p1 has a and b, p2 only c; quota 2. Task 2 goes to b (load 0).
+        // Task 3: a and c tie on member load 1 and on process load (2/2 = 1/1), so id a wins.
+        let members = [
+            member("a", "p1", &[("0", &[0])], &[]),
+            member("b", "p1", &[], &[]),
+            member("c", "p2", &[("0", &[1])], &[]),
+        ];
+        let out = assign(&members, &[sub("0", 4, false)], 0);
+        assert_eq!(
+            tasks(&out["a"].active),
+            vec![("0".into(), 0), ("0".into(), 3)]
+        );
+        assert_eq!(tasks(&out["b"].active), vec![("0".into(), 2)]);
+        assert_eq!(tasks(&out["c"].active), vec![("0".into(), 1)]);
+
+        // A less loaded process wins a member-load tie: p2 (c alone, 1/1) against p1 (a and b,
+        // 3/2) for the last task.
+        let members = [
+            member("a", "p1", &[("0", &[0, 1])], &[]),
+            member("b", "p1", &[("0", &[2])], &[]),
+            member("c", "p2", &[("0", &[3])], &[]),
+        ];
+        let out = assign(&members, &[sub("0", 5, false)], 0);
+        assert_eq!(
+            tasks(&out["c"].active),
+            vec![("0".into(), 3), ("0".into(), 4)]
+        );
+    }
+
+    #[test]
+    fn assignor_standby_is_promoted_before_a_fresh_member() {
+        // The owner of (0,0) left; c had it as standby and is below quota 2, b is fresh and
+        // less loaded. The standby wins; b gets the unowned tasks.
+        let members = [
+            member("b", "p2", &[], &[]),
+            member("c", "p3", &[("0", &[1])], &[("0", &[0])]),
+        ];
+        let out = assign(&members, &[sub("0", 4, true)], 0);
+        assert_eq!(
+            tasks(&out["c"].active),
+            vec![("0".into(), 0), ("0".into(), 1)]
+        );
+        assert_eq!(
+            tasks(&out["b"].active),
+            vec![("0".into(), 2), ("0".into(), 3)]
+        );
+    }
+
+    #[test]
+    fn assignor_standbys_are_sticky() {
+        let members = [
+            member("a", "p1", &[("0", &[0])], &[("0", &[1])]),
+            member("b", "p2", &[("0", &[1])], &[("0", &[0])]),
+        ];
+        let out = assign(&members, &[sub("0", 2, true)], 1);
+        assert_eq!(tasks(&out["a"].active), vec![("0".into(), 0)]);
+        assert_eq!(tasks(&out["b"].active), vec![("0".into(), 1)]);
+        assert_eq!(tasks(&out["a"].standby), vec![("0".into(), 1)]);
+        assert_eq!(tasks(&out["b"].standby), vec![("0".into(), 0)]);
+    }
+
+    #[test]
+    fn assignor_total_quota_moves_a_standby_to_an_idle_member() {
+        // qt = ceil((2 + 2) / 3) = 2. S1, (0,1) first: a's standby stays and a reaches 2, so
+        // qt becomes ceil(2 / 2) = 1. (0,0): b (total 1) is no longer below qt; S2 gives the
+        // replica to the least-loaded member whose process does not hold it, c.
+        let members = [
+            member("a", "p1", &[("0", &[0])], &[("0", &[1])]),
+            member("b", "p2", &[("0", &[1])], &[("0", &[0])]),
+            member("c", "p3", &[], &[]),
+        ];
+        let out = assign(&members, &[sub("0", 2, true)], 1);
+        assert_eq!(tasks(&out["a"].active), vec![("0".into(), 0)]);
+        assert_eq!(tasks(&out["b"].active), vec![("0".into(), 1)]);
+        assert_eq!(tasks(&out["a"].standby), vec![("0".into(), 1)]);
+        assert!(out["b"].standby.is_empty());
+        assert_eq!(tasks(&out["c"].standby), vec![("0".into(), 0)]);
+    }
+
+    #[test]
+    fn assignor_single_process_gets_no_standbys() {
+        let members = [member("a", "p", &[], &[]), member("b", "p", &[], &[])];
+        let out = assign(&members, &[sub("0", 3, true)], 2);
+        assert!(out
+            .values()
+            .all(|a| a.standby.is_empty() && a.warmup.is_empty()));
+        assert_eq!(out["a"].active["0"].len() + out["b"].active["0"].len(), 3);
+    }
+
+    #[test]
+    fn assignor_zero_task_and_stateless_subtopologies() {
+        let members = [member("a", "p1", &[], &[]), member("b", "p2", &[], &[])];
+        let out = assign(
+            &members,
+            &[sub("0", 0, true), sub("1", 1, false), sub("2", -3, true)],
+            1,
+        );
+        assert_eq!(out.len(), 2);
+        assert_eq!(tasks(&out["a"].active), vec![("1".into(), 0)]);
+        assert!(out["b"].is_empty());
+        assert!(out["a"].standby.is_empty());
+    }
+
+    #[test]
+    fn assignor_more_members_than_tasks() {
+        let members: Vec<MemberSpec> = (0..5)
+            .map(|i| member(&format!("m{i}"), &format!("p{i}"), &[], &[]))
+            .collect();
+        let out = assign(&members, &[sub("0", 2, true)], 1);
+        assert_eq!(out.len(), 5);
+        let active: usize = out.values().map(|a| crate::tasks::count(&a.active)).sum();
+        let standby: usize = out.values().map(|a| crate::tasks::count(&a.standby)).sum();
+        assert_eq!((active, standby), (2, 2));
+        assert!(out
+            .values()
+            .all(|a| crate::tasks::count(&a.active) + crate::tasks::count(&a.standby) <= 1));
+    }
+
+    #[test]
+    fn assignor_ignores_unknown_previous_tasks_and_member_order() {
+        let members = [
+            member("b", "p2", &[("0", &[5, -1]), ("9", &[0])], &[]),
+            member("a", "p1", &[("0", &[1])], &[("x", &[0])]),
+        ];
+        let subs = [sub("1", 1, false), sub("0", 2, false)];
+        let out = assign(&members, &subs, 0);
+        let mut sorted = members.to_vec();
+        sorted.sort_by(|x, y| x.member_id.cmp(&y.member_id));
+        let mut subs_sorted = subs.to_vec();
+        subs_sorted.sort_by(|x, y| x.subtopology_id.cmp(&y.subtopology_id));
+        assert_eq!(out, assign(&sorted, &subs_sorted, 0));
+        assert_eq!(
+            tasks(&out["a"].active),
+            vec![("0".into(), 1), ("1".into(), 0)]
+        );
+        assert_eq!(tasks(&out["b"].active), vec![("0".into(), 0)]);
+    }
+
+    #[test]
+    fn assignor_conflicting_previous_owners_smallest_id_wins() {
+        let members = [
+            member("a", "p1", &[("0", &[0])], &[]),
+            member("b", "p2", &[("0", &[0])], &[]),
+        ];
+        let out = assign(&members, &[sub("0", 1, false)], 0);
+        assert_eq!(tasks(&out["a"].active), vec![("0".into(), 0)]);
+    }
+
+    #[test]
+    fn assignor_rejects_duplicate_ids() {
+        let members = [member("a", "p1", &[], &[]), member("a", "p2", &[], &[])];
+        let spec = GroupSpec {
+            members: &members,
+            subtopologies: &[],
+            num_standby_replicas: 0,
+        };
+        assert!(StickyAssignor.assign(&spec).is_err());
+        let members = [member("a", "p1", &[], &[])];
+        let subs = [sub("0", 1, false), sub("0", 2, false)];
+        let spec = GroupSpec {
+            members: &members,
+            subtopologies: &subs,
+            num_standby_replicas: 0,
+        };
+        assert!(StickyAssignor.assign(&spec).is_err());
+    }
+
+    #[test]
+    fn assignor_partition_order_is_partition_then_subtopology() {
+        let subs = [3u32, 1, 2];
+        let offsets = [0u32, 3, 4, 6];
+        // (0,s0)=0 (0,s1)=3 (0,s2)=4 (1,s0)=1 (1,s2)=5 (2,s0)=2
+        assert_eq!(partition_order(&subs, &offsets), vec![0, 3, 4, 1, 5, 2]);
+    }
+}
