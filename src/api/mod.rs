@@ -22,6 +22,9 @@ pub use initialize::*;
 
 /// The longest list accepted anywhere in an input.
 pub const MAX_LIST_LEN: usize = 1_000_000;
+/// The longest string accepted anywhere in an input: Kafka's limit for record strings, so that
+/// every id the coordinator writes can be read back.
+pub const MAX_STRING_BYTES: usize = 32_767;
 /// The deepest nesting accepted in an input.
 pub const MAX_DEPTH: usize = 32;
 
@@ -54,7 +57,7 @@ pub struct TopicSpec {
 pub enum InputKind {
     StreamsGroupHeartbeat {
         client: ClientInfo,
-        request: HeartbeatRequest,
+        request: Box<HeartbeatRequest>,
     },
     StreamsGroupInitialize {
         client: ClientInfo,
@@ -202,14 +205,14 @@ fn check_shape(value: &Value, path: &str, depth: usize) -> Result<(), BoundaryEr
                 ));
             }
             for (i, item) in items.iter().enumerate() {
-                if matches!(item, Value::Array(_) | Value::Object(_)) {
+                if !matches!(item, Value::Number(_) | Value::Bool(_) | Value::Null) {
                     check_shape(item, &format!("{path}[{i}]"), depth + 1)?;
                 }
             }
         }
         Value::Object(map) => {
             for (k, v) in map {
-                if matches!(v, Value::Array(_) | Value::Object(_)) {
+                if !matches!(v, Value::Number(_) | Value::Bool(_) | Value::Null) {
                     let p = if path.is_empty() {
                         k.clone()
                     } else {
@@ -218,6 +221,16 @@ fn check_shape(value: &Value, path: &str, depth: usize) -> Result<(), BoundaryEr
                     check_shape(v, &p, depth + 1)?;
                 }
             }
+        }
+        Value::String(s) if s.len() > MAX_STRING_BYTES => {
+            return Err(BoundaryError::new(
+                BoundaryCode::TooLarge,
+                path,
+                format!(
+                    "a string of {} bytes; at most {MAX_STRING_BYTES} are accepted",
+                    s.len()
+                ),
+            ));
         }
         _ => {}
     }

@@ -67,7 +67,7 @@ fn one() -> [u8; 16] {
 mod tests {
     use super::*;
 
-    fn seed(epoch: i32, instance: Option<&str>) -> MemberIdSeed<'static> {
+    fn seed(epoch: i32, instance: Option<&'static str>) -> MemberIdSeed<'static> {
         MemberIdSeed {
             group_id: "g",
             group_epoch: epoch,
