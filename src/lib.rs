@@ -19,10 +19,11 @@
 //! assert_eq!(out["response"]["shouldInitializeTopology"], true);
 //! assert_eq!(out["nextDeadlineMs"], 46000);
 //! ```
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod api;
 pub mod assignor;
+pub mod bindings;
 pub mod config;
 pub mod coordinator;
 pub mod error;

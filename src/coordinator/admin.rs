@@ -489,3 +489,45 @@ fn describe_group(g: &Group) -> DescribedGroup {
         authorized_operations: i32::MIN,
     }
 }
+
+impl Coordinator {
+    /// Every group as `StreamsGroupDescribe` describes it, with each member's reconciliation
+    /// state, plus the pending timers and the topic image: what a view such as the playground
+    /// draws.
+    pub fn snapshot(&self) -> Value {
+        let groups: Vec<Value> = self
+            .groups
+            .values()
+            .map(|g| {
+                let mut v = serde_json::to_value(describe_group(g)).unwrap_or_default();
+                if let Some(members) = v.get_mut("members").and_then(Value::as_array_mut) {
+                    for m in members.iter_mut() {
+                        let id = m["memberId"].as_str().unwrap_or_default().to_string();
+                        let Some(member) = g.members.get(&id) else { continue };
+                        m["previousMemberEpoch"] = json!(member.previous_member_epoch);
+                        m["memberState"] = json!(member.member_state().name());
+                        m["pendingRevocation"] = serde_json::to_value(AssignmentJson::from(&member.pending)).unwrap_or_default();
+                        m["userEndpoint"] = json!(member.metadata.user_endpoint.as_ref().map(|e| json!({"host": e.host, "port": e.port})));
+                    }
+                }
+                v["state"] = json!(g.state().code());
+                v["topologyId"] = json!(g.topology.as_ref().map(|t| t.topology_id.clone()));
+                v["shutdownRequestedBy"] = json!(g.soft.shutdown_requester);
+                v
+            })
+            .collect();
+        let timers: Vec<Value> = self
+            .timers
+            .iter()
+            .map(|(k, t)| {
+                json!({"kind": k.kind.name(), "groupId": k.group_id, "subject": k.subject, "deadlineMs": t.deadline})
+            })
+            .collect();
+        let topics: Vec<Value> = self
+            .topics
+            .iter()
+            .map(|(name, t)| json!({"name": name, "partitions": t.partitions}))
+            .collect();
+        json!({"nowMs": self.now_ms, "groups": groups, "timers": timers, "topics": topics})
+    }
+}

@@ -1,0 +1,170 @@
+//! The wasm-bindgen surface for Node and the browser (DESIGN 5).
+//!
+//! `handle` takes a JS object or a JSON string and answers in kind: a string gets exactly the
+//! JSON text the CLI prints; an object gets an object, whose integers beyond 2^53 are `BigInt`s.
+//! Inputs that cannot be understood answer `{error: {code, message, path}}` like the CLI;
+//! the other methods, which have no output shape, throw an `Error` carrying `code` and `path`.
+
+use js_sys::{Array, BigInt, Object, Reflect};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use crate::api::{boundary_error_json, Input};
+use crate::error::{BoundaryCode, BoundaryError};
+use crate::topology::Subtopology;
+
+const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// A thrown `Error` with the boundary error's `code` and `path`.
+fn js_error(e: &BoundaryError) -> JsValue {
+    let err = js_sys::Error::new(&e.message);
+    let code = serde_json::to_value(e.code)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default();
+    let _ = Reflect::set(&err, &"code".into(), &code.into());
+    let _ = Reflect::set(&err, &"path".into(), &e.path.clone().into());
+    err.into()
+}
+
+/// A JS value (object or JSON text) as JSON.
+fn from_js(value: &JsValue, path: &str) -> Result<Value, BoundaryError> {
+    if let Some(text) = value.as_string() {
+        return serde_json::from_str(&text)
+            .map_err(|e| BoundaryError::input(path, format!("malformed JSON: {e}")));
+    }
+    serde_wasm_bindgen::from_value(value.clone())
+        .map_err(|e| BoundaryError::input(path, format!("not a JSON-compatible value: {e}")))
+}
+
+/// JSON as a plain JS value: objects, arrays, numbers; `BigInt` beyond 2^53.
+fn to_js(value: &Value) -> JsValue {
+    match value {
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(*b),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i) {
+                    JsValue::from_f64(i as f64)
+                } else {
+                    BigInt::from(i).into()
+                }
+            } else if let Some(u) = n.as_u64() {
+                BigInt::from(u).into()
+            } else {
+                JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(s) => JsValue::from_str(s),
+        Value::Array(items) => {
+            let array = Array::new();
+            for item in items {
+                array.push(&to_js(item));
+            }
+            array.into()
+        }
+        Value::Object(map) => {
+            let object = Object::new();
+            for (k, v) in map {
+                let _ = Reflect::set(&object, &JsValue::from_str(k), &to_js(v));
+            }
+            object.into()
+        }
+    }
+}
+
+/// The coordinator, as a JS class.
+#[wasm_bindgen(js_name = Coordinator)]
+pub struct JsCoordinator {
+    inner: crate::Coordinator,
+}
+
+#[wasm_bindgen(js_class = Coordinator)]
+impl JsCoordinator {
+    /// `new Coordinator(config?)`: settings with Kafka's names, as an object or JSON text.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue) -> Result<JsCoordinator, JsValue> {
+        let config = if config.is_undefined() || config.is_null() {
+            Value::Null
+        } else {
+            from_js(&config, "").map_err(|e| js_error(&BoundaryError::new(BoundaryCode::InvalidConfig, e.path, e.message)))?
+        };
+        crate::Coordinator::from_json_config(&config)
+            .map(|inner| JsCoordinator { inner })
+            .map_err(|e| js_error(&e))
+    }
+
+    /// Handles one input; answers a string for a string and an object for an object.
+    pub fn handle(&mut self, input: JsValue) -> JsValue {
+        if let Some(text) = input.as_string() {
+            return JsValue::from_str(&self.inner.handle_json(&text));
+        }
+        let config = self.inner.config().clone();
+        let output = from_js(&input, "")
+            .and_then(|v| Input::from_value(&v))
+            .and_then(|i| self.inner.handle(i))
+            .map(|o| o.to_json(config.dialect, config.record_bytes))
+            .unwrap_or_else(|e| boundary_error_json(&e));
+        to_js(&output)
+    }
+
+    /// Applies records (dump-log JSON form, or `keyBytes`/`valueBytes`) at `nowMs`; throws
+    /// when one cannot be applied, and then applies none.
+    pub fn replay(&mut self, records: JsValue, now_ms: Option<f64>) -> Result<(), JsValue> {
+        let records = from_js(&records, "records").map_err(|e| js_error(&e))?;
+        let now = now_ms.unwrap_or(self.inner.now_ms() as f64);
+        if !(now.is_finite() && now >= 0.0 && now <= MAX_SAFE_INTEGER as f64) {
+            return Err(js_error(&BoundaryError::input("nowMs", "must be a non-negative integer")));
+        }
+        let input = serde_json::json!({"nowMs": now as i64, "type": "Replay", "records": records});
+        let input = Input::from_value(&input).map_err(|e| js_error(&e))?;
+        self.inner.handle(input).map(|_| ()).map_err(|e| js_error(&e))
+    }
+
+    /// Every group as describe shows it, plus pending timers and the topic image.
+    pub fn snapshot(&self) -> JsValue {
+        to_js(&self.inner.snapshot())
+    }
+
+    /// The topology id of a topology (a list of subtopologies, as an object or JSON text).
+    #[wasm_bindgen(js_name = topologyId)]
+    pub fn topology_id(topology: JsValue) -> Result<String, JsValue> {
+        topology_id(topology)
+    }
+
+    /// The `__consumer_offsets` partition of a group (default 50 partitions).
+    #[wasm_bindgen(js_name = partitionFor)]
+    pub fn partition_for(group_id: &str, partitions: Option<i32>) -> Result<i32, JsValue> {
+        partition_for(group_id, partitions)
+    }
+
+    pub fn version() -> String {
+        crate::version().to_string()
+    }
+}
+
+/// The topology id of a topology (a list of subtopologies, as an object or JSON text).
+#[wasm_bindgen(js_name = topologyId)]
+pub fn topology_id(topology: JsValue) -> Result<String, JsValue> {
+    let value = from_js(&topology, "").map_err(|e| js_error(&e))?;
+    let subtopologies: Vec<Subtopology> = serde_path_to_error::deserialize(&value).map_err(|e| {
+        js_error(&BoundaryError::input(e.path().to_string(), e.into_inner().to_string()))
+    })?;
+    Ok(crate::topology::topology_id(&subtopologies))
+}
+
+/// The `__consumer_offsets` partition of a group (default 50 partitions).
+#[wasm_bindgen(js_name = partitionFor)]
+pub fn partition_for(group_id: &str, partitions: Option<i32>) -> Result<i32, JsValue> {
+    let n = partitions.unwrap_or(50);
+    if n < 1 {
+        return Err(js_error(&BoundaryError::input("partitions", "must be at least 1")));
+    }
+    Ok(crate::partition_for(group_id, n))
+}
+
+/// The package version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::version().to_string()
+}
