@@ -277,12 +277,10 @@ impl<'a> Group<'a> {
         }
 
         // A3: fill, in (subtopology id, partition) order.
-        for t in 0..num_tasks {
-            if owner[t] == NONE {
-                if let Some(m) = loads.least_loaded(|_| false) {
-                    owner[t] = m;
-                    loads.add_active(m);
-                }
+        for slot in owner.iter_mut().filter(|o| **o == NONE) {
+            if let Some(m) = loads.least_loaded(|_| false) {
+                *slot = m;
+                loads.add_active(m);
             }
         }
 
@@ -307,7 +305,7 @@ impl<'a> Group<'a> {
         let mut mark = vec![0u64; num_processes];
         let mut stamp = 0u64;
         // Standbys placed in S1 per task: `standby[s1_start[t]..][..s1_count[t]]`.
-        let mut s1_start = vec![0u32; num_tasks];
+        let mut s1_start = vec![0usize; num_tasks];
         let mut s1_count = vec![0u32; num_tasks];
         let process_of = |m: u32| self.member_process[m as usize] as usize;
 
@@ -346,7 +344,7 @@ impl<'a> Group<'a> {
                 mark[process_of(m)] = stamp;
                 qt.on_assigned(loads.load[m as usize]);
             }
-            s1_start[t as usize] = start as u32;
+            s1_start[t as usize] = start;
             s1_count[t as usize] = (standby.len() - start) as u32;
         }
 
@@ -362,7 +360,7 @@ impl<'a> Group<'a> {
                 mark[process_of(owner[t])] = stamp;
                 holders += 1;
             }
-            let start = s1_start[t] as usize;
+            let start = s1_start[t];
             for &(_, m) in &standby[start..start + placed as usize] {
                 mark[process_of(m)] = stamp;
                 holders += 1;
