@@ -1,1 +1,169 @@
-fn main() {}
+//! `cargo bench --bench assignor`: the sticky assignor after one member joins a stable group.
+//!
+//! Matrix (members / processes / tasks / standby replicas): 10/5/100/0, 100/50/1,000/1,
+//! 1,000/100/10,000/1, 5,000/500/50,000/2, 10,000/1,000/100,000/1. Tasks are split over 10
+//! subtopologies, the even-numbered ones stateful; members are spread evenly over processes
+//! (member `i` on process `i % processes`). The previous targets are a stable assignment (the
+//! assignor's output fed back to it once more); then one member joins on a new process, and
+//! `assign()` is measured on that spec. The number of active tasks moved by the join is printed
+//! (`tasks_moved`) before each case's measurement. The measurement excludes dropping the
+//! returned map (`iter_with_large_drop`).
+
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use streams_group_coordinator::assignor::{
+    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
+};
+use streams_group_coordinator::tasks::Assignment;
+
+const SUBTOPOLOGIES: usize = 10;
+
+struct Case {
+    members: usize,
+    processes: usize,
+    tasks: usize,
+    standby: i32,
+}
+
+const CASES: [Case; 5] = [
+    Case {
+        members: 10,
+        processes: 5,
+        tasks: 100,
+        standby: 0,
+    },
+    Case {
+        members: 100,
+        processes: 50,
+        tasks: 1_000,
+        standby: 1,
+    },
+    Case {
+        members: 1_000,
+        processes: 100,
+        tasks: 10_000,
+        standby: 1,
+    },
+    Case {
+        members: 5_000,
+        processes: 500,
+        tasks: 50_000,
+        standby: 2,
+    },
+    Case {
+        members: 10_000,
+        processes: 1_000,
+        tasks: 100_000,
+        standby: 1,
+    },
+];
+
+fn subtopologies(tasks: usize) -> Vec<SubtopologySpec> {
+    (0..SUBTOPOLOGIES)
+        .map(|s| SubtopologySpec {
+            subtopology_id: format!("{s}"),
+            // Spread the remainder over the first subtopologies.
+            num_tasks: (tasks / SUBTOPOLOGIES + usize::from(s < tasks % SUBTOPOLOGIES)) as i32,
+            stateful: s % 2 == 0,
+        })
+        .collect()
+}
+
+fn assign(
+    members: &[MemberSpec],
+    subs: &[SubtopologySpec],
+    r: i32,
+) -> BTreeMap<String, Assignment> {
+    StickyAssignor
+        .assign(&GroupSpec {
+            members,
+            subtopologies: subs,
+            num_standby_replicas: r,
+        })
+        .expect("valid spec")
+}
+
+fn with_previous(members: &mut [MemberSpec], target: &BTreeMap<String, Assignment>) {
+    for m in members {
+        m.previous = target.get(&m.member_id).cloned().unwrap_or_default();
+    }
+}
+
+/// The members after one joins a stable group, the subtopologies, and the stable previous
+/// target.
+fn join_spec(
+    case: &Case,
+) -> (
+    Vec<MemberSpec>,
+    Vec<SubtopologySpec>,
+    BTreeMap<String, Assignment>,
+) {
+    let subs = subtopologies(case.tasks);
+    let mut members: Vec<MemberSpec> = (0..case.members)
+        .map(|i| MemberSpec {
+            member_id: format!("member-{i:05}"),
+            process_id: format!("process-{:04}", i % case.processes),
+            ..Default::default()
+        })
+        .collect();
+    let first = assign(&members, &subs, case.standby);
+    with_previous(&mut members, &first);
+    let stable = assign(&members, &subs, case.standby);
+    with_previous(&mut members, &stable);
+    members.push(MemberSpec {
+        member_id: "member-joining".into(),
+        process_id: "process-joining".into(),
+        ..Default::default()
+    });
+    (members, subs, stable)
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("assignor_join");
+    for case in &CASES {
+        let (members, subs, previous) = join_spec(case);
+        let next = assign(&members, &subs, case.standby);
+        let moved = tasks_moved(&previous, &next);
+        let bound = (case.tasks as u64).div_ceil(case.members as u64 + 1);
+        println!(
+            "case {}/{}/{}/{}: tasks_moved after one join = {moved} (bound ceil(T/(n+1)) = {bound})",
+            case.members, case.processes, case.tasks, case.standby
+        );
+        if case.tasks >= 50_000 {
+            group
+                .sample_size(10)
+                .warm_up_time(Duration::from_millis(500))
+                .measurement_time(Duration::from_secs(3));
+        } else {
+            group
+                .sample_size(30)
+                .warm_up_time(Duration::from_millis(500))
+                .measurement_time(Duration::from_secs(2));
+        }
+        let id = format!(
+            "{}m_{}p_{}t_{}s",
+            case.members, case.processes, case.tasks, case.standby
+        );
+        group.bench_with_input(
+            BenchmarkId::from_parameter(id),
+            &(members, subs),
+            |b, (m, s)| {
+                // The returned map is dropped outside the measurement: it is the caller's to keep.
+                b.iter_with_large_drop(|| {
+                    StickyAssignor.assign(black_box(&GroupSpec {
+                        members: m,
+                        subtopologies: s,
+                        num_standby_replicas: case.standby,
+                    }))
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

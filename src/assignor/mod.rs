@@ -12,7 +12,6 @@
 //! coordinator's `explain` output.
 //!
 //! ```
-//! use std::collections::BTreeMap;
 //! use streams_group_coordinator::assignor::{
 //!     GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
 //! };
@@ -26,7 +25,6 @@
 //! let target = StickyAssignor.assign(&spec).unwrap();
 //! assert_eq!(target["a"].active["0"].len() + target["b"].active["0"].len(), 2);
 //! assert_eq!(target["a"].standby["0"].len(), 1);
-//! # let _ = BTreeMap::<String, ()>::new();
 //! ```
 
 mod manual;
@@ -120,7 +118,10 @@ mod tests {
     use super::*;
     use crate::tasks::TaskMap;
 
-    fn target(entries: &[(&str, &[(&str, &[i32])])]) -> BTreeMap<String, Assignment> {
+    /// (subtopology, partitions) entries of one member's active tasks.
+    type Active<'a> = &'a [(&'a str, &'a [i32])];
+
+    fn target(entries: &[(&str, Active<'_>)]) -> BTreeMap<String, Assignment> {
         entries
             .iter()
             .map(|(m, active)| {

@@ -14,7 +14,7 @@
 //! all.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
 use super::{GroupSpec, TaskAssignor};
 use crate::tasks::{Assignment, TaskMap};
@@ -95,15 +95,18 @@ impl<'a> Group<'a> {
             return Err(too_many("members"));
         }
 
-        // Members by member id.
+        // Members by member id (the spec is documented as sorted: check that first).
         let mut by_id: Vec<usize> = (0..members.len()).collect();
-        by_id.sort_unstable_by(|&a, &b| members[a].member_id.cmp(&members[b].member_id));
-        for pair in by_id.windows(2) {
-            if members[pair[0]].member_id == members[pair[1]].member_id {
-                return Err(format!(
-                    "Member {} appears more than once in the group spec.",
-                    members[pair[0]].member_id
-                ));
+        let strictly_sorted = members.windows(2).all(|w| w[0].member_id < w[1].member_id);
+        if !strictly_sorted {
+            by_id.sort_unstable_by(|&a, &b| members[a].member_id.cmp(&members[b].member_id));
+            for pair in by_id.windows(2) {
+                if members[pair[0]].member_id == members[pair[1]].member_id {
+                    return Err(format!(
+                        "Member {} appears more than once in the group spec.",
+                        members[pair[0]].member_id
+                    ));
+                }
             }
         }
         let member_ids: Vec<&str> = by_id
@@ -111,25 +114,21 @@ impl<'a> Group<'a> {
             .map(|&i| members[i].member_id.as_str())
             .collect();
 
-        // Processes by process id.
-        let mut by_process: Vec<u32> = (0..by_id.len() as u32).collect();
-        by_process.sort_unstable_by(|&a, &b| {
-            members[by_id[a as usize]]
-                .process_id
-                .cmp(&members[by_id[b as usize]].process_id)
-        });
-        let mut member_process = vec![0u32; by_id.len()];
+        // Processes, numbered in order of first appearance among the sorted members. (The
+        // numbering never decides a tie: process numbers only identify processes.)
+        let mut process_index: HashMap<&str, u32> = HashMap::with_capacity(members.len());
+        let mut member_process = Vec::with_capacity(members.len());
         let mut capacity: Vec<u32> = Vec::new();
-        let mut last: Option<&str> = None;
-        for &m in &by_process {
-            let process = members[by_id[m as usize]].process_id.as_str();
-            if last != Some(process) {
+        for &i in &by_id {
+            let next = capacity.len() as u32;
+            let p = *process_index
+                .entry(members[i].process_id.as_str())
+                .or_insert(next);
+            if p == next {
                 capacity.push(0);
-                last = Some(process);
             }
-            let p = capacity.len() - 1;
-            capacity[p] += 1;
-            member_process[m as usize] = p as u32;
+            capacity[p as usize] += 1;
+            member_process.push(p);
         }
 
         // Subtopologies by id.
@@ -173,10 +172,13 @@ impl<'a> Group<'a> {
             task_sub.extend(std::iter::repeat_n(s as u32, n as usize));
         }
 
-        let task_of = |sub: &str, partition: i32| -> Option<u32> {
-            let s = sub_ids.binary_search(&sub).ok()?;
-            let p = u32::try_from(partition).ok()?;
-            (p < sub_tasks[s]).then(|| sub_offset[s] + p)
+        // The existing tasks of a previous entry: its subtopology is looked up once, and only
+        // partitions in range are visited.
+        let tasks_of = |sub: &str, parts: &'a BTreeSet<i32>| {
+            let found = sub_ids.binary_search(&sub).ok();
+            let (base, n) = found.map_or((0, 0), |s| (sub_offset[s], sub_tasks[s]));
+            let end = i32::try_from(n).unwrap_or(i32::MAX);
+            parts.range(0..end).map(move |&p| base + p as u32)
         };
 
         // Previous owners. Members are visited in member-id order, so the first claim of an
@@ -187,22 +189,16 @@ impl<'a> Group<'a> {
         for (m, &i) in by_id.iter().enumerate() {
             let previous = &members[i].previous;
             for (sub, parts) in &previous.active {
-                for &p in parts {
-                    if let Some(t) = task_of(sub, p) {
-                        let owner = &mut prev_active[t as usize];
-                        if *owner == NONE {
-                            *owner = m as u32;
-                        }
+                for t in tasks_of(sub, parts) {
+                    let owner = &mut prev_active[t as usize];
+                    if *owner == NONE {
+                        *owner = m as u32;
                     }
                 }
             }
             for map in [&previous.standby, &previous.warmup] {
                 for (sub, parts) in map {
-                    for &p in parts {
-                        if let Some(t) = task_of(sub, p) {
-                            standby_pairs.push((t, m as u32));
-                        }
-                    }
+                    standby_pairs.extend(tasks_of(sub, parts).map(|t| (t, m as u32)));
                 }
             }
         }
@@ -281,12 +277,10 @@ impl<'a> Group<'a> {
         }
 
         // A3: fill, in (subtopology id, partition) order.
-        for t in 0..num_tasks {
-            if owner[t] == NONE {
-                if let Some(m) = loads.least_loaded(|_| false) {
-                    owner[t] = m;
-                    loads.add_active(m);
-                }
+        for slot in owner.iter_mut().filter(|o| **o == NONE) {
+            if let Some(m) = loads.least_loaded(|_| false) {
+                *slot = m;
+                loads.add_active(m);
             }
         }
 
@@ -311,7 +305,7 @@ impl<'a> Group<'a> {
         let mut mark = vec![0u64; num_processes];
         let mut stamp = 0u64;
         // Standbys placed in S1 per task: `standby[s1_start[t]..][..s1_count[t]]`.
-        let mut s1_start = vec![0u32; num_tasks];
+        let mut s1_start = vec![0usize; num_tasks];
         let mut s1_count = vec![0u32; num_tasks];
         let process_of = |m: u32| self.member_process[m as usize] as usize;
 
@@ -350,7 +344,7 @@ impl<'a> Group<'a> {
                 mark[process_of(m)] = stamp;
                 qt.on_assigned(loads.load[m as usize]);
             }
-            s1_start[t as usize] = start as u32;
+            s1_start[t as usize] = start;
             s1_count[t as usize] = (standby.len() - start) as u32;
         }
 
@@ -366,7 +360,7 @@ impl<'a> Group<'a> {
                 mark[process_of(owner[t])] = stamp;
                 holders += 1;
             }
-            let start = s1_start[t] as usize;
+            let start = s1_start[t];
             for &(_, m) in &standby[start..start + placed as usize] {
                 mark[process_of(m)] = stamp;
                 holders += 1;
@@ -396,7 +390,11 @@ impl<'a> Group<'a> {
             let end = self.sub_offset[s + 1];
             let run = rest.partition_point(|&t| t < end);
             let base = self.sub_offset[s];
-            let parts: BTreeSet<i32> = rest[..run].iter().map(|&t| (t - base) as i32).collect();
+            // Inserting in ascending order is cheaper than collecting (which buffers and sorts).
+            let mut parts = BTreeSet::new();
+            for &t in &rest[..run] {
+                parts.insert((t - base) as i32);
+            }
             map.insert(self.sub_ids[s].to_string(), parts);
             rest = &rest[run..];
         }
@@ -433,7 +431,8 @@ impl<'a> Group<'a> {
         standby.sort_unstable();
         let mut standby_tasks: &[u64] = &standby;
 
-        let mut out = BTreeMap::new();
+        // Collected in member-id order, so the map is bulk-built from a sorted sequence.
+        let mut out = Vec::with_capacity(num_members);
         let mut member_standby: Vec<u32> = Vec::new();
         for (m, id) in self.member_ids.iter().enumerate() {
             let run = standby_tasks.partition_point(|&k| (k >> 32) as usize == m);
@@ -441,16 +440,16 @@ impl<'a> Group<'a> {
             member_standby.extend(standby_tasks[..run].iter().map(|&k| k as u32));
             standby_tasks = &standby_tasks[run..];
             let mine = &active[offsets[m] as usize..offsets[m + 1] as usize];
-            out.insert(
+            out.push((
                 (*id).to_string(),
                 Assignment {
                     active: self.task_map(mine),
                     standby: self.task_map(&member_standby),
                     warmup: TaskMap::new(),
                 },
-            );
+            ));
         }
-        out
+        out.into_iter().collect()
     }
 }
 

@@ -1,0 +1,702 @@
+//! Property tests of the sticky assignor (PROTOCOL 2.10): invariants 1-5, determinism, agreement
+//! with a naive transcription of 2.10, stickiness on join and leave.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use streams_group_coordinator::assignor::{
+    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
+};
+use streams_group_coordinator::tasks::{count, Assignment, TaskMap};
+
+type Target = BTreeMap<String, Assignment>;
+type Task = (String, i32);
+
+fn assign(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+    StickyAssignor
+        .assign(&GroupSpec {
+            members,
+            subtopologies: subs,
+            num_standby_replicas: r,
+        })
+        .expect("valid spec")
+}
+
+fn task_list(map: &TaskMap) -> Vec<Task> {
+    map.iter()
+        .flat_map(|(s, ps)| ps.iter().map(move |&p| (s.clone(), p)))
+        .collect()
+}
+
+fn insert(map: &mut TaskMap, (s, p): &Task) {
+    map.entry(s.clone()).or_default().insert(*p);
+}
+
+fn with_previous(members: &[MemberSpec], target: &Target) -> Vec<MemberSpec> {
+    members
+        .iter()
+        .map(|m| MemberSpec {
+            previous: target.get(&m.member_id).cloned().unwrap_or_default(),
+            ..m.clone()
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------------------------------
+// A naive transcription of PROTOCOL 2.10: linear scans, strings, no indices. Slow but literal.
+
+fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+    if members.is_empty() {
+        return Target::new();
+    }
+    let mut members: Vec<&MemberSpec> = members.iter().collect();
+    members.sort_by(|a, b| a.member_id.cmp(&b.member_id));
+    let mut subs: Vec<&SubtopologySpec> = subs.iter().collect();
+    subs.sort_by(|a, b| a.subtopology_id.cmp(&b.subtopology_id));
+    let ids: Vec<String> = members.iter().map(|m| m.member_id.clone()).collect();
+    let process: BTreeMap<&str, &str> = members
+        .iter()
+        .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
+        .collect();
+    let mut capacity: BTreeMap<&str, u64> = BTreeMap::new();
+    for m in &members {
+        *capacity.entry(m.process_id.as_str()).or_default() += 1;
+    }
+    let num_tasks = |s: &str| -> i32 {
+        subs.iter()
+            .find(|x| x.subtopology_id == s)
+            .map_or(0, |x| x.num_tasks.max(0))
+    };
+    let stateful = |s: &str| subs.iter().any(|x| x.subtopology_id == s && x.stateful);
+    let exists = |(s, p): &Task| *p >= 0 && *p < num_tasks(s);
+
+    // Tasks in (subtopologyId, partition) order and in (partition, subtopologyId) order.
+    let mut by_sub: Vec<Task> = Vec::new();
+    for s in &subs {
+        for p in 0..s.num_tasks.max(0) {
+            by_sub.push((s.subtopology_id.clone(), p));
+        }
+    }
+    let mut by_partition = by_sub.clone();
+    by_partition.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+
+    let mut prev_owner: BTreeMap<Task, String> = BTreeMap::new();
+    let mut prev_standby: BTreeMap<Task, BTreeSet<String>> = BTreeMap::new();
+    for m in &members {
+        for t in task_list(&m.previous.active) {
+            if exists(&t) {
+                prev_owner.entry(t).or_insert(m.member_id.clone());
+            }
+        }
+        for t in task_list(&m.previous.standby)
+            .into_iter()
+            .chain(task_list(&m.previous.warmup))
+        {
+            if exists(&t) {
+                prev_standby
+                    .entry(t)
+                    .or_default()
+                    .insert(m.member_id.clone());
+            }
+        }
+    }
+
+    let mut active: BTreeMap<String, BTreeSet<Task>> =
+        ids.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
+    let mut standby = active.clone();
+    let mut owner: BTreeMap<Task, String> = BTreeMap::new();
+
+    let load = |active: &BTreeMap<String, BTreeSet<Task>>,
+                standby: &BTreeMap<String, BTreeSet<Task>>,
+                m: &str| { (active[m].len() + standby[m].len()) as u64 };
+    let process_load = |active: &BTreeMap<String, BTreeSet<Task>>,
+                        standby: &BTreeMap<String, BTreeSet<Task>>,
+                        p: &str| {
+        ids.iter()
+            .filter(|m| process[m.as_str()] == p)
+            .map(|m| load(active, standby, m))
+            .sum::<u64>()
+    };
+    // 2.10's order: member load, then process load (exact), then member id.
+    let cmp = |active: &BTreeMap<String, BTreeSet<Task>>,
+               standby: &BTreeMap<String, BTreeSet<Task>>,
+               a: &str,
+               b: &str|
+     -> Ordering {
+        let (pa, pb) = (process[a], process[b]);
+        load(active, standby, a)
+            .cmp(&load(active, standby, b))
+            .then_with(|| {
+                (process_load(active, standby, pa) * capacity[pb])
+                    .cmp(&(process_load(active, standby, pb) * capacity[pa]))
+            })
+            .then_with(|| a.cmp(b))
+    };
+    let least = |active: &BTreeMap<String, BTreeSet<Task>>,
+                 standby: &BTreeMap<String, BTreeSet<Task>>,
+                 candidates: Vec<String>|
+     -> Option<String> {
+        candidates
+            .into_iter()
+            .min_by(|a, b| cmp(active, standby, a, b))
+    };
+
+    // Quota: (remaining, members, quota).
+    fn quota(rem: u64, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            rem.div_ceil(n)
+        }
+    }
+    let (mut rem, mut n) = (by_sub.len() as u64, ids.len() as u64);
+    let mut qa = quota(rem, n);
+
+    // A1.
+    for t in &by_partition {
+        if let Some(o) = prev_owner.get(t) {
+            if process.contains_key(o.as_str()) && (active[o].len() as u64) < qa {
+                active.get_mut(o).unwrap().insert(t.clone());
+                owner.insert(t.clone(), o.clone());
+                if active[o].len() as u64 == qa {
+                    rem -= qa;
+                    n -= 1;
+                    qa = quota(rem, n);
+                }
+            }
+        }
+    }
+    // A2.
+    for t in &by_partition {
+        if owner.contains_key(t) {
+            continue;
+        }
+        let candidates: Vec<String> = prev_standby
+            .get(t)
+            .into_iter()
+            .flatten()
+            .filter(|c| (active[c.as_str()].len() as u64) < qa)
+            .cloned()
+            .collect();
+        if let Some(m) = least(&active, &standby, candidates) {
+            active.get_mut(&m).unwrap().insert(t.clone());
+            owner.insert(t.clone(), m.clone());
+            if active[&m].len() as u64 == qa {
+                rem -= qa;
+                n -= 1;
+                qa = quota(rem, n);
+            }
+        }
+    }
+    // A3.
+    for t in &by_sub {
+        if owner.contains_key(t) {
+            continue;
+        }
+        let m = least(&active, &standby, ids.clone()).unwrap();
+        active.get_mut(&m).unwrap().insert(t.clone());
+        owner.insert(t.clone(), m);
+    }
+
+    if r > 0 {
+        let holds = |active: &BTreeMap<String, BTreeSet<Task>>,
+                     standby: &BTreeMap<String, BTreeSet<Task>>,
+                     m: &str,
+                     t: &Task| {
+            let p = process[m];
+            ids.iter()
+                .filter(|x| process[x.as_str()] == p)
+                .any(|x| active[x].contains(t) || standby[x].contains(t))
+        };
+        let s_tasks = by_sub.iter().filter(|t| stateful(&t.0)).count() as u64;
+        let (mut rem, mut n) = (by_sub.len() as u64 + r as u64 * s_tasks, ids.len() as u64);
+        let mut qt = quota(rem, n);
+        let mut left: BTreeMap<Task, i32> = BTreeMap::new();
+        // S1.
+        for t in by_partition.iter().rev() {
+            if !stateful(&t.0) {
+                continue;
+            }
+            for i in 0..r {
+                let ok = |active: &BTreeMap<String, BTreeSet<Task>>,
+                          standby: &BTreeMap<String, BTreeSet<Task>>,
+                          m: &str| {
+                    process.contains_key(m)
+                        && !holds(active, standby, m, t)
+                        && load(active, standby, m) < qt
+                };
+                let mut chosen = prev_owner
+                    .get(t)
+                    .filter(|o| ok(&active, &standby, o))
+                    .cloned();
+                if chosen.is_none() {
+                    let candidates: Vec<String> = prev_standby
+                        .get(t)
+                        .into_iter()
+                        .flatten()
+                        .filter(|c| ok(&active, &standby, c))
+                        .cloned()
+                        .collect();
+                    chosen = least(&active, &standby, candidates);
+                }
+                let Some(m) = chosen else {
+                    left.insert(t.clone(), r - i);
+                    break;
+                };
+                standby.get_mut(&m).unwrap().insert(t.clone());
+                if load(&active, &standby, &m) == qt {
+                    rem -= qt;
+                    n -= 1;
+                    qt = quota(rem, n);
+                }
+            }
+        }
+        // S2.
+        for t in by_sub.iter().rev() {
+            let Some(&k) = left.get(t) else { continue };
+            for _ in 0..k {
+                let candidates: Vec<String> = ids
+                    .iter()
+                    .filter(|m| !holds(&active, &standby, m, t))
+                    .cloned()
+                    .collect();
+                if let Some(m) = least(&active, &standby, candidates) {
+                    standby.get_mut(&m).unwrap().insert(t.clone());
+                }
+            }
+        }
+    }
+
+    ids.iter()
+        .map(|m| {
+            let mut a = Assignment::default();
+            for t in &active[m] {
+                insert(&mut a.active, t);
+            }
+            for t in &standby[m] {
+                insert(&mut a.standby, t);
+            }
+            (m.clone(), a)
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------------------------------
+// Invariants.
+
+/// Largest total-load spread (max - min of active + standby per member) seen in any group, and
+/// in groups whose processes all have the same number of members.
+static LARGEST_SPREAD: AtomicUsize = AtomicUsize::new(0);
+static LARGEST_SPREAD_EVEN: AtomicUsize = AtomicUsize::new(0);
+
+fn report_spread() {
+    eprintln!(
+        "largest total-load spread seen: {} (processes of equal capacity: {})",
+        LARGEST_SPREAD.load(AtomicOrdering::Relaxed),
+        LARGEST_SPREAD_EVEN.load(AtomicOrdering::Relaxed)
+    );
+}
+
+/// Asserts invariants 1-5 (the first half of 5) of 2.10 and returns the total-load spread.
+fn check_invariants(
+    members: &[MemberSpec],
+    subs: &[SubtopologySpec],
+    r: i32,
+    out: &Target,
+) -> Result<usize, TestCaseError> {
+    let ids: BTreeSet<&str> = members.iter().map(|m| m.member_id.as_str()).collect();
+    prop_assert_eq!(out.keys().map(String::as_str).collect::<BTreeSet<_>>(), ids);
+    if members.is_empty() {
+        // No member to place anything on.
+        return Ok(0);
+    }
+    let process: BTreeMap<&str, &str> = members
+        .iter()
+        .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
+        .collect();
+    let num_processes = process.values().collect::<BTreeSet<_>>().len();
+    let stateful: BTreeMap<&str, bool> = subs
+        .iter()
+        .map(|s| (s.subtopology_id.as_str(), s.stateful))
+        .collect();
+    let total: usize = subs.iter().map(|s| s.num_tasks.max(0) as usize).sum();
+
+    // 1. Every task active exactly once, and nothing else active.
+    let mut active_owner: BTreeMap<Task, &str> = BTreeMap::new();
+    for (m, a) in out {
+        prop_assert!(a.warmup.is_empty());
+        for t in task_list(&a.active) {
+            prop_assert!(active_owner.insert(t.clone(), m).is_none(), "{:?} twice", t);
+        }
+    }
+    prop_assert_eq!(active_owner.len(), total);
+    for s in subs {
+        for p in 0..s.num_tasks.max(0) {
+            prop_assert!(active_owner.contains_key(&(s.subtopology_id.clone(), p)));
+        }
+    }
+
+    // 2. One copy per process; 3. standbys only for stateful tasks, the right number.
+    let mut copies: BTreeSet<(&str, Task)> = BTreeSet::new();
+    let mut standbys: BTreeMap<Task, usize> = BTreeMap::new();
+    for (m, a) in out {
+        for t in task_list(&a.active)
+            .into_iter()
+            .chain(task_list(&a.standby))
+        {
+            prop_assert!(
+                copies.insert((process[m.as_str()], t.clone())),
+                "two copies of {:?}",
+                t
+            );
+        }
+        for t in task_list(&a.standby) {
+            prop_assert!(stateful.get(t.0.as_str()).copied().unwrap_or(false));
+            *standbys.entry(t).or_default() += 1;
+        }
+    }
+    let expected = (r.max(0) as usize).min(num_processes.saturating_sub(1));
+    for s in subs.iter().filter(|s| s.stateful) {
+        for p in 0..s.num_tasks.max(0) {
+            let got = standbys
+                .get(&(s.subtopology_id.clone(), p))
+                .copied()
+                .unwrap_or(0);
+            prop_assert_eq!(got, expected, "standbys of ({}, {})", s.subtopology_id, p);
+        }
+    }
+
+    // 4. Active balance.
+    let counts: Vec<usize> = out.values().map(|a| count(&a.active)).collect();
+    if let (Some(min), Some(max)) = (counts.iter().min(), counts.iter().max()) {
+        prop_assert!(max - min <= 1, "active counts {:?}", counts);
+    }
+
+    // 5. A member that lost a task it previously owned (smallest claimer of an existing task)
+    // ends with at least floor(T / n) active tasks: it only loses tasks beyond its quota.
+    if !members.is_empty() {
+        let floor = total / members.len();
+        let mut sorted: Vec<&MemberSpec> = members.iter().collect();
+        sorted.sort_by(|a, b| a.member_id.cmp(&b.member_id));
+        let mut claimed: BTreeSet<Task> = BTreeSet::new();
+        for m in sorted {
+            let now = &out[&m.member_id].active;
+            for t in task_list(&m.previous.active) {
+                let exists = subs
+                    .iter()
+                    .any(|s| s.subtopology_id == t.0 && t.1 >= 0 && t.1 < s.num_tasks);
+                if !exists || !claimed.insert(t.clone()) {
+                    continue;
+                }
+                let kept = now.get(&t.0).is_some_and(|ps| ps.contains(&t.1));
+                prop_assert!(
+                    kept || count(now) >= floor,
+                    "{} lost {:?} with {} active tasks (floor {})",
+                    m.member_id,
+                    t,
+                    count(now),
+                    floor
+                );
+            }
+        }
+    }
+
+    let totals: Vec<usize> = out
+        .values()
+        .map(|a| count(&a.active) + count(&a.standby))
+        .collect();
+    let spread = match (totals.iter().min(), totals.iter().max()) {
+        (Some(min), Some(max)) => max - min,
+        _ => 0,
+    };
+    LARGEST_SPREAD.fetch_max(spread, AtomicOrdering::Relaxed);
+    let mut capacity: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in process.values() {
+        *capacity.entry(p).or_default() += 1;
+    }
+    if capacity.values().collect::<BTreeSet<_>>().len() == 1 {
+        LARGEST_SPREAD_EVEN.fetch_max(spread, AtomicOrdering::Relaxed);
+    }
+    Ok(spread)
+}
+
+// ------------------------------------------------------------------------------------------
+// Generators.
+
+#[derive(Clone, Debug)]
+struct Group {
+    members: Vec<MemberSpec>,
+    subs: Vec<SubtopologySpec>,
+    replicas: i32,
+}
+
+fn arb_subtopologies() -> impl Strategy<Value = Vec<SubtopologySpec>> {
+    prop::collection::vec((0i32..12, any::<bool>()), 0..5).prop_map(|v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (n, stateful))| SubtopologySpec {
+                subtopology_id: format!("{i}"),
+                num_tasks: n,
+                stateful,
+            })
+            .collect()
+    })
+}
+
+/// Random previous task maps over existing and non-existing tasks (subtopologies "0".."5",
+/// partitions -1..12): conflicts, stale tasks and overlaps included.
+fn arb_task_map() -> impl Strategy<Value = TaskMap> {
+    prop::collection::vec((0u8..6, -1i32..12), 0..8).prop_map(|v| {
+        let mut map = TaskMap::new();
+        for (s, p) in v {
+            insert(&mut map, &(s.to_string(), p));
+        }
+        map
+    })
+}
+
+fn arb_member(i: usize, processes: usize) -> impl Strategy<Value = MemberSpec> {
+    (
+        0..processes.max(1),
+        prop::option::weighted(0.6, (arb_task_map(), arb_task_map(), arb_task_map())),
+    )
+        .prop_map(move |(p, prev)| MemberSpec {
+            member_id: format!("m{i:02}"),
+            process_id: format!("p{p}"),
+            previous: prev
+                .map(|(active, standby, warmup)| Assignment {
+                    active,
+                    standby,
+                    warmup,
+                })
+                .unwrap_or_default(),
+            ..Default::default()
+        })
+}
+
+fn arb_group() -> impl Strategy<Value = Group> {
+    (0usize..12, 1usize..7, arb_subtopologies(), 0i32..4).prop_flat_map(|(n, procs, subs, r)| {
+        let members: Vec<_> = (0..n).map(|i| arb_member(i, procs)).collect();
+        (members, Just(subs), Just(r)).prop_map(|(members, subs, replicas)| Group {
+            members,
+            subs,
+            replicas,
+        })
+    })
+}
+
+/// A group whose previous targets are a stable assignment: the assignor's own output, after
+/// one round from random previous targets.
+fn arb_stable_group() -> impl Strategy<Value = Group> {
+    arb_group().prop_map(|g| {
+        let first = assign(&g.members, &g.subs, g.replicas);
+        let members = with_previous(&g.members, &first);
+        Group { members, ..g }
+    })
+}
+
+fn runner(cases: u32) -> TestRunner {
+    TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    })
+}
+
+// ------------------------------------------------------------------------------------------
+// Properties.
+
+#[test]
+fn assignor_invariants_determinism_and_reference() {
+    let strategy = arb_group().prop_flat_map(|g| {
+        let shuffled = Just(g.members.clone()).prop_shuffle();
+        let subs = Just(g.subs.clone()).prop_shuffle();
+        (Just(g), shuffled, subs)
+    });
+    let result = runner(2000).run(&strategy, |(g, shuffled, shuffled_subs)| {
+        let out = assign(&g.members, &g.subs, g.replicas);
+        check_invariants(&g.members, &g.subs, g.replicas, &out)?;
+        // Same input, same output; also in another order.
+        prop_assert_eq!(&out, &assign(&g.members, &g.subs, g.replicas));
+        prop_assert_eq!(&out, &assign(&shuffled, &shuffled_subs, g.replicas));
+        // The exact output of 2.10's rules.
+        prop_assert_eq!(&out, &reference(&g.members, &g.subs, g.replicas));
+        // Feeding the target back is a fixed point for active tasks.
+        let again = assign(&with_previous(&g.members, &out), &g.subs, g.replicas);
+        check_invariants(&g.members, &g.subs, g.replicas, &again)?;
+        prop_assert_eq!(tasks_moved(&out, &again), 0);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    report_spread();
+}
+
+#[test]
+fn assignor_join_moves_at_most_a_fair_share() {
+    let strategy = (arb_stable_group(), any::<bool>(), 0usize..7);
+    let result = runner(1000).run(&strategy, |(g, new_process, p)| {
+        let previous = assign(&g.members, &g.subs, g.replicas);
+        let mut members = with_previous(&g.members, &previous);
+        members.push(MemberSpec {
+            member_id: "new".into(),
+            process_id: if new_process {
+                "p-new".into()
+            } else {
+                format!("p{p}")
+            },
+            ..Default::default()
+        });
+        let next = assign(&members, &g.subs, g.replicas);
+        check_invariants(&members, &g.subs, g.replicas, &next)?;
+        let total: u64 = g.subs.iter().map(|s| s.num_tasks.max(0) as u64).sum();
+        let n = g.members.len() as u64;
+        let moved = tasks_moved(&previous, &next);
+        prop_assert!(
+            moved <= total.div_ceil(n + 1),
+            "{} moved, T = {}, n = {}",
+            moved,
+            total,
+            n
+        );
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+#[test]
+fn assignor_leave_moves_only_the_leavers_tasks() {
+    let strategy = arb_stable_group()
+        .prop_filter("needs a member", |g| !g.members.is_empty())
+        .prop_flat_map(|g| {
+            let n = g.members.len();
+            (Just(g), 0..n)
+        });
+    let result = runner(1000).run(&strategy, |(g, leaver)| {
+        let previous = assign(&g.members, &g.subs, g.replicas);
+        let mut members = with_previous(&g.members, &previous);
+        let gone = members.remove(leaver);
+        let next = assign(&members, &g.subs, g.replicas);
+        check_invariants(&members, &g.subs, g.replicas, &next)?;
+        let moved = tasks_moved(&previous, &next);
+        // The leaver's tasks move (unless nobody is left to take them), nothing else does.
+        let expected = if members.is_empty() {
+            0
+        } else {
+            count(&previous[&gone.member_id].active) as u64
+        };
+        prop_assert_eq!(moved, expected);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Edge cases.
+
+fn fresh(id: &str, process: &str) -> MemberSpec {
+    MemberSpec {
+        member_id: id.into(),
+        process_id: process.into(),
+        ..Default::default()
+    }
+}
+
+fn sub(id: &str, n: i32, stateful: bool) -> SubtopologySpec {
+    SubtopologySpec {
+        subtopology_id: id.into(),
+        num_tasks: n,
+        stateful,
+    }
+}
+
+#[test]
+fn assignor_edge_no_members() {
+    assert!(assign(&[], &[sub("0", 3, true)], 1).is_empty());
+    assert!(assign(&[], &[], 0).is_empty());
+}
+
+#[test]
+fn assignor_edge_more_members_than_tasks() {
+    let members: Vec<MemberSpec> = (0..7)
+        .map(|i| fresh(&format!("m{i}"), &format!("p{}", i % 3)))
+        .collect();
+    let subs = [sub("0", 2, true), sub("1", 1, false)];
+    let out = assign(&members, &subs, 2);
+    assert_eq!(out.len(), 7);
+    check_invariants(&members, &subs, 2, &out).unwrap();
+    assert_eq!(out, reference(&members, &subs, 2));
+}
+
+#[test]
+fn assignor_edge_one_process_holds_every_member() {
+    let members: Vec<MemberSpec> = (0..4).map(|i| fresh(&format!("m{i}"), "only")).collect();
+    let subs = [sub("0", 6, true), sub("1", 3, true)];
+    let out = assign(&members, &subs, 2);
+    check_invariants(&members, &subs, 2, &out).unwrap();
+    assert!(out.values().all(|a| a.standby.is_empty()));
+}
+
+#[test]
+fn assignor_edge_zero_task_subtopologies() {
+    let members = [fresh("a", "p1"), fresh("b", "p2")];
+    let subs = [sub("0", 0, true), sub("1", 0, false)];
+    let out = assign(&members, &subs, 1);
+    assert_eq!(out.len(), 2);
+    assert!(out.values().all(Assignment::is_empty));
+    let subs = [sub("0", 0, true), sub("1", 3, true), sub("2", 0, false)];
+    let out = assign(&members, &subs, 1);
+    check_invariants(&members, &subs, 1, &out).unwrap();
+}
+
+/// Larger random groups than the proptest generator makes, for the spread figure.
+#[test]
+fn assignor_larger_groups_keep_the_invariants() {
+    let strategy = (
+        2usize..60,
+        1usize..20,
+        0i32..3,
+        1i32..40,
+        any::<u64>(),
+        any::<bool>(),
+    );
+    let result = runner(300).run(&strategy, |(n, procs, r, per_sub, seed, even)| {
+        let (n, procs) = if even {
+            (n - n % procs.min(n), procs.min(n))
+        } else {
+            (n, procs)
+        };
+        let members: Vec<MemberSpec> = (0..n)
+            .map(|i| {
+                let p = if even {
+                    i % procs
+                } else {
+                    (seed.wrapping_mul(i as u64 + 7) >> 7) as usize % procs
+                };
+                fresh(&format!("m{i:03}"), &format!("p{p}"))
+            })
+            .collect();
+        let subs: Vec<SubtopologySpec> = (0..6)
+            .map(|i| sub(&i.to_string(), per_sub + i, i % 2 == 0))
+            .collect();
+        let out = assign(&members, &subs, r);
+        check_invariants(&members, &subs, r, &out)?;
+        let stable = with_previous(&members, &out);
+        let again = assign(&stable, &subs, r);
+        check_invariants(&stable, &subs, r, &again)?;
+        prop_assert_eq!(tasks_moved(&out, &again), 0);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    report_spread();
+}
