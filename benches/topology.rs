@@ -86,15 +86,17 @@ fn bench(c: &mut Criterion) {
     c.bench_function("topology_id/1000 subtopologies", |b| {
         b.iter(|| topology_id(black_box(&subtopologies)))
     });
-    c.bench_function("configure/1000 subtopologies, internal topics missing", |b| {
-        b.iter(|| configure(black_box(&subtopologies), black_box(&external_view)))
-    });
+    c.bench_function(
+        "configure/1000 subtopologies, internal topics missing",
+        |b| b.iter(|| configure(black_box(&subtopologies), black_box(&external_view))),
+    );
     c.bench_function("configure/1000 subtopologies, ready", |b| {
         b.iter(|| configure(black_box(&subtopologies), black_box(&full_view)))
     });
-    c.bench_function("configure_with/1000 subtopologies, ready, patterns compiled", |b| {
-        b.iter(|| configure_with(black_box(&subtopologies), &patterns, black_box(&full_view)))
-    });
+    c.bench_function(
+        "configure_with/1000 subtopologies, ready, patterns compiled",
+        |b| b.iter(|| configure_with(black_box(&subtopologies), &patterns, black_box(&full_view))),
+    );
     c.bench_function("validate/1000 subtopologies", |b| {
         b.iter(|| validate(black_box(&subtopologies)))
     });

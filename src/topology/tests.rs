@@ -357,7 +357,13 @@ fn rules_run_alone_and_in_order() {
 #[test]
 fn configuration_table() {
     use Configuration::*;
-    let cases: Vec<(&str, Vec<Subtopology>, BTreeMap<String, i32>, Configuration)> = vec![
+    type Case = (
+        &'static str,
+        Vec<Subtopology>,
+        BTreeMap<String, i32>,
+        Configuration,
+    );
+    let cases: Vec<Case> = vec![
         // Step 7 / task counts.
         ("no subtopologies", vec![], view(&[]), Ready(vec![])),
         (
@@ -963,7 +969,8 @@ fn ids_ignore_orders_without_meaning() {
 fn ids_see_every_semantic_change() {
     let t = sample();
     let id = topology_id(&t);
-    let mutations: Vec<(&str, Box<dyn Fn(&mut Vec<Subtopology>)>)> = vec![
+    type Mutation = Box<dyn Fn(&mut Vec<Subtopology>)>;
+    let mutations: Vec<(&str, Mutation)> = vec![
         (
             "subtopology id",
             Box::new(|t| t[1].subtopology_id = "2".to_owned()),
