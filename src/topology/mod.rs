@@ -140,7 +140,8 @@ pub fn required_topics_with<'a>(
 }
 
 /// Whether `topic` is required by the topology or matched by one of its regexes (a change of
-/// such a topic makes the group refresh-due, PROTOCOL 2.12).
+/// such a topic makes the group refresh-due, PROTOCOL 2.12). Compiles the regexes on every call;
+/// a caller checking many topics should compile them once and use [`concerns_topic_with`].
 pub fn concerns_topic(subtopologies: &[Subtopology], topic: &str) -> bool {
     literal_topics(subtopologies).any(|t| t == topic)
         || subtopologies
