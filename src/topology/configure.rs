@@ -1,7 +1,7 @@
 //! Configuration of a topology against topic metadata (PROTOCOL 2.11 steps 1-7): task counts,
 //! repartition partition counts, copartitioning, internal topics to create or that disagree.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::model::{Subtopology, TopicInfo};
 use super::patterns::SourcePatterns;
@@ -43,6 +43,8 @@ struct Analysis<'a> {
     view: &'a BTreeMap<String, i32>,
     /// Repartition topics sorted by name, each with its first listing in topology order.
     repartition: Vec<(&'a str, &'a TopicInfo)>,
+    /// Position of each repartition topic in `repartition`.
+    positions: HashMap<&'a str, usize>,
     inputs: Vec<Inputs<'a>>,
 }
 
@@ -62,11 +64,17 @@ impl<'a> Analysis<'a> {
             first_listing.entry(t.name.as_str()).or_insert(t);
         }
         let repartition: Vec<(&str, &TopicInfo)> = first_listing.into_iter().collect();
-        let position = |name: &str| repartition.binary_search_by(|(n, _)| (*n).cmp(name)).ok();
+        // Hash maps for lookups only; nothing is ever iterated in hash order.
+        let positions: HashMap<&str, usize> = repartition
+            .iter()
+            .enumerate()
+            .map(|(x, (name, _))| (*name, x))
+            .collect();
+        let position = |name: &str| positions.get(name).copied();
 
         // Changelogs that are internal topics: all but those a subtopology also reads as a
         // literal external source ("source table" optimisation, step 4).
-        let internal_changelogs: BTreeSet<&str> = subtopologies
+        let internal_changelogs: HashSet<&str> = subtopologies
             .iter()
             .flat_map(|s| {
                 s.state_changelog_topics.iter().filter(move |t| {
@@ -89,9 +97,9 @@ impl<'a> Analysis<'a> {
                     .partition(|t| position(t).is_some());
                 let matches: Vec<Vec<&str>> = (0..s.source_topic_regex.len())
                     .map(|j| {
-                        view.keys()
-                            .map(String::as_str)
-                            .filter(|t| is_external_candidate(t) && patterns.is_match(i, j, t))
+                        patterns
+                            .matches(i, j, view)
+                            .filter(|t| is_external_candidate(t))
                             .collect()
                     })
                     .collect();
@@ -120,6 +128,7 @@ impl<'a> Analysis<'a> {
             subtopologies,
             view,
             repartition,
+            positions,
             inputs,
         }
     }
@@ -461,9 +470,7 @@ impl<'a> Analysis<'a> {
     }
 
     fn position(&self, name: &str) -> Option<usize> {
-        self.repartition
-            .binary_search_by(|(n, _)| (*n).cmp(name))
-            .ok()
+        self.positions.get(name).copied()
     }
 }
 

@@ -42,32 +42,40 @@ fn hex_digit(nibble: u8) -> char {
 /// str          = u32(UTF-8 length) UTF-8 bytes;  integers big-endian two's complement
 /// ```
 pub fn canonical_form(subtopologies: &[Subtopology]) -> Vec<u8> {
-    let mut encoded: Vec<(&str, Vec<u8>)> = subtopologies
-        .iter()
-        .map(|s| (s.subtopology_id.as_str(), encode_subtopology(s)))
-        .collect();
-    encoded.sort();
-    let mut out =
-        Vec::with_capacity(64 + encoded.iter().map(|(_, bytes)| bytes.len()).sum::<usize>());
+    let mut sorted: Vec<&Subtopology> = subtopologies.iter().collect();
+    sorted.sort_by(|a, b| a.subtopology_id.cmp(&b.subtopology_id));
+    let mut out = Vec::with_capacity(64 + 256 * sorted.len());
     put_str(&mut out, TOPOLOGY_ID_VERSION);
-    put_len(&mut out, encoded.len());
-    for (_, bytes) in encoded {
-        out.extend_from_slice(&bytes);
+    put_len(&mut out, sorted.len());
+    for same_id in sorted.chunk_by(|a, b| a.subtopology_id == b.subtopology_id) {
+        if let [s] = same_id {
+            encode_subtopology(&mut out, s);
+        } else {
+            // Duplicate ids (an invalid topology, V2) are ordered by their encodings.
+            let mut encoded: Vec<Vec<u8>> = same_id
+                .iter()
+                .map(|s| {
+                    let mut bytes = Vec::new();
+                    encode_subtopology(&mut bytes, s);
+                    bytes
+                })
+                .collect();
+            encoded.sort_unstable();
+            encoded
+                .iter()
+                .for_each(|bytes| out.extend_from_slice(bytes));
+        }
     }
     out
 }
 
-fn encode_subtopology(s: &Subtopology) -> Vec<u8> {
-    let mut out = Vec::new();
-    put_str(&mut out, &s.subtopology_id);
-    put_str_set(&mut out, s.source_topics.iter().map(String::as_str));
-    put_str_set(&mut out, s.source_topic_regex.iter().map(String::as_str));
-    put_infos(&mut out, &s.state_changelog_topics);
-    put_str_set(
-        &mut out,
-        s.repartition_sink_topics.iter().map(String::as_str),
-    );
-    put_infos(&mut out, &s.repartition_source_topics);
+fn encode_subtopology(out: &mut Vec<u8>, s: &Subtopology) {
+    put_str(out, &s.subtopology_id);
+    put_str_set(out, s.source_topics.iter().map(String::as_str));
+    put_str_set(out, s.source_topic_regex.iter().map(String::as_str));
+    put_infos(out, &s.state_changelog_topics);
+    put_str_set(out, s.repartition_sink_topics.iter().map(String::as_str));
+    put_infos(out, &s.repartition_source_topics);
 
     // A group is the set of topic names its indices resolve to (source and repartition source
     // indices alike) and the set of regex patterns; indices outside their list (V9) are skipped.
@@ -93,12 +101,11 @@ fn encode_subtopology(s: &Subtopology) -> Vec<u8> {
             (sources.chain(repartition).collect(), regexes.collect())
         })
         .collect();
-    put_len(&mut out, groups.len());
+    put_len(out, groups.len());
     for (topics, regexes) in groups {
-        put_str_set(&mut out, topics.into_iter());
-        put_str_set(&mut out, regexes.into_iter());
+        put_str_set(out, topics.into_iter());
+        put_str_set(out, regexes.into_iter());
     }
-    out
 }
 
 fn put_len(out: &mut Vec<u8>, n: usize) {
@@ -113,7 +120,9 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 }
 
 fn put_str_set<'s>(out: &mut Vec<u8>, items: impl Iterator<Item = &'s str>) {
-    let set: BTreeSet<&str> = items.collect();
+    let mut set: Vec<&str> = items.collect();
+    set.sort_unstable();
+    set.dedup();
     put_len(out, set.len());
     for s in set {
         put_str(out, s);

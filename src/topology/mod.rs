@@ -1,8 +1,8 @@
 //! Topology analysis: validation, configuration against topic metadata, internal topics and
 //! topology ids (PROTOCOL 2.11, 7). Pure functions, no coordinator state.
 //!
-//! - [`validate`]: structural rules V1-V10, with Kafka's messages ([`check`] runs one rule).
-//! - [`configure`]: steps 1-7 against a topic view (name -> partition count): task counts,
+//! - [`validate()`]: structural rules V1-V10, with Kafka's messages ([`check`] runs one rule).
+//! - [`configure()`]: steps 1-7 against a topic view (name -> partition count): task counts,
 //!   repartition partition counts, copartitioning, internal topics to create or that disagree,
 //!   as one [`Configuration`] that each dialect maps to its errors or statuses.
 //! - [`required_topics`], [`concerns_topic`]: which topics matter for a topic refresh.
@@ -106,6 +106,20 @@ pub fn validate(subtopologies: &[Subtopology]) -> Result<(), String> {
 
 /// Configuration against `view` (topic name -> partition count), PROTOCOL 2.11 steps 1-7.
 /// Compiles the topology's regexes once; see [`configure_with`] to reuse them across calls.
+///
+/// Where the specification leaves room, this implementation decides:
+/// - literal `sourceTopics` that are not repartition topics are always external sources (a
+///   changelog listed as a source of the same subtopology is a "source table" and no internal
+///   topic); topics matched by a regex exclude the topology's repartition topics and its
+///   internal changelogs, and a regex is unmatched (step 1) when it matches no *other* topic;
+/// - step 2 visits unknown repartition topics in name order, and a count decided in a pass is
+///   known to the rest of that pass (as Kafka's loop), so the result depends on names only;
+/// - a subtopology without any input (V3, unchecked by the 4.2 dialect) is *invalid* with the V3
+///   message after step 3, where Kafka detects it;
+/// - copartition groups run in topology order; a later group may override a non-fixed count set
+///   by an earlier one;
+/// - a name that is both a repartition topic and a changelog is a repartition topic; a changelog
+///   listed by several subtopologies takes its count and settings from its first listing.
 pub fn configure(subtopologies: &[Subtopology], view: &BTreeMap<String, i32>) -> Configuration {
     configure_with(subtopologies, &SourcePatterns::compile(subtopologies), view)
 }
@@ -140,7 +154,8 @@ pub fn required_topics_with<'a>(
 }
 
 /// Whether `topic` is required by the topology or matched by one of its regexes (a change of
-/// such a topic makes the group refresh-due, PROTOCOL 2.12).
+/// such a topic makes the group refresh-due, PROTOCOL 2.12). Compiles the regexes on every call;
+/// a caller checking many topics should compile them once and use [`concerns_topic_with`].
 pub fn concerns_topic(subtopologies: &[Subtopology], topic: &str) -> bool {
     literal_topics(subtopologies).any(|t| t == topic)
         || subtopologies

@@ -360,3 +360,56 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// The literal-prefix shortcut never hides a match of the full regex.
+    #[test]
+    fn literal_prefix_keeps_every_match(
+        pattern in "[ab_0-]{0,3}[ab.*+?|(){}\\[\\]12,_-]{0,6}",
+        names in prop::collection::vec("[ab_0.-]{0,6}", 1..8),
+    ) {
+        let Some(regex) = patterns::compile_full_match(&pattern) else {
+            return Ok(());
+        };
+        let topology = vec![Subtopology {
+            subtopology_id: "0".to_owned(),
+            source_topic_regex: vec![pattern.clone()],
+            ..Default::default()
+        }];
+        let compiled = SourcePatterns::compile(&topology);
+        let view: BTreeMap<String, i32> = names.iter().map(|n| (n.clone(), 1)).collect();
+        let expected: Vec<&str> = view.keys().map(String::as_str).filter(|n| regex.is_match(n)).collect();
+        let prefix = patterns::literal_prefix(&pattern);
+        prop_assert!(expected.iter().all(|n| n.starts_with(prefix)), "prefix {:?}", prefix);
+        prop_assert_eq!(compiled.matches(0, 0, &view).collect::<Vec<_>>(), expected.clone());
+        for n in view.keys() {
+            prop_assert_eq!(compiled.is_match(0, 0, n), regex.is_match(n));
+            prop_assert_eq!(compiled.any_match(n), regex.is_match(n));
+        }
+    }
+}
+
+#[test]
+fn literal_prefixes() {
+    for (pattern, prefix) in [
+        ("events-.*", "events-"),
+        ("topic-[0-9]+", "topic-"),
+        ("abc", "abc"),
+        ("abc?", "ab"),
+        ("abc*", "ab"),
+        ("abc+", "ab"),
+        ("abc{2}", "ab"),
+        ("a|b", ""),
+        ("ab(c|d)", ""),
+        ("(?i)abc", ""),
+        ("abc(?i)def", "abc"),
+        ("a.b", "a"),
+        (r"a\.b", "a"),
+        ("", ""),
+        ("ä", ""),
+    ] {
+        assert_eq!(patterns::literal_prefix(pattern), prefix, "{pattern}");
+    }
+}

@@ -317,6 +317,18 @@ fn validation_table() {
             ),
         ),
         (
+            "V10 Unicode classes are not supported by regex-lite",
+            vec![st("0").regex(&[r"\p{L}+"])],
+            Err(r"Source topic regex \p{L}+ of subtopology 0 is not a valid regular expression."),
+        ),
+        (
+            // Java reads `a*+` as possessive; regex-lite as `(a*)+`. Same set of full matches
+            // here; they differ only when something after it could match the same characters.
+            "V10 stacked quantifiers compile",
+            vec![st("0").regex(&["a*+"])],
+            Ok(()),
+        ),
+        (
             "V10 typical Streams patterns",
             vec![st("0").regex(&["topic-[0-9]+", "(orders|payments)\\..*", "(?i)events"])],
             Ok(()),
@@ -357,7 +369,13 @@ fn rules_run_alone_and_in_order() {
 #[test]
 fn configuration_table() {
     use Configuration::*;
-    let cases: Vec<(&str, Vec<Subtopology>, BTreeMap<String, i32>, Configuration)> = vec![
+    type Case = (
+        &'static str,
+        Vec<Subtopology>,
+        BTreeMap<String, i32>,
+        Configuration,
+    );
+    let cases: Vec<Case> = vec![
         // Step 7 / task counts.
         ("no subtopologies", vec![], view(&[]), Ready(vec![])),
         (
@@ -790,6 +808,31 @@ fn compiled_patterns_are_reusable() {
 }
 
 #[test]
+fn regexes_run_in_linear_time() {
+    // Catastrophic for a backtracking engine: 2^n paths on a name that almost matches.
+    let name = format!("{}!", "a".repeat(248));
+    let topology = vec![st("0").regex(&["(a+)+b", "(a|aa)+", "(a*)*(b|c)"])];
+    assert_eq!(validate(&topology), Ok(()));
+    let start = std::time::Instant::now();
+    let v = view(&[(&name, 1)]);
+    for _ in 0..20 {
+        assert_eq!(
+            configure(&topology, &v),
+            Configuration::MissingSourceTopics(strings(&["(a*)*(b|c)", "(a+)+b", "(a|aa)+"]))
+        );
+        assert!(!concerns_topic(&topology, &name));
+    }
+    // Generous for a debug build on a busy machine; a backtracking engine would take ages.
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn compiled_patterns_can_be_shared_between_threads() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<SourcePatterns>();
+}
+
+#[test]
 fn unvalidated_topologies_never_panic() {
     let topology = vec![
         st("0")
@@ -963,7 +1006,8 @@ fn ids_ignore_orders_without_meaning() {
 fn ids_see_every_semantic_change() {
     let t = sample();
     let id = topology_id(&t);
-    let mutations: Vec<(&str, Box<dyn Fn(&mut Vec<Subtopology>)>)> = vec![
+    type Mutation = Box<dyn Fn(&mut Vec<Subtopology>)>;
+    let mutations: Vec<(&str, Mutation)> = vec![
         (
             "subtopology id",
             Box::new(|t| t[1].subtopology_id = "2".to_owned()),

@@ -1,6 +1,6 @@
 //! Structural validation V1-V10 (PROTOCOL 2.11): checks that depend on the topology only.
 //!
-//! The draft dialect runs all rules in order ([`validate`]); the 4.2 dialect interleaves some of
+//! The draft dialect runs all rules in order ([`validate()`]); the 4.2 dialect interleaves some of
 //! them with its own request checks (PROTOCOL 4.3), so every rule can also run on its own
 //! ([`check`]).
 
@@ -19,7 +19,7 @@ pub const KAFKA_INTERNAL_TOPICS: [&str; 3] = [
 /// Kafka's maximum topic name length.
 pub const MAX_TOPIC_NAME_LENGTH: usize = 249;
 
-/// One structural rule of PROTOCOL 2.11, in the order [`validate`] checks them.
+/// One structural rule of PROTOCOL 2.11, in the order [`validate()`] checks them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ValidationRule {
     /// V1: a blank subtopology id.
