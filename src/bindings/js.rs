@@ -87,7 +87,13 @@ impl JsCoordinator {
         let config = if config.is_undefined() || config.is_null() {
             Value::Null
         } else {
-            from_js(&config, "").map_err(|e| js_error(&BoundaryError::new(BoundaryCode::InvalidConfig, e.path, e.message)))?
+            from_js(&config, "").map_err(|e| {
+                js_error(&BoundaryError::new(
+                    BoundaryCode::InvalidConfig,
+                    e.path,
+                    e.message,
+                ))
+            })?
         };
         crate::Coordinator::from_json_config(&config)
             .map(|inner| JsCoordinator { inner })
@@ -114,11 +120,17 @@ impl JsCoordinator {
         let records = from_js(&records, "records").map_err(|e| js_error(&e))?;
         let now = now_ms.unwrap_or(self.inner.now_ms() as f64);
         if !(now.is_finite() && now >= 0.0 && now <= MAX_SAFE_INTEGER as f64) {
-            return Err(js_error(&BoundaryError::input("nowMs", "must be a non-negative integer")));
+            return Err(js_error(&BoundaryError::input(
+                "nowMs",
+                "must be a non-negative integer",
+            )));
         }
         let input = serde_json::json!({"nowMs": now as i64, "type": "Replay", "records": records});
         let input = Input::from_value(&input).map_err(|e| js_error(&e))?;
-        self.inner.handle(input).map(|_| ()).map_err(|e| js_error(&e))
+        self.inner
+            .handle(input)
+            .map(|_| ())
+            .map_err(|e| js_error(&e))
     }
 
     /// Every group as describe shows it, plus pending timers and the topic image.
@@ -147,9 +159,13 @@ impl JsCoordinator {
 #[wasm_bindgen(js_name = topologyId)]
 pub fn topology_id(topology: JsValue) -> Result<String, JsValue> {
     let value = from_js(&topology, "").map_err(|e| js_error(&e))?;
-    let subtopologies: Vec<Subtopology> = serde_path_to_error::deserialize(&value).map_err(|e| {
-        js_error(&BoundaryError::input(e.path().to_string(), e.into_inner().to_string()))
-    })?;
+    let subtopologies: Vec<Subtopology> =
+        serde_path_to_error::deserialize(&value).map_err(|e| {
+            js_error(&BoundaryError::input(
+                e.path().to_string(),
+                e.into_inner().to_string(),
+            ))
+        })?;
     Ok(crate::topology::topology_id(&subtopologies))
 }
 
@@ -158,7 +174,10 @@ pub fn topology_id(topology: JsValue) -> Result<String, JsValue> {
 pub fn partition_for(group_id: &str, partitions: Option<i32>) -> Result<i32, JsValue> {
     let n = partitions.unwrap_or(50);
     if n < 1 {
-        return Err(js_error(&BoundaryError::input("partitions", "must be at least 1")));
+        return Err(js_error(&BoundaryError::input(
+            "partitions",
+            "must be at least 1",
+        )));
     }
     Ok(crate::partition_for(group_id, n))
 }

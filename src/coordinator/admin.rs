@@ -503,11 +503,19 @@ impl Coordinator {
                 if let Some(members) = v.get_mut("members").and_then(Value::as_array_mut) {
                     for m in members.iter_mut() {
                         let id = m["memberId"].as_str().unwrap_or_default().to_string();
-                        let Some(member) = g.members.get(&id) else { continue };
+                        let Some(member) = g.members.get(&id) else {
+                            continue;
+                        };
                         m["previousMemberEpoch"] = json!(member.previous_member_epoch);
                         m["memberState"] = json!(member.member_state().name());
-                        m["pendingRevocation"] = serde_json::to_value(AssignmentJson::from(&member.pending)).unwrap_or_default();
-                        m["userEndpoint"] = json!(member.metadata.user_endpoint.as_ref().map(|e| json!({"host": e.host, "port": e.port})));
+                        m["pendingRevocation"] =
+                            serde_json::to_value(AssignmentJson::from(&member.pending))
+                                .unwrap_or_default();
+                        m["userEndpoint"] = json!(member
+                            .metadata
+                            .user_endpoint
+                            .as_ref()
+                            .map(|e| json!({"host": e.host, "port": e.port})));
                     }
                 }
                 v["state"] = json!(g.state().code());
