@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup demo test fmt-check clippy test-rust bench
+.PHONY: setup demo test fmt-check clippy test-rust test-js pkg bench
 
 setup:
 	@bash scripts/setup.sh
@@ -11,7 +11,7 @@ setup:
 demo: setup
 	@$(CARGO) run --quiet --example demo -- examples/demo/three-instances.jsonl
 
-test: setup fmt-check clippy test-rust
+test: setup fmt-check clippy test-rust test-js
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -25,3 +25,9 @@ test-rust:
 
 bench: setup
 	$(CARGO) bench
+
+pkg: setup
+	@bash scripts/build-pkg.sh
+
+test-js: pkg
+	@bash scripts/test-js.sh
