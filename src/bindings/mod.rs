@@ -4,3 +4,6 @@
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod js;
+
+#[cfg(all(target_arch = "wasm32", target_os = "wasi", feature = "reactor"))]
+pub mod wasi;
