@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup demo test fmt-check clippy test-rust test-js pkg bench
+.PHONY: setup demo test fmt-check clippy test-rust test-js test-wasi pkg wasi bench
 
 setup:
 	@bash scripts/setup.sh
@@ -11,7 +11,7 @@ setup:
 demo: setup
 	@$(CARGO) run --quiet --example demo -- examples/demo/three-instances.jsonl
 
-test: setup fmt-check clippy test-rust test-js
+test: setup fmt-check clippy test-rust test-js test-wasi
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -26,8 +26,14 @@ test-rust:
 bench: setup
 	$(CARGO) bench
 
-pkg: setup
+pkg: wasi
 	@bash scripts/build-pkg.sh
 
 test-js: pkg
 	@bash scripts/test-js.sh
+
+wasi: setup
+	@bash scripts/build-wasi.sh
+
+test-wasi: wasi
+	@bash scripts/test-wasi.sh

@@ -1,25 +1,58 @@
 #!/usr/bin/env bash
-# Idempotent set-up: installs what a fresh machine lacks, and is quick when all is present.
+# Idempotent set-up for `make demo`, `make test`, `make pkg`, `make wasi` and `make playground`:
+# installs only what is missing, so it is quick on a machine that has everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need() { command -v "$1" >/dev/null 2>&1; }
+say() { echo "setup: $*"; }
 
-if ! need cargo; then
-  echo "setup: cargo is missing; install Rust with rustup (https://rustup.rs)" >&2
-  exit 1
-fi
+need cargo || { echo "setup: cargo is missing; install Rust with rustup (https://rustup.rs)" >&2; exit 1; }
+
+# 1. Rust components and targets.
 if need rustup; then
+  installed=$(rustup component list --installed 2>/dev/null || true)
   for c in rustfmt clippy; do
-    rustup component list --installed 2>/dev/null | grep -q "^$c" || rustup component add "$c"
+    grep -q "^$c" <<<"$installed" || { say "rustup component add $c"; rustup component add "$c"; }
+  done
+  targets=$(rustup target list --installed 2>/dev/null || true)
+  for t in wasm32-unknown-unknown wasm32-wasip1; do
+    grep -qx "$t" <<<"$targets" || { say "rustup target add $t"; rustup target add "$t"; }
   done
 fi
-if ! need python3; then
-  echo "setup: python3 is needed by the topology-id cross-check" >&2
-  if need apt-get; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3
-  fi
+
+# 2. Debian packages: Node.js and npm for the package tests, Python for the WASI host.
+missing=()
+need node || missing+=(nodejs)
+need npm || missing+=(npm)
+need python3 || missing+=(python3)
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+if [ ${#missing[@]} -gt 0 ]; then
+  say "apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
-# Fetch crates once so that later steps do not stall on the network.
+
+# 3. wasm-bindgen CLI at exactly the Cargo.lock version (TOOLCHAIN P1).
+wb=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' Cargo.lock)
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $wb"; then
+  say "cargo install wasm-bindgen-cli $wb (a few minutes, once)"
+  cargo install wasm-bindgen-cli --version "$wb" --locked --quiet \
+    || cargo install wasm-bindgen-cli --version "$wb" --quiet
+fi
+
+# 4. npm tools (wasm-opt from binaryen, TypeScript), pinned by tools/package-lock.json.
+if [ ! -x tools/node_modules/.bin/wasm-opt ] || [ tools/package-lock.json -nt tools/node_modules/.package-lock.json ]; then
+  say "npm ci in tools/"
+  (cd tools && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# 5. Python virtual environment with wasmtime for the WASI plugin host.
+if ! .venv/bin/python -c 'import wasmtime' 2>/dev/null; then
+  say "python venv .venv with wasmtime"
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check 'wasmtime==50.0.1'
+fi
+
 cargo fetch --quiet
-echo "setup: ok"
+say "ok"
