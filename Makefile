@@ -20,7 +20,7 @@ clippy:
 	$(CARGO) clippy --all-targets -- -D warnings
 
 test-rust:
-	$(CARGO) test --all-targets
+	$(CARGO) test --lib --bins --tests --examples
 	$(CARGO) test --doc
 
 bench: setup

@@ -1,1 +1,136 @@
-fn main() {}
+//! Coordinator benchmarks (issue figures): steady-state heartbeats of a 1,000-member stable
+//! group through the typed API and through the JSON API, and the time for 1,000 members to
+//! join one group and reach STABLE.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use serde_json::{json, Value};
+use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, Input, InputKind};
+use streams_group_coordinator::group::GroupState;
+use streams_group_coordinator::Coordinator;
+
+const MEMBERS: usize = 1000;
+const PARTITIONS: i32 = 1000;
+
+fn send(c: &mut Coordinator, v: Value) -> Value {
+    serde_json::from_str(&c.handle_json(&v.to_string())).unwrap_or(Value::Null)
+}
+
+/// A 1,000-member group driven to STABLE by correct clients; returns it with members' epochs.
+fn stable_group() -> (Coordinator, Vec<(String, i32)>, i64) {
+    let mut c = Coordinator::new(Default::default()).unwrap();
+    send(
+        &mut c,
+        json!({"nowMs": 0, "type": "TopicMetadata", "topics": [
+        {"name": "a", "partitions": PARTITIONS}, {"name": "b", "partitions": PARTITIONS}]}),
+    );
+    send(
+        &mut c,
+        json!({"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t",
+        "topology": [{"subtopologyId": "0", "sourceTopics": ["a"]}, {"subtopologyId": "1", "sourceTopics": ["b"]}]}}),
+    );
+    let mut now = 1;
+    let mut members: Vec<(String, i32, Value)> = Vec::new();
+    for i in 0..MEMBERS {
+        let id = format!("member-{i:04}");
+        let out = send(
+            &mut c,
+            json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
+            "groupId": "g", "memberId": id, "memberEpoch": 0, "topologyId": "t", "processId": format!("p{}", i % 100),
+            "rebalanceTimeoutMs": 600000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}),
+        );
+        members.push((
+            id,
+            out["response"]["memberEpoch"].as_i64().unwrap_or(0) as i32,
+            out["response"]["activeTasks"].clone(),
+        ));
+        now += 1;
+    }
+    for _round in 0..10 {
+        if c.group("g").map(|g| g.state()) == Some(GroupState::Stable) {
+            break;
+        }
+        for (id, epoch, owned) in members.iter_mut() {
+            let out = send(
+                &mut c,
+                json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
+                "groupId": "g", "memberId": id, "memberEpoch": *epoch,
+                "activeTasks": owned.clone(), "standbyTasks": [], "warmupTasks": []}}),
+            );
+            *epoch = out["response"]["memberEpoch"].as_i64().unwrap_or(0) as i32;
+            if out["response"]["activeTasks"].is_array() {
+                *owned = out["response"]["activeTasks"].clone();
+            }
+        }
+        now += 1;
+    }
+    assert_eq!(c.group("g").map(|g| g.state()), Some(GroupState::Stable));
+    (
+        c,
+        members.into_iter().map(|(id, e, _)| (id, e)).collect(),
+        now,
+    )
+}
+
+fn heartbeats(crit: &mut Criterion) {
+    let (coordinator, members, now) = stable_group();
+    let mut group = crit.benchmark_group("steady_heartbeats_1000_members");
+    group.throughput(Throughput::Elements(members.len() as u64));
+    group.sample_size(20);
+    group.bench_function("typed", |b| {
+        let mut c = coordinator.clone();
+        let inputs: Vec<Input> = members
+            .iter()
+            .map(|(id, epoch)| Input {
+                now_ms: now,
+                kind: InputKind::StreamsGroupHeartbeat {
+                    client: ClientInfo::default(),
+                    request: Box::new(HeartbeatRequest {
+                        group_id: "g".into(),
+                        member_id: id.clone(),
+                        member_epoch: *epoch,
+                        rebalance_timeout_ms: -1,
+                        ..Default::default()
+                    }),
+                },
+            })
+            .collect();
+        b.iter_batched(
+            || inputs.clone(),
+            |inputs| {
+                for input in inputs {
+                    let _ = c.handle(input);
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("json", |b| {
+        let mut c = coordinator.clone();
+        let lines: Vec<String> = members
+            .iter()
+            .map(|(id, epoch)| {
+                json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {"groupId": "g", "memberId": id, "memberEpoch": epoch}})
+                    .to_string()
+            })
+            .collect();
+        b.iter(|| {
+            for line in &lines {
+                let _ = c.handle_json(line);
+            }
+        })
+    });
+    group.finish();
+}
+
+fn join_to_stable(crit: &mut Criterion) {
+    let mut group = crit.benchmark_group("join_1000_members_to_stable");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("json", |b| b.iter(stable_group));
+    group.finish();
+}
+
+criterion_group!(benches, heartbeats, join_to_stable);
+criterion_main!(benches);

@@ -193,6 +193,10 @@ impl Coordinator {
         batch: Batch,
         out: &mut Output,
     ) -> Result<(), ProtocolError> {
+        if batch.records.is_empty() {
+            out.explain.extend(batch.explain);
+            return Ok(());
+        }
         let before = self.snapshot_states(group_id, &batch.records);
         self.commit(&batch)?;
         out.records.extend(batch.records);

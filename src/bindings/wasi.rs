@@ -95,7 +95,11 @@ pub extern "C" fn sgc_create(cfg_ptr: *const u8, cfg_len: usize) -> u32 {
         Ok(serde_json::Value::Null)
     } else {
         serde_json::from_str(&text).map_err(|e| {
-            BoundaryError::new(BoundaryCode::InvalidConfig, "", format!("malformed JSON: {e}"))
+            BoundaryError::new(
+                BoundaryCode::InvalidConfig,
+                "",
+                format!("malformed JSON: {e}"),
+            )
         })
     };
     match config.and_then(|c| Coordinator::from_json_config(&c)) {
@@ -183,7 +187,13 @@ fn read_input(ptr: *const u8, len: usize) -> Result<String, (i32, BoundaryError)
     if ptr.is_null() || !in_memory(ptr, len) {
         return Err((
             STATUS_INTERNAL_ERROR,
-            BoundaryError::input("", format!("the input [{}, +{len}) lies outside linear memory", ptr as usize)),
+            BoundaryError::input(
+                "",
+                format!(
+                    "the input [{}, +{len}) lies outside linear memory",
+                    ptr as usize
+                ),
+            ),
         ));
     }
     // SAFETY: the range was checked to lie inside linear memory, which is always readable in

@@ -332,7 +332,13 @@ impl Coordinator {
             .as_ref()
             .map_or(String::new(), |t| t.topology_id.clone());
         let endpoint_epoch = group.soft.endpoint_epoch;
-        let endpoints = endpoint_partitions(group);
+        let last_endpoint_epoch = group
+            .members
+            .get(&member_id)
+            .and_then(|m| m.soft.last_endpoint_epoch);
+        let send_endpoints = join || last_endpoint_epoch != Some(endpoint_epoch);
+        // The map is O(group); build it only when this member is to receive it.
+        let endpoints = send_endpoints.then(|| endpoint_partitions(group));
         let Some(stored) = group.members.get_mut(&member_id) else {
             return Err(ProtocolError::new(
                 ErrorCode::UnknownServerError,
@@ -348,7 +354,6 @@ impl Coordinator {
         let send_status = join || stored.soft.last_status.as_ref() != Some(&statuses);
         let send_topology_id =
             join || stored.soft.last_topology_id.as_ref() != Some(&group_topology_id);
-        let send_endpoints = join || stored.soft.last_endpoint_epoch != Some(endpoint_epoch);
         stored.soft.last_status = Some(statuses.clone());
         stored.soft.last_topology_id = Some(group_topology_id.clone());
         stored.soft.last_endpoint_epoch = Some(endpoint_epoch);
@@ -381,7 +386,7 @@ impl Coordinator {
             active_tasks: tasks(active),
             standby_tasks: tasks(standby),
             warmup_tasks: tasks(warmup),
-            partitions_by_user_endpoint: send_endpoints.then_some(endpoints),
+            partitions_by_user_endpoint: endpoints,
         };
         out.response = Some(serde_json::to_value(response).unwrap_or_default());
         Ok(())
