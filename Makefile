@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup demo test fmt-check clippy test-rust test-js test-wasi pkg wasi bench
+.PHONY: setup demo test fmt-check clippy test-rust test-js test-wasi test-browser pkg wasi playground bench
 
 setup:
 	@bash scripts/setup.sh
@@ -11,7 +11,7 @@ setup:
 demo: setup
 	@$(CARGO) run --quiet --example demo -- examples/demo/three-instances.jsonl
 
-test: setup fmt-check clippy test-rust test-js test-wasi
+test: setup fmt-check clippy test-rust test-js test-wasi test-browser
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -37,3 +37,9 @@ wasi: setup
 
 test-wasi: wasi
 	@bash scripts/test-wasi.sh
+
+playground: pkg
+	@bash scripts/playground.sh
+
+test-browser: pkg
+	@bash scripts/test-browser.sh

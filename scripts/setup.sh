@@ -27,6 +27,8 @@ need node || missing+=(nodejs)
 need npm || missing+=(npm)
 need python3 || missing+=(python3)
 python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+# Debian's Chromium for the playground's browser tests (driven by playwright-core).
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   say "apt-get install ${missing[*]}"
   apt-get update -qq
@@ -45,6 +47,12 @@ fi
 if [ ! -x tools/node_modules/.bin/wasm-opt ] || [ tools/package-lock.json -nt tools/node_modules/.package-lock.json ]; then
   say "npm ci in tools/"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# 4b. playwright-core for the browser tests, pinned by tests/browser/package-lock.json.
+if [ -f tests/browser/package.json ] && { [ ! -d tests/browser/node_modules ] || [ tests/browser/package-lock.json -nt tests/browser/node_modules/.package-lock.json ]; }; then
+  say "npm ci in tests/browser/"
+  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # 5. Python virtual environment with wasmtime for the WASI plugin host.
