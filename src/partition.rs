@@ -15,6 +15,8 @@ pub fn partition_for(group_id: &str, partitions: i32) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
 
     #[test]

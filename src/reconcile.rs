@@ -185,6 +185,8 @@ fn active_epochs(
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
 
     fn tasks(entries: &[(&str, &[i32])]) -> TaskMap {

@@ -130,6 +130,8 @@ pub fn is_subset(a: &TaskMap, b: &TaskMap) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
 
     fn m(entries: &[(&str, &[i32])]) -> TaskMap {

@@ -130,6 +130,8 @@ impl Timers {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
 
     fn key(kind: TimerKind, g: &str, s: &str) -> TimerKey {

@@ -410,6 +410,8 @@ pub fn boundary_error_json(e: &BoundaryError) -> Value {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
 
     #[test]

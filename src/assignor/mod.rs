@@ -115,6 +115,8 @@ pub fn tasks_moved(
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
     use crate::tasks::TaskMap;
 

@@ -65,6 +65,8 @@ fn one() -> [u8; 16] {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
 
     fn seed(epoch: i32, instance: Option<&'static str>) -> MemberIdSeed<'static> {

@@ -189,7 +189,7 @@ pub fn topology_id(subtopologies: &[Subtopology]) -> String {
     id::topology_id(subtopologies)
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod proptests;
 #[cfg(test)]
 mod tests;
