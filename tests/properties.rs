@@ -382,6 +382,18 @@ fn check_invariants(group: &Group) {
     for ((s, p, proc_), n) in copies {
         assert!(n <= 1, "process {proc_} holds {n} copies of {s}:{p}");
     }
+    // The static index is exact: one member per instance id, and every static member indexed
+    // (PROTOCOL 2.1, pitfall 5).
+    let mut instances: BTreeMap<String, String> = BTreeMap::new();
+    for m in group.members.values() {
+        if let Some(i) = &m.metadata.instance_id {
+            assert!(
+                instances.insert(i.clone(), m.member_id.clone()).is_none(),
+                "instance id {i} held twice"
+            );
+        }
+    }
+    assert_eq!(group.static_index, instances, "static index out of date");
     assert!(group.assignment_epoch <= group.group_epoch);
     if group.state() == streams_group_coordinator::group::GroupState::Stable {
         for m in group.members.values() {
