@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use streams_group_coordinator::group::Group;
+use streams_group_coordinator::tasks::{intersect, is_subset};
 use streams_group_coordinator::Coordinator;
 
 #[derive(Clone, Debug)]
@@ -29,6 +30,18 @@ enum Op {
     StaticRestart {
         member: usize,
     },
+    /// A restart that leaves the member id to the coordinator (draft, PROTOCOL 3.2).
+    StaticRestartEmptyId {
+        member: usize,
+    },
+    /// Another process with the same instance id and its own member id (PROTOCOL 6.6 step 6).
+    DuplicateInstance {
+        member: usize,
+    },
+    /// A static member leaving for good: -1 with its instance id.
+    StaticPermanentLeave {
+        member: usize,
+    },
     Advance {
         ms: i64,
     },
@@ -49,6 +62,9 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..6usize).prop_map(|member| Op::Leave { member }),
         1 => (0..6usize).prop_map(|member| Op::StaticLeave { member }),
         1 => (0..6usize).prop_map(|member| Op::StaticRestart { member }),
+        1 => (0..6usize).prop_map(|member| Op::StaticRestartEmptyId { member }),
+        1 => (0..6usize).prop_map(|member| Op::DuplicateInstance { member }),
+        1 => (0..6usize).prop_map(|member| Op::StaticPermanentLeave { member }),
         2 => (0..70_000i64).prop_map(|ms| Op::Advance { ms }),
         1 => (0..3usize, 1..7i32).prop_map(|(topic, count)| Op::Partitions { topic, count }),
         1 => Just(Op::Initialize),
@@ -131,8 +147,10 @@ impl Sim {
                     "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
                 if static_member {
                     req["instanceId"] = json!(format!("i{member}"));
+                    self.static_join(member, req);
+                } else {
+                    self.join(member, req);
                 }
-                self.join(member, req);
             }
             Op::StaticRestart { member } => {
                 let c = self.clients[member].clone();
@@ -141,7 +159,47 @@ impl Sim {
                     "processId": format!("p{}", member % 3), "rebalanceTimeoutMs": 30000, "instanceId": format!("i{member}"),
                     "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
                 self.clients[member].restarts += 1;
-                self.join(member, req);
+                self.static_join(member, req);
+            }
+            Op::StaticRestartEmptyId { member } => {
+                let req = json!({"groupId": "g", "memberId": "", "memberEpoch": 0, "topologyId": "t",
+                    "processId": format!("p{}", member % 3), "rebalanceTimeoutMs": 30000, "instanceId": format!("i{member}"),
+                    "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
+                self.static_join(member, req);
+            }
+            Op::DuplicateInstance { member } => {
+                let instance = format!("i{member}");
+                let before = self.coordinator.group("g").cloned();
+                let holder_active = before.as_ref().is_some_and(|g| {
+                    g.static_index
+                        .get(&instance)
+                        .and_then(|h| g.members.get(h))
+                        .is_some_and(|m| m.member_epoch != -2)
+                });
+                let id = format!("dup{member}-{}", self.now);
+                let req = json!({"groupId": "g", "memberId": id, "memberEpoch": 0, "topologyId": "t",
+                    "processId": format!("p{}", member % 3), "rebalanceTimeoutMs": 30000, "instanceId": instance,
+                    "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
+                if holder_active {
+                    let out = self.heartbeat(member, req);
+                    assert_eq!(out["response"]["errorCode"], 111, "{out}");
+                    assert_eq!(out["records"].as_array().map_or(0, Vec::len), 0);
+                    assert_eq!(self.coordinator.group("g").cloned(), before);
+                } else {
+                    self.static_join(member, req);
+                }
+            }
+            Op::StaticPermanentLeave { member } => {
+                let Some(id) = self.clients[member].member_id.clone() else {
+                    return;
+                };
+                let out = self.heartbeat(
+                    member,
+                    json!({"groupId": "g", "memberId": id, "memberEpoch": -1, "instanceId": format!("i{member}")}),
+                );
+                if out["response"]["errorCode"] == 0 {
+                    self.clients[member].member_id = None;
+                }
             }
             Op::Heartbeat { member, report } => {
                 let c = self.clients[member].clone();
@@ -213,13 +271,62 @@ impl Sim {
         }
     }
 
-    fn join(&mut self, member: usize, req: Value) {
+    /// A static join; a replacement that does not bump must keep the epoch and every task
+    /// (PROTOCOL 6.4, 6.5).
+    fn static_join(&mut self, member: usize, req: Value) {
+        let instance = req["instanceId"].as_str().unwrap_or_default().to_string();
+        let before = self.coordinator.group("g").cloned();
+        let holder = before
+            .as_ref()
+            .and_then(|g| g.static_index.get(&instance).and_then(|h| g.members.get(h)))
+            .cloned();
+        let out = self.join(member, req);
+        let explain = out["explain"].as_array().cloned().unwrap_or_default();
+        let replaced = explain
+            .iter()
+            .any(|e| e["code"] == "STATIC_MEMBER_REPLACED");
+        let bumped = explain.iter().any(|e| e["code"] == "GROUP_EPOCH_BUMPED");
+        if let (true, Some(holder), Some(before)) = (replaced, holder, before) {
+            assert_eq!(holder.member_epoch, -2, "only a member at -2 is replaced");
+            // A group with a pending computation (a fence since the last heartbeat) computes
+            // it in this heartbeat (R9); otherwise a replacement that does not bump runs nothing.
+            if !bumped && before.group_epoch == before.assignment_epoch {
+                // No assignor run: every target stays where it was (the holder's under the new
+                // id), and the new member keeps whatever the holder held of its target.
+                let g = self.coordinator.group("g").unwrap();
+                assert_eq!(g.group_epoch, before.group_epoch);
+                let new_id = out["response"]["memberId"].as_str().unwrap();
+                let mut expected = before.targets.clone();
+                let target = expected.remove(&holder.member_id).unwrap_or_default();
+                expected.insert(new_id.to_string(), target.clone());
+                assert_eq!(g.targets, expected, "the assignor ran");
+                let now = &g.members[new_id].assigned;
+                for (held, role, kept) in [
+                    (&holder.assigned.active, &target.active, &now.active),
+                    (&holder.assigned.standby, &target.standby, &now.standby),
+                    (&holder.assigned.warmup, &target.warmup, &now.warmup),
+                ] {
+                    assert!(is_subset(&intersect(held, role), kept), "a task moved");
+                }
+                let types: Vec<i64> = out["records"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|r| r["key"]["type"].as_i64())
+                    .collect();
+                assert!(!types.contains(&15) && !types.contains(&18), "{types:?}");
+            }
+        }
+    }
+
+    fn join(&mut self, member: usize, req: Value) -> Value {
         let out = self.heartbeat(member, req);
         if out["response"]["errorCode"] == 0 {
             let c = &mut self.clients[member];
             c.member_id = out["response"]["memberId"].as_str().map(String::from);
         }
         self.absorb(member, &out);
+        out
     }
 
     /// What a correct client does with a response.
@@ -275,6 +382,18 @@ fn check_invariants(group: &Group) {
     for ((s, p, proc_), n) in copies {
         assert!(n <= 1, "process {proc_} holds {n} copies of {s}:{p}");
     }
+    // The static index is exact: one member per instance id, and every static member indexed
+    // (PROTOCOL 2.1, pitfall 5).
+    let mut instances: BTreeMap<String, String> = BTreeMap::new();
+    for m in group.members.values() {
+        if let Some(i) = &m.metadata.instance_id {
+            assert!(
+                instances.insert(i.clone(), m.member_id.clone()).is_none(),
+                "instance id {i} held twice"
+            );
+        }
+    }
+    assert_eq!(group.static_index, instances, "static index out of date");
     assert!(group.assignment_epoch <= group.group_epoch);
     if group.state() == streams_group_coordinator::group::GroupState::Stable {
         for m in group.members.values() {

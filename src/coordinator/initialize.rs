@@ -87,6 +87,8 @@ impl Coordinator {
         topology::validate(&req.topology)
             .map_err(|m| ProtocolError::new(ErrorCode::StreamsInvalidTopology, m))?;
         let configuration = topology::configure(&req.topology, &self.image_view());
+        // Only a successful Initialize asks the host to create topics: a failed one stored nothing.
+        let mut topics_to_create = Vec::new();
         match &configuration {
             Configuration::MissingSourceTopics(list) => {
                 return Err(ProtocolError::new(
@@ -113,7 +115,7 @@ impl Coordinator {
                     mismatch_message(list),
                 ))
             }
-            Configuration::MissingInternalTopics(topics) => out.topics_to_create = topics.clone(),
+            Configuration::MissingInternalTopics(topics) => topics_to_create = topics.clone(),
             Configuration::Ready(_) => {}
         }
         let fresh;
@@ -132,6 +134,7 @@ impl Coordinator {
         if unchanged {
             self.timers
                 .cancel_group(gid, Some(TimerKind::TopologyInitialization));
+            out.topics_to_create = topics_to_create;
             return Ok(());
         }
         let mut batch = Batch::default();
@@ -181,6 +184,7 @@ impl Coordinator {
             &mut batch,
         )?;
         self.commit_group(gid, batch, out)?;
+        out.topics_to_create = topics_to_create;
         self.timers
             .cancel_group(gid, Some(TimerKind::TopologyInitialization));
         let retention = self.config.retention_ms();
