@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup demo test fmt-check clippy test-rust test-js test-wasi test-browser pkg wasi playground bench
+.PHONY: setup demo test fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench
 
 setup:
 	@bash scripts/setup.sh
@@ -11,7 +11,7 @@ setup:
 demo: setup
 	@$(CARGO) run --quiet --example demo -- examples/demo/three-instances.jsonl
 
-test: setup fmt-check clippy test-rust test-js test-wasi test-browser
+test: setup fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -22,6 +22,10 @@ clippy:
 test-rust:
 	$(CARGO) test --lib --bins --tests --examples
 	$(CARGO) test --doc
+
+# The core's unit tests again, compiled to wasm32 and run in Node (no -q: TOOLCHAIN P10).
+test-wasm-unit:
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner $(CARGO) test --target wasm32-unknown-unknown --lib
 
 bench: setup
 	$(CARGO) bench
