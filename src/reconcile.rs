@@ -185,9 +185,9 @@ fn active_epochs(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     fn tasks(entries: &[(&str, &[i32])]) -> TaskMap {
         entries

@@ -410,9 +410,9 @@ pub fn boundary_error_json(e: &BoundaryError) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     #[test]
     fn parses_a_join() {

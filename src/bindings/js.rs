@@ -187,3 +187,21 @@ pub fn partition_for(group_id: &str, partitions: Option<i32>) -> Result<i32, JsV
 pub fn version() -> String {
     crate::version().to_string()
 }
+
+/// KIP-345's naming rule for Kafka Streams static members:
+/// `streamInstanceId + "-" + threadId + "-consumer"`, or `undefined` (no static membership)
+/// when `streamInstanceId` is unset.
+#[wasm_bindgen(js_name = kip345InstanceId)]
+pub fn kip345_instance_id(stream_instance_id: Option<String>, thread_id: &str) -> Option<String> {
+    crate::group::naming::kip345_instance_id(stream_instance_id.as_deref(), thread_id)
+}
+
+/// Kafka Streams' shipped rule: `groupInstanceId + "-" + threadIndex` (1-based), or
+/// `undefined` without a `group.instance.id`.
+#[wasm_bindgen(js_name = streamsThreadInstanceId)]
+pub fn streams_thread_instance_id(
+    group_instance_id: Option<String>,
+    thread_index: u32,
+) -> Option<String> {
+    crate::group::naming::streams_thread_instance_id(group_instance_id.as_deref(), thread_index)
+}

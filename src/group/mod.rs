@@ -2,6 +2,7 @@
 //! (recomputed whenever a record is applied) and soft state (memory only, PROTOCOL 2.1).
 
 pub mod member_id;
+pub mod naming;
 pub mod owners;
 pub mod replay;
 pub mod state;
