@@ -1,5 +1,12 @@
-// Browser (and bundler) entry: call `await ready()` once before using the coordinator.
-import init, { Coordinator, topologyId, partitionFor, version, initSync } from './web/streams_group_coordinator.js';
+// Browser (and bundler) entry: call `await ready()` once before using the coordinator, or
+// `initSync({ module })` with the bytes or a compiled module.
+import init, {
+  Coordinator,
+  topologyId,
+  partitionFor,
+  version,
+  initSync,
+} from './web/streams_group_coordinator.js';
 
 let loading;
 
@@ -18,5 +25,29 @@ export function ready(moduleOrPath) {
 export function createCoordinator(config) {
   return new Coordinator(config);
 }
+
+/** Whether `handle` answered a boundary error (`{error: {code, message, path}}`). */
+export function isError(output) {
+  return output !== null && typeof output === 'object' && 'error' in output;
+}
+
+/** Kafka error codes by name (draft numbering, PROTOCOL 2.17 and 3.16). */
+export const ErrorCodes = Object.freeze({
+  NONE: 0,
+  UNKNOWN_SERVER_ERROR: -1,
+  INVALID_GROUP_ID: 24,
+  UNKNOWN_MEMBER_ID: 25,
+  UNSUPPORTED_VERSION: 35,
+  INVALID_REQUEST: 42,
+  NON_EMPTY_GROUP: 68,
+  GROUP_ID_NOT_FOUND: 69,
+  GROUP_MAX_SIZE_REACHED: 81,
+  FENCED_INSTANCE_ID: 82,
+  FENCED_MEMBER_EPOCH: 110,
+  UNRELEASED_INSTANCE_ID: 111,
+  STREAMS_INVALID_TOPOLOGY: 129,
+  STREAMS_MISSING_SOURCE_TOPICS: 131,
+  STREAMS_INCONSISTENT_INTERNAL_TOPICS: 134,
+});
 
 export { Coordinator, topologyId, partitionFor, version, initSync };
