@@ -94,6 +94,8 @@ export class SimulatedMember {
     this.errors = [];
     this.restarts = 0;
     this.immediateAcks = 0;
+    /** The cluster's input count at the last successful heartbeat response. */
+    this.lastOkInput = -1;
     /** Heartbeats sent while a fault was active and not yet followed by a response. */
     this.unsure = false;
     this.faults = { dropCount: 0, dropUntil: -1, delayMs: 0, delayCount: 0 };
@@ -353,6 +355,7 @@ export class SimulatedMember {
     this.lastResponse = r;
     if (r.errorCode === 0) {
       this.unsure = false;
+      this.lastOkInput = this.cluster.inputCount;
       if (r.memberId !== null) this.memberId = r.memberId;
       this.memberEpoch = r.memberEpoch;
       if (r.heartbeatIntervalMs > 0) this.heartbeatIntervalMs = r.heartbeatIntervalMs;
@@ -745,21 +748,23 @@ export class Cluster {
   }
 
   /**
-   * Runs until the group has converged: the coordinator says `STABLE` with every member at
-   * the assignment epoch, its members are exactly the running simulated members, and each of
-   * those is at the coordinator's epoch and owns exactly what the coordinator assigned it.
-   * Throws (with the reasons) if that takes more than `maxMs`.
+   * Runs until the group has converged: every running member has heartbeated successfully
+   * since the call (so topic changes have been noticed), the coordinator says `STABLE` with
+   * every member at the assignment epoch, its members are exactly the running (and
+   * restarting) simulated members, and each of those is at the coordinator's epoch and owns
+   * exactly what the coordinator assigned it. Throws (with the reasons) after `maxMs`.
    */
   runUntilStable({ maxMs = 600000, groupId = this.groupId } = {}) {
+    const since = this.inputCount;
+    const ready = () =>
+      [...this.members.values()].every((m) => m.groupId !== groupId || !m.running || m.lastOkInput > since) &&
+      this.unstableReasons(groupId).length === 0;
     try {
-      return this.runUntil(() => this.unstableReasons(groupId).length === 0, {
-        maxMs,
-        what: `group ${groupId} stable`,
-      });
+      return this.runUntil(ready, { maxMs, what: `group ${groupId} stable` });
     } catch (e) {
       if (e instanceof InvariantError) {
         const reasons = this.unstableReasons(groupId);
-        throw new InvariantError(`${e.message}: ${reasons.slice(0, 10).join('; ')}`, reasons);
+        throw new InvariantError(`${e.message}: ${reasons.slice(0, 10).join('; ') || 'members have not heartbeated'}`, reasons);
       }
       throw e;
     }
@@ -769,7 +774,9 @@ export class Cluster {
   unstableReasons(groupId = this.groupId) {
     const reasons = [];
     const g = this.group(groupId);
-    const sims = [...this.members.values()].filter((m) => m.groupId === groupId && m.running);
+    const sims = [...this.members.values()].filter(
+      (m) => m.groupId === groupId && (m.running || m.status === 'restarting'),
+    );
     if (g === null) {
       if (sims.length > 0) reasons.push(`group ${groupId} does not exist`);
       return reasons;
@@ -778,6 +785,10 @@ export class Cluster {
     const byId = new Map(g.members.map((m) => [m.memberId, m]));
     const simIds = new Set();
     for (const s of sims) {
+      if (!s.running) {
+        reasons.push(`${s.name} is restarting`);
+        continue;
+      }
       simIds.add(s.memberId);
       const m = byId.get(s.memberId);
       if (m === undefined) {
