@@ -557,6 +557,29 @@ export type CoordinatorRecord =
   | CurrentMemberAssignmentRecord
   | TopologyRecord;
 
+/** A draft record type id. */
+export type RecordType = CoordinatorRecord['key']['type'];
+
+/** The record of a type id, e.g. `RecordWithType<20>` is a `CurrentMemberAssignmentRecord`. */
+export type RecordWithType<T extends RecordType> = Extract<CoordinatorRecord, { key: { type: T } }>;
+
+/** The draft record type ids by name. */
+export declare const RecordTypes: {
+  readonly GROUP_METADATA: 15;
+  readonly PARTITION_METADATA: 16;
+  readonly MEMBER_METADATA: 17;
+  readonly TARGET_ASSIGNMENT_METADATA: 18;
+  readonly TARGET_ASSIGNMENT_MEMBER: 19;
+  readonly CURRENT_MEMBER_ASSIGNMENT: 20;
+  readonly TOPOLOGY: 21;
+};
+
+/**
+ * Narrows a record by its type id (TypeScript cannot narrow on the nested `key.type`):
+ * `if (isRecordType(r, RecordTypes.CURRENT_MEMBER_ASSIGNMENT)) r.value?.data.memberEpoch`.
+ */
+export declare function isRecordType<T extends RecordType>(record: CoordinatorRecord, type: T): record is RecordWithType<T>;
+
 /** The kafka-4.2 dialect's records (type ids 17, 19-23). */
 export type Kafka42Record =
   | RecordOf<17, GroupKey, GroupMetadataValue>

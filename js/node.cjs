@@ -21,12 +21,26 @@ const ErrorCodes = Object.freeze({
   STREAMS_INCONSISTENT_INTERNAL_TOPICS: 134,
 });
 
+/** The draft record type ids by name (PROTOCOL 5.1). */
+const RecordTypes = Object.freeze({
+  GROUP_METADATA: 15,
+  PARTITION_METADATA: 16,
+  MEMBER_METADATA: 17,
+  TARGET_ASSIGNMENT_METADATA: 18,
+  TARGET_ASSIGNMENT_MEMBER: 19,
+  CURRENT_MEMBER_ASSIGNMENT: 20,
+  TOPOLOGY: 21,
+});
+
 module.exports = {
   Coordinator: glue.Coordinator,
   topologyId: glue.topologyId,
   partitionFor: glue.partitionFor,
   version: glue.version,
   ErrorCodes,
+  RecordTypes,
+  /** Whether a record has the type id `type`. */
+  isRecordType: (record, type) => record.key.type === type,
   /** Resolves when the module is ready; in Node it always is. */
   ready: async () => {},
   /** In Node the module is loaded on require; kept for symmetry with the browser build. */

@@ -8,6 +8,8 @@ export const {
   partitionFor,
   version,
   ErrorCodes,
+  RecordTypes,
+  isRecordType,
   ready,
   initSync,
   createCoordinator,

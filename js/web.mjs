@@ -50,4 +50,20 @@ export const ErrorCodes = Object.freeze({
   STREAMS_INCONSISTENT_INTERNAL_TOPICS: 134,
 });
 
+/** The draft record type ids by name (PROTOCOL 5.1). */
+export const RecordTypes = Object.freeze({
+  GROUP_METADATA: 15,
+  PARTITION_METADATA: 16,
+  MEMBER_METADATA: 17,
+  TARGET_ASSIGNMENT_METADATA: 18,
+  TARGET_ASSIGNMENT_MEMBER: 19,
+  CURRENT_MEMBER_ASSIGNMENT: 20,
+  TOPOLOGY: 21,
+});
+
+/** Whether a record has the type id `type`. */
+export function isRecordType(record, type) {
+  return record.key.type === type;
+}
+
 export { Coordinator, topologyId, partitionFor, version, initSync };
