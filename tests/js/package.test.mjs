@@ -156,6 +156,36 @@ test('the browser build loads in Node through initSync (no fetch)', () => {
   assert.equal(r.out, '{"response":null,"records":[],"topicsToCreate":[],"explain":[],"nextDeadlineMs":null}');
 });
 
+/** The ```js blocks of the packed README, by section heading. */
+function readmeBlocks() {
+  const text = readFileSync(join(app, 'node_modules', NAME, 'README.md'), 'utf8');
+  const blocks = {};
+  let section = '';
+  for (const part of text.split(/^(## .*)$/m)) {
+    if (part.startsWith('## ')) section = part.slice(3).trim();
+    else blocks[section] = [...part.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  }
+  return blocks;
+}
+
+test('the README examples for Node run as written', () => {
+  const blocks = readmeBlocks();
+  const node = blocks.Node?.[0];
+  const testing = blocks['Testing Streams clients and brokers without a broker']?.[0];
+  assert.ok(node && testing, 'README has the Node and testing examples');
+  writeFileSync(join(app, 'readme-node.mjs'), node);
+  assert.match(run('node', ['readme-node.mjs'], app), /GROUP_EPOCH_BUMPED/);
+  writeFileSync(join(app, 'readme-testing.mjs'), testing);
+  run('node', ['readme-testing.mjs'], app);
+  const saved = JSON.parse(readFileSync(join(app, 'restart-and-crash.json'), 'utf8'));
+  assert.ok(saved.steps.length > 10);
+  // The CommonJS form of the first lines.
+  writeFileSync(join(app, 'readme-node.cjs'), node
+    .replace(/^import \{ (.*) \} from '(.*)';$/m, "const { $1 } = require('$2');")
+    .replace(/^\/\/ or: .*$/m, ''));
+  assert.match(run('node', ['readme-node.cjs'], app), /GROUP_EPOCH_BUMPED/);
+});
+
 test('TypeScript (module nodenext) resolves the types through the exports map', () => {
   writeFileSync(join(app, 'check.mts'), `
 import { Coordinator, isError, type StreamsGroupHeartbeatResponse } from '${NAME}';
