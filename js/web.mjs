@@ -1,12 +1,61 @@
 // Browser (and bundler) entry: call `await ready()` once before using the coordinator, or
 // `initSync({ module })` with the bytes or a compiled module.
 import init, {
-  Coordinator,
+  Coordinator as GlueCoordinator,
   topologyId,
   partitionFor,
   version,
   initSync,
 } from './web/streams_group_coordinator.js';
+
+/**
+ * `value` as JSON would carry it: object properties whose value is `undefined` are left out
+ * (array holes and `undefined` items become null), so `handle(object)` treats an input exactly
+ * like `handle(JSON.stringify(object))`. The input itself is returned when it has none.
+ */
+function withoutUndefined(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy = null;
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      const w = v === undefined ? null : withoutUndefined(v);
+      if (w !== v && copy === null) copy = value.slice(0, i);
+      if (copy !== null) copy.push(w);
+    }
+    return copy ?? value;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  let copy = null;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = value[k];
+    const w = v === undefined ? undefined : withoutUndefined(v);
+    if (w !== v || v === undefined) {
+      if (copy === null) {
+        copy = {};
+        for (let j = 0; j < i; j++) copy[keys[j]] = value[keys[j]];
+      }
+    }
+    if (copy !== null && w !== undefined) copy[k] = w;
+  }
+  return copy ?? value;
+}
+
+/**
+ * The coordinator. `handle` and `replay` take JSON text or plain objects; in objects, properties
+ * that are `undefined` count as absent, as in JSON.
+ */
+export class Coordinator extends GlueCoordinator {
+  handle(input) {
+    return super.handle(typeof input === 'string' ? input : withoutUndefined(input));
+  }
+
+  replay(records, nowMs) {
+    return super.replay(typeof records === 'string' ? records : withoutUndefined(records), nowMs);
+  }
+}
 
 let loading;
 
@@ -66,4 +115,4 @@ export function isRecordType(record, type) {
   return record.key.type === type;
 }
 
-export { Coordinator, topologyId, partitionFor, version, initSync };
+export { topologyId, partitionFor, version, initSync };

@@ -73,6 +73,24 @@ test('bad objects answer {error: {code, message, path}}', () => {
   assert.equal(c.handle(null).error.code, 'INVALID_INPUT');
 });
 
+test('undefined properties count as absent, as in JSON', () => {
+  const a = new Coordinator();
+  const b = new Coordinator();
+  const input = {
+    ...JOIN,
+    client: { clientId: 'app-1', clientHost: '/127.0.0.1', extra: undefined },
+    request: { ...JOIN.request, instanceId: undefined, rackId: undefined, userEndpoint: undefined, shutdownApplication: undefined },
+    unknownButUndefined: undefined,
+  };
+  const frozen = structuredClone(input);
+  const out = a.handle(input);
+  assert.ok(!isError(out), JSON.stringify(out));
+  assert.equal(stringify(out), b.handle(JSON.stringify(input)));
+  assert.deepEqual(input, frozen, 'the input object is not changed');
+  assert.equal(a.handle({ nowMs: 2000, type: 'AdvanceTime', client: undefined }).error, undefined);
+  a.replay([{ ...out.records[0], keyBytes: undefined }], 3000);
+});
+
 test('the constructor, replay, topologyId and partitionFor throw Errors with code and path', () => {
   const expectThrow = (fn, code, path) => {
     try {

@@ -36,7 +36,7 @@ test('index.d.ts declares exactly what the entry points export', async () => {
   // web.mjs: read its export list without loading it (it needs `await ready()`).
   const web = readFileSync(join(PKG, 'web.mjs'), 'utf8');
   const webNames = new Set();
-  for (const m of web.matchAll(/^export (?:async )?(?:function|const) (\w+)/gm)) webNames.add(m[1]);
+  for (const m of web.matchAll(/^export (?:async )?(?:function|const|class) (\w+)/gm)) webNames.add(m[1]);
   for (const m of web.matchAll(/^export \{([^}]*)\};/gm)) for (const n of m[1].split(',')) webNames.add(n.trim());
   assert.deepEqual([...webNames].sort(), declared, 'web.mjs');
 });
