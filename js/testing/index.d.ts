@@ -179,6 +179,9 @@ export interface ClusterOptions {
   log?: (line: string) => void;
 }
 
+/** An input whose `nowMs` may be left out (the cluster's clock is used). */
+export type InputWithoutTime = Input extends infer I ? (I extends Input ? Omit<I, 'nowMs'> & { nowMs?: number } : never) : never;
+
 export interface TraceEntry {
   input: Input;
   /** The output text, as the coordinator wrote it. */
@@ -218,7 +221,7 @@ export declare class Cluster {
   readonly inputCount: number;
 
   /** Sends one input (`nowMs` defaults to the clock) and returns the parsed output. */
-  send(input: Input): HandleResult;
+  send(input: Input | InputWithoutTime): HandleResult;
   log(line: string): void;
 
   createTopic(name: string, partitions: number, options?: { topicId?: string; racks?: string[][] }): HandleResult<null>;

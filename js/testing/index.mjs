@@ -251,7 +251,7 @@ export class SimulatedMember {
   }
 
   #sendLeave(epoch) {
-    if (this.memberId === '' || this.memberEpoch === 0 && this.lastResponse === null) {
+    if (this.memberId === '' || (this.memberEpoch === 0 && this.lastResponse === null)) {
       return null;
     }
     const r = { groupId: this.groupId, memberId: this.memberId, memberEpoch: epoch };
@@ -563,7 +563,11 @@ export class Cluster {
    * Invariants are checked afterwards when `checkInvariants`.
    */
   send(input) {
-    const full = input.nowMs === undefined ? { nowMs: this.now, ...input } : input;
+    let full = input;
+    if (input.nowMs === undefined) {
+      const { nowMs: _ignored, ...rest } = input;
+      full = { nowMs: this.now, ...rest };
+    }
     const text = this.coordinator.handle(stringify(full));
     this.inputCount += 1;
     if (this.tracing) this.trace.push({ input: clone(full), output: text });

@@ -122,6 +122,8 @@ async function main(): Promise<void> {
   cluster.addPartitions('in', 2);
   cluster.deleteTopic('in');
   cluster.advance(5000).advanceTo(60000);
+  const sent = cluster.send({ type: 'StreamsGroupDescribe', request: { groupIds: ['app'] } });
+  if (!isError(sent)) console.log(sent.response);
   const violations: string[] = cluster.checkInvariants().concat(checkSnapshot(cluster.snapshot()));
   try {
     cluster.assertStable();
