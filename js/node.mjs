@@ -1,12 +1,17 @@
-// Node entry, ES module: the nodejs glue loads the wasm synchronously.
-import glue from './node/streams_group_coordinator.js';
+// Node entry, ES module. It re-exports the CommonJS entry, so `import` and `require` share one
+// wasm instance and one Coordinator class.
+import api from './node.cjs';
 
-export const { Coordinator, topologyId, partitionFor, version } = glue;
-
-/** Resolves when the module is ready; in Node it always is. */
-export async function ready() {}
-
-/** A coordinator from settings (an object of Kafka-named settings or JSON text). */
-export function createCoordinator(config) {
-  return new Coordinator(config);
-}
+export const {
+  Coordinator,
+  topologyId,
+  partitionFor,
+  version,
+  ErrorCodes,
+  RecordTypes,
+  isRecordType,
+  ready,
+  initSync,
+  createCoordinator,
+  isError,
+} = api;

@@ -1,0 +1,908 @@
+// Types of the streams-group-coordinator package: every input, output, response, record and
+// explanation of the JSON boundary (kip1071-draft dialect, plus the kafka-4.2 record fields the
+// model carries). Hand-written; they follow src/api/*.rs and src/records/json.rs field for field.
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+
+/**
+ * A 64-bit integer. Outputs of `handle(object)`, `snapshot()` and the like carry a `bigint`
+ * only where the value lies beyond `Number.MAX_SAFE_INTEGER`; inputs accept either.
+ */
+export type Int64 = number | bigint;
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+/** Constructor settings, named as Kafka names them (PROTOCOL 2.16). Every key is optional. */
+export interface Settings {
+  /** Wire dialect. Default `'kip1071-draft'`; `'kafka-4.2'` is not available in this version. */
+  dialect?: Dialect;
+  /** Which assignor computes targets. Default `'sticky'`; `'manual'` takes `SetTargetAssignment`. */
+  assignor?: 'sticky' | 'manual';
+  /** Default 45000. */
+  'group.streams.session.timeout.ms'?: number;
+  /** Default 5000. */
+  'group.streams.heartbeat.interval.ms'?: number;
+  /** Default 2147483647 (no limit). */
+  'group.streams.max.size'?: number;
+  /** Default 0 (at most 1000). */
+  'group.streams.num.standby.replicas'?: number;
+  /** Default 10000. */
+  'group.streams.acceptable.recovery.lag'?: number;
+  /** Default 60000. */
+  'group.streams.task.offset.interval.ms'?: number;
+  /** Default 3000; `kafka-4.2` only. */
+  'group.streams.initial.rebalance.delay.ms'?: number;
+  /** Default 10080 (one week): how long a memberless group is kept. */
+  'offsets.retention.minutes'?: number;
+  /** Default 50. */
+  'offsets.topic.num.partitions'?: number;
+  /** Add `keyBytes` / `valueBytes` (base64 of Kafka's binary encoding) to every record. Default false. */
+  recordBytes?: boolean;
+  /** The largest record batch one operation may write. Default 1048576. */
+  maxRecordBatchBytes?: number;
+}
+
+export type Dialect = 'kip1071-draft' | 'kafka-4.2';
+
+// ---------------------------------------------------------------------------------------------
+// Shared structs
+
+/** `client` of an input; both default to `""`. */
+export interface ClientInfo {
+  clientId?: string;
+  clientHost?: string;
+}
+
+/** Tasks of one subtopology: `{subtopologyId, partitions}`. */
+export interface TaskIds {
+  subtopologyId: string;
+  partitions: number[];
+}
+
+export interface Endpoint {
+  host: string;
+  /** uint16 */
+  port: number;
+}
+
+export interface KeyValue {
+  key: string;
+  value: string;
+}
+
+export interface TaskOffset {
+  subtopologyId: string;
+  partition: number;
+  offset: Int64;
+}
+
+/** `{activeTasks, standbyTasks, warmupTasks}`: assignments in describe, snapshots and manual targets. */
+export interface Assignment {
+  activeTasks: TaskIds[];
+  standbyTasks: TaskIds[];
+  warmupTasks: TaskIds[];
+}
+
+/** A topic-level configuration entry (the schema spells its fields in lower case). */
+export interface TopicConfig {
+  key: string;
+  value: string;
+}
+
+/** An internal topic (changelog or repartition) the application needs. */
+export interface TopicInfo {
+  name: string;
+  /** 0 = decided by the coordinator; always 0 for changelogs. Default 0. */
+  partitions?: number;
+  /** 0 or -1 = broker default. Default 0. */
+  replicationFactor?: number;
+  topicConfigs?: TopicConfig[];
+}
+
+/** Inputs of one subtopology that must be copartitioned, as indices into its lists. */
+export interface CopartitionGroup {
+  sourceTopics?: number[];
+  sourceTopicRegex?: number[];
+  repartitionSourceTopics?: number[];
+}
+
+/** One connected part of a Streams topology, as `StreamsGroupInitialize` sends it. */
+export interface Subtopology {
+  subtopologyId: string;
+  sourceTopics?: string[];
+  sourceTopicRegex?: string[];
+  stateChangelogTopics?: TopicInfo[];
+  repartitionSinkTopics?: string[];
+  repartitionSourceTopics?: TopicInfo[];
+  copartitionGroups?: CopartitionGroup[];
+}
+
+/** A topology: its subtopologies. */
+export type Topology = Subtopology[];
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+/** `StreamsGroupHeartbeat` request (PROTOCOL 3.3). `null` or absent means "not sent". */
+export interface StreamsGroupHeartbeatRequest {
+  groupId: string;
+  /** `""` on a first join (the coordinator generates one), else the member's id. */
+  memberId: string;
+  /** 0 join or rejoin; > 0 heartbeat; -1 leave; -2 static temporary leave. */
+  memberEpoch: number;
+  instanceId?: string | null;
+  rackId?: string | null;
+  /** Default -1 (unchanged); required on a join. */
+  rebalanceTimeoutMs?: number;
+  /** Required (non-blank) on a join; later null or unchanged. Draft only. */
+  topologyId?: string | null;
+  /** Owned tasks; `[]` on a join. */
+  activeTasks?: TaskIds[] | null;
+  standbyTasks?: TaskIds[] | null;
+  warmupTasks?: TaskIds[] | null;
+  /** Required on a join. */
+  processId?: string | null;
+  userEndpoint?: Endpoint | null;
+  /** A list replaces the whole map. */
+  clientTags?: KeyValue[] | null;
+  taskOffsets?: TaskOffset[] | null;
+  taskEndOffsets?: TaskOffset[] | null;
+  shutdownApplication?: boolean;
+  /** `kafka-4.2` only (a draft coordinator rejects it). */
+  endpointInformationEpoch?: number | null;
+  /** `kafka-4.2` only: the topology in the joining heartbeat. */
+  topology?: { epoch: number; subtopologies?: Subtopology[] } | null;
+}
+
+/** `StreamsGroupInitialize` request (PROTOCOL 3.13, draft only). */
+export interface StreamsGroupInitializeRequest {
+  groupId: string;
+  topologyId: string;
+  topology: Subtopology[];
+}
+
+/** `StreamsGroupDescribe` request (PROTOCOL 3.14). */
+export interface StreamsGroupDescribeRequest {
+  groupIds: string[];
+  includeAuthorizedOperations?: boolean;
+}
+
+/** One topic of a `TopicMetadata` input. */
+export interface TopicSpec {
+  name: string;
+  /** At least 1. */
+  partitions: number;
+  /** Kafka's 22-character URL-safe base64 form; the zero UUID when absent. */
+  topicId?: string | null;
+  /** `racks[p]`: the rack ids of partition `p`'s replicas. */
+  racks?: string[][] | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+interface InputBase {
+  /** Milliseconds; the coordinator's only clock. A value lower than one seen counts as the latest. */
+  nowMs: number;
+}
+
+export interface StreamsGroupHeartbeatInput extends InputBase {
+  type: 'StreamsGroupHeartbeat';
+  client?: ClientInfo | null;
+  request: StreamsGroupHeartbeatRequest;
+}
+
+export interface StreamsGroupInitializeInput extends InputBase {
+  type: 'StreamsGroupInitialize';
+  client?: ClientInfo | null;
+  request: StreamsGroupInitializeRequest;
+}
+
+export interface StreamsGroupDescribeInput extends InputBase {
+  type: 'StreamsGroupDescribe';
+  request: StreamsGroupDescribeRequest;
+}
+
+/** Topics the host has (upserted) and has deleted; a name in both lists is a boundary error. */
+export interface TopicMetadataInput extends InputBase {
+  type: 'TopicMetadata';
+  topics?: TopicSpec[] | null;
+  deletedTopics?: string[] | null;
+}
+
+/** Only time: fires due timers. */
+export interface AdvanceTimeInput extends InputBase {
+  type: 'AdvanceTime';
+}
+
+export interface DeleteGroupsInput extends InputBase {
+  type: 'DeleteGroups';
+  groupIds: string[];
+}
+
+/** Rebuilds state from records (e.g. read from a `__consumer_offsets` partition). */
+export interface ReplayInput extends InputBase {
+  type: 'Replay';
+  records: ReplayRecord[];
+}
+
+/** The manual assignor's targets, by member id (PROTOCOL 2.10). */
+export interface SetTargetAssignmentInput extends InputBase {
+  type: 'SetTargetAssignment';
+  groupId: string;
+  assignment: { [memberId: string]: Partial<Assignment> };
+}
+
+/** Any input `Coordinator.handle` accepts. */
+export type Input =
+  | StreamsGroupHeartbeatInput
+  | StreamsGroupInitializeInput
+  | StreamsGroupDescribeInput
+  | TopicMetadataInput
+  | AdvanceTimeInput
+  | DeleteGroupsInput
+  | ReplayInput
+  | SetTargetAssignmentInput;
+
+export type InputType = Input['type'];
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+/** Heartbeat status codes (PROTOCOL 3.10). */
+export type StatusCode =
+  | 0 // UNINITIALIZED_TOPOLOGY
+  | 1 // INCONSISTENT_TOPOLOGY
+  | 2 // MISSING_SOURCE_TOPICS
+  | 3 // MISSING_INTERNAL_TOPICS
+  | 4; // SHUTDOWN_APPLICATION
+
+export interface Status {
+  statusCode: StatusCode;
+  statusDetail: string;
+}
+
+export interface TopicPartitions {
+  topic: string;
+  partitions: number[];
+}
+
+export interface EndpointToPartitions {
+  userEndpoint: Endpoint;
+  partitions: TopicPartitions[];
+}
+
+/**
+ * Kafka error codes the coordinator answers with (PROTOCOL 2.17, 3.16): 0 NONE,
+ * -1 UNKNOWN_SERVER_ERROR, 24 INVALID_GROUP_ID, 25 UNKNOWN_MEMBER_ID, 35 UNSUPPORTED_VERSION,
+ * 42 INVALID_REQUEST, 68 NON_EMPTY_GROUP, 69 GROUP_ID_NOT_FOUND, 81 GROUP_MAX_SIZE_REACHED,
+ * 82 FENCED_INSTANCE_ID, 110 FENCED_MEMBER_EPOCH, 111 UNRELEASED_INSTANCE_ID,
+ * 129 STREAMS_INVALID_TOPOLOGY, 131 STREAMS_MISSING_SOURCE_TOPICS,
+ * 134 STREAMS_INCONSISTENT_INTERNAL_TOPICS (draft numbering).
+ */
+export type ErrorCode = number;
+
+/** The Kafka error codes by name (draft numbering). */
+export declare const ErrorCodes: {
+  readonly NONE: 0;
+  readonly UNKNOWN_SERVER_ERROR: -1;
+  readonly INVALID_GROUP_ID: 24;
+  readonly UNKNOWN_MEMBER_ID: 25;
+  readonly UNSUPPORTED_VERSION: 35;
+  readonly INVALID_REQUEST: 42;
+  readonly NON_EMPTY_GROUP: 68;
+  readonly GROUP_ID_NOT_FOUND: 69;
+  readonly GROUP_MAX_SIZE_REACHED: 81;
+  readonly FENCED_INSTANCE_ID: 82;
+  readonly FENCED_MEMBER_EPOCH: 110;
+  readonly UNRELEASED_INSTANCE_ID: 111;
+  readonly STREAMS_INVALID_TOPOLOGY: 129;
+  readonly STREAMS_MISSING_SOURCE_TOPICS: 131;
+  readonly STREAMS_INCONSISTENT_INTERNAL_TOPICS: 134;
+};
+
+/** `StreamsGroupHeartbeat` response, draft (PROTOCOL 3.4), fields in schema order. */
+export interface StreamsGroupHeartbeatResponse {
+  throttleTimeMs: number;
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+  memberId: string | null;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  acceptableRecoveryLag: number;
+  taskOffsetIntervalMs: number;
+  shouldInitializeTopology: boolean;
+  groupTopologyId: string | null;
+  /** The full list when it changed (and on every join), else null. */
+  status: Status[] | null;
+  /** Assigned tasks; the three lists are all null (unchanged) or all non-null. */
+  activeTasks: TaskIds[] | null;
+  standbyTasks: TaskIds[] | null;
+  warmupTasks: TaskIds[] | null;
+  partitionsByUserEndpoint: EndpointToPartitions[] | null;
+}
+
+/** `StreamsGroupInitialize` response (PROTOCOL 3.13). */
+export interface StreamsGroupInitializeResponse {
+  throttleTimeMs: number;
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+}
+
+/** Describe's group states; `""` on error. */
+export type DescribedGroupState =
+  | 'Initializing'
+  | 'NotReady'
+  | 'Empty'
+  | 'Assigning'
+  | 'Reconciling'
+  | 'Stable'
+  | 'Dead'
+  | '';
+
+/** A subtopology as describe shows it (no copartition groups), in schema order. */
+export interface DescribedSubtopology {
+  subtopologyId: string;
+  sourceTopics: string[];
+  repartitionSinkTopics: string[];
+  sourceTopicRegex: string[];
+  stateChangelogTopics: Required<TopicInfo>[];
+  repartitionSourceTopics: Required<TopicInfo>[];
+}
+
+export interface DescribedMember {
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  clientId: string;
+  clientHost: string;
+  topologyId: string;
+  processId: string;
+  clientTags: KeyValue[];
+  taskOffsets: TaskOffset[];
+  taskEndOffsets: TaskOffset[];
+  /** Assigned tasks (not those pending revocation). */
+  assignment: Assignment;
+  targetAssignment: Assignment;
+}
+
+export interface DescribedGroup {
+  /** 0, 24 (blank id) or 69 (unknown group). */
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+  groupId: string;
+  groupState: DescribedGroupState;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  /** Null while initializing and on error. */
+  topology: DescribedSubtopology[] | null;
+  /** Sorted by member id. */
+  members: DescribedMember[];
+  /** Always -2147483648. */
+  authorizedOperations: number;
+}
+
+/** `StreamsGroupDescribe` response (PROTOCOL 3.14). */
+export interface StreamsGroupDescribeResponse {
+  throttleTimeMs: number;
+  /** One per requested id, in request order. */
+  groups: DescribedGroup[];
+}
+
+/** `DeleteGroups` response: one result per requested id (0, 24, 68 or 69; -1 over the batch limit). */
+export interface DeleteGroupsResponse {
+  results: { groupId: string; errorCode: ErrorCode }[];
+}
+
+/** `SetTargetAssignment` response (0, 69, 42 or -1). */
+export interface SetTargetAssignmentResponse {
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+}
+
+/** The response each input type answers with. */
+export interface ResponseOf {
+  StreamsGroupHeartbeat: StreamsGroupHeartbeatResponse;
+  StreamsGroupInitialize: StreamsGroupInitializeResponse;
+  StreamsGroupDescribe: StreamsGroupDescribeResponse;
+  TopicMetadata: null;
+  AdvanceTime: null;
+  DeleteGroups: DeleteGroupsResponse;
+  Replay: null;
+  SetTargetAssignment: SetTargetAssignmentResponse;
+}
+
+/** Any response. */
+export type CoordinatorResponse = ResponseOf[InputType];
+
+// ---------------------------------------------------------------------------------------------
+// Records (PROTOCOL 5.2, 5.7): the shape `kafka-dump-log.sh --offsets-decoder` prints
+
+export interface GroupKey {
+  groupId: string;
+}
+
+export interface MemberKey {
+  groupId: string;
+  memberId: string;
+}
+
+/** `StreamsGroupMetadataValue`. */
+export interface GroupMetadataValue {
+  epoch: number;
+  /** kafka-4.2 only. */
+  metadataHash?: Int64;
+  /** kafka-4.2 only (tagged; written when not -1). */
+  validatedTopologyEpoch?: number;
+  /** kafka-4.2 only (tagged, nullable). */
+  lastAssignmentConfigs?: KeyValue[];
+}
+
+export interface PartitionRacks {
+  partition: number;
+  racks: string[];
+}
+
+export interface PartitionMetadataTopic {
+  /** 22-character URL-safe base64 UUID. */
+  topicId: string;
+  topicName: string;
+  numPartitions: number;
+  partitionMetadata: PartitionRacks[];
+}
+
+/** `StreamsGroupPartitionMetadataValue` (draft only). */
+export interface PartitionMetadataValue {
+  topics: PartitionMetadataTopic[];
+}
+
+/** `StreamsGroupMemberMetadataValue`. */
+export interface MemberMetadataValue {
+  instanceId: string | null;
+  rackId: string | null;
+  clientId: string;
+  clientHost: string;
+  rebalanceTimeoutMs: number;
+  /** Draft only. */
+  topologyId?: string;
+  /** kafka-4.2 only, in place of `topologyId`. */
+  topologyEpoch?: number;
+  processId: string;
+  userEndpoint: Endpoint | null;
+  clientTags: KeyValue[];
+}
+
+export interface TargetAssignmentMetadataValue {
+  assignmentEpoch: number;
+}
+
+export type TargetAssignmentMemberValue = Assignment;
+
+/** Task ids in a current-assignment record; kafka-4.2 adds per-partition assignment epochs. */
+export interface RecordTaskIds extends TaskIds {
+  /** kafka-4.2 only (tagged, nullable). */
+  assignmentEpochs?: number[];
+}
+
+/** Member states as stored: 1 STABLE, 2 UNREVOKED_TASKS, 3 UNRELEASED_TASKS, 127 UNKNOWN. */
+export type MemberStateCode = 1 | 2 | 3 | 127;
+
+/** `StreamsGroupCurrentMemberAssignmentValue`. */
+export interface CurrentMemberAssignmentValue {
+  memberEpoch: number;
+  previousMemberEpoch: number;
+  state: MemberStateCode;
+  activeTasks: RecordTaskIds[];
+  standbyTasks: RecordTaskIds[];
+  warmupTasks: RecordTaskIds[];
+  activeTasksPendingRevocation: RecordTaskIds[];
+  standbyTasksPendingRevocation: RecordTaskIds[];
+  warmupTasksPendingRevocation: RecordTaskIds[];
+}
+
+/** A subtopology as the topology record stores it (every list present). */
+export interface RecordSubtopology {
+  subtopologyId: string;
+  sourceTopics: string[];
+  sourceTopicRegex: string[];
+  stateChangelogTopics: Required<TopicInfo>[];
+  repartitionSinkTopics: string[];
+  repartitionSourceTopics: Required<TopicInfo>[];
+  copartitionGroups: Required<CopartitionGroup>[];
+}
+
+/** `StreamsGroupTopologyValue`, draft form. */
+export interface TopologyValue {
+  topologyId: string;
+  topology: RecordSubtopology[];
+}
+
+/** `StreamsGroupTopologyValue`, kafka-4.2 form. */
+export interface TopologyValue42 {
+  epoch: number;
+  subtopologies: RecordSubtopology[];
+}
+
+/**
+ * One record. `T` is the record type id, `K` the key data, `V` the value data. A tombstone's
+ * `value` is null. With the `recordBytes` setting, `keyBytes`/`valueBytes` (standard base64 of
+ * Kafka's binary encoding; `valueBytes` null for a tombstone) are present too.
+ */
+export interface RecordOf<T extends number, K, V> {
+  key: { type: T; data: K };
+  value: { version: 0; data: V } | null;
+  keyBytes?: string;
+  valueBytes?: string | null;
+}
+
+/** The draft dialect's records (type ids 15-21). */
+export type GroupMetadataRecord = RecordOf<15, GroupKey, GroupMetadataValue>;
+export type PartitionMetadataRecord = RecordOf<16, GroupKey, PartitionMetadataValue>;
+export type MemberMetadataRecord = RecordOf<17, MemberKey, MemberMetadataValue>;
+export type TargetAssignmentMetadataRecord = RecordOf<18, GroupKey, TargetAssignmentMetadataValue>;
+export type TargetAssignmentMemberRecord = RecordOf<19, MemberKey, TargetAssignmentMemberValue>;
+export type CurrentMemberAssignmentRecord = RecordOf<20, MemberKey, CurrentMemberAssignmentValue>;
+export type TopologyRecord = RecordOf<21, GroupKey, TopologyValue>;
+
+/** A record of the draft dialect, discriminated by `key.type`. */
+export type CoordinatorRecord =
+  | GroupMetadataRecord
+  | PartitionMetadataRecord
+  | MemberMetadataRecord
+  | TargetAssignmentMetadataRecord
+  | TargetAssignmentMemberRecord
+  | CurrentMemberAssignmentRecord
+  | TopologyRecord;
+
+/** A draft record type id. */
+export type RecordType = CoordinatorRecord['key']['type'];
+
+/** The record of a type id, e.g. `RecordWithType<20>` is a `CurrentMemberAssignmentRecord`. */
+export type RecordWithType<T extends RecordType> = Extract<CoordinatorRecord, { key: { type: T } }>;
+
+/** The draft record type ids by name. */
+export declare const RecordTypes: {
+  readonly GROUP_METADATA: 15;
+  readonly PARTITION_METADATA: 16;
+  readonly MEMBER_METADATA: 17;
+  readonly TARGET_ASSIGNMENT_METADATA: 18;
+  readonly TARGET_ASSIGNMENT_MEMBER: 19;
+  readonly CURRENT_MEMBER_ASSIGNMENT: 20;
+  readonly TOPOLOGY: 21;
+};
+
+/**
+ * Narrows a record by its type id (TypeScript cannot narrow on the nested `key.type`):
+ * `if (isRecordType(r, RecordTypes.CURRENT_MEMBER_ASSIGNMENT)) r.value?.data.memberEpoch`.
+ */
+export declare function isRecordType<T extends RecordType>(record: CoordinatorRecord, type: T): record is RecordWithType<T>;
+
+/** The kafka-4.2 dialect's records (type ids 17, 19-23). */
+export type Kafka42Record =
+  | RecordOf<17, GroupKey, GroupMetadataValue>
+  | RecordOf<19, MemberKey, MemberMetadataValue>
+  | RecordOf<20, GroupKey, TargetAssignmentMetadataValue>
+  | RecordOf<21, MemberKey, TargetAssignmentMemberValue>
+  | RecordOf<22, MemberKey, CurrentMemberAssignmentValue>
+  | RecordOf<23, GroupKey, TopologyValue42>;
+
+/** A record read from a log in binary form only. */
+export interface RecordBytes {
+  keyBytes: string;
+  valueBytes: string | null;
+}
+
+/**
+ * What `Replay` accepts: records in JSON form (records of other kinds, e.g. offset commits, are
+ * skipped), in bytes form, or both (which must agree).
+ */
+export type ReplayRecord =
+  | CoordinatorRecord
+  | Kafka42Record
+  | RecordOf<number, { groupId: string; [field: string]: unknown }, unknown>
+  | RecordBytes;
+
+// ---------------------------------------------------------------------------------------------
+// Explanations (DESIGN 3 `explain`); new codes may be added, these keep their meaning
+
+export type GroupState =
+  | 'INITIALIZING'
+  | 'NOT_READY'
+  | 'EMPTY'
+  | 'ASSIGNING'
+  | 'RECONCILING'
+  | 'STABLE'
+  | 'DEAD';
+
+export type MemberState = 'STABLE' | 'UNREVOKED_TASKS' | 'UNRELEASED_TASKS' | 'UNKNOWN';
+
+export type EpochBumpReason =
+  | 'MEMBER_JOINED'
+  | 'MEMBER_LEFT'
+  | 'MEMBER_FENCED'
+  | 'MEMBER_METADATA_CHANGED'
+  | 'TOPOLOGY_INITIALIZED'
+  | 'TOPOLOGY_CHANGED'
+  | 'TOPIC_METADATA_CHANGED'
+  | 'ASSIGNMENT_CONFIG_CHANGED'
+  | 'MANUAL_ASSIGNMENT';
+
+export type FenceCause = 'LEAVE' | 'SESSION_TIMEOUT' | 'REBALANCE_TIMEOUT' | 'INITIALIZATION_TIMEOUT';
+
+export type TimerKind =
+  | 'session-timeout'
+  | 'rebalance-timeout'
+  | 'topology-initialization'
+  | 'initial-rebalance-delay'
+  | 'retention';
+
+export interface GroupEpochBumped {
+  code: 'GROUP_EPOCH_BUMPED';
+  groupId: string;
+  from: number;
+  to: number;
+  reasons: EpochBumpReason[];
+}
+
+export interface MemberFenced {
+  code: 'MEMBER_FENCED';
+  groupId: string;
+  memberId: string;
+  cause: FenceCause;
+  /** Present for static members. */
+  instanceId?: string;
+}
+
+export interface StaticMemberReplaced {
+  code: 'STATIC_MEMBER_REPLACED';
+  groupId: string;
+  instanceId: string;
+  oldMemberId: string;
+  newMemberId: string;
+}
+
+export interface StaticMemberLeftTemporarily {
+  code: 'STATIC_MEMBER_LEFT_TEMPORARILY';
+  groupId: string;
+  memberId: string;
+  instanceId: string;
+  /** When the session timeout fences the member unless it comes back. */
+  expiresAtMs: Int64;
+}
+
+export interface StaticMemberExpired {
+  code: 'STATIC_MEMBER_EXPIRED';
+  groupId: string;
+  memberId: string;
+  instanceId: string;
+}
+
+export interface TargetAssignmentComputed {
+  code: 'TARGET_ASSIGNMENT_COMPUTED';
+  groupId: string;
+  assignmentEpoch: number;
+  tasksMoved: Int64;
+  assignor: 'sticky' | 'manual';
+}
+
+export interface MemberStateChanged {
+  code: 'MEMBER_STATE_CHANGED';
+  groupId: string;
+  memberId: string;
+  from: MemberState;
+  to: MemberState;
+  memberEpoch: number;
+}
+
+export interface GroupStateChanged {
+  code: 'GROUP_STATE_CHANGED';
+  groupId: string;
+  from: GroupState;
+  to: GroupState;
+}
+
+export interface GroupDeleted {
+  code: 'GROUP_DELETED';
+  groupId: string;
+  cause: 'DELETE_GROUPS' | 'RETENTION_EXPIRED';
+}
+
+export interface TopologyInitializationRequested {
+  code: 'TOPOLOGY_INITIALIZATION_REQUESTED';
+  groupId: string;
+  memberId: string;
+  topologyId: string;
+}
+
+export interface TimerDropped {
+  code: 'TIMER_DROPPED';
+  groupId: string;
+  timer: TimerKind;
+  message: string;
+}
+
+/** One entry of `explain`: why something happened, discriminated by `code`. */
+export type Explain =
+  | GroupEpochBumped
+  | MemberFenced
+  | StaticMemberReplaced
+  | StaticMemberLeftTemporarily
+  | StaticMemberExpired
+  | TargetAssignmentComputed
+  | MemberStateChanged
+  | GroupStateChanged
+  | GroupDeleted
+  | TopologyInitializationRequested
+  | TimerDropped;
+
+export type ExplainCode = Explain['code'];
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+/** A configuration entry of a topic to create. */
+export interface TopicConfigEntry {
+  name: string;
+  value: string;
+}
+
+/** A topic the host must create (internal topics of an initialized topology). */
+export interface TopicToCreate {
+  name: string;
+  numPartitions: number;
+  /** -1 = broker default. */
+  replicationFactor: number;
+  configs: TopicConfigEntry[];
+}
+
+/** What `handle` answers to an input it understood. Every field is present. */
+export interface Output<R = CoordinatorResponse> {
+  /** Null for inputs that answer nothing (`TopicMetadata`, `AdvanceTime`, `Replay`). */
+  response: R;
+  /** Every record written, timer firings first, in order. */
+  records: CoordinatorRecord[];
+  topicsToCreate: TopicToCreate[];
+  explain: Explain[];
+  /** The earliest pending timer deadline: when to send `AdvanceTime`. */
+  nextDeadlineMs: Int64 | null;
+}
+
+export type BoundaryErrorCode = 'INVALID_INPUT' | 'INVALID_CONFIG' | 'INVALID_RECORD' | 'TOO_LARGE';
+
+export interface BoundaryError {
+  code: BoundaryErrorCode;
+  message: string;
+  /** JSON path of the offending value, e.g. `request.memberEpoch` or `records[2]`; `""` for the whole input. */
+  path: string;
+}
+
+/** The whole output for input that cannot be understood; nothing changed. */
+export interface ErrorOutput {
+  error: BoundaryError;
+}
+
+/** What `handle(object)` returns. Narrow with `'error' in out` or `isError(out)`. */
+export type HandleResult<R = CoordinatorResponse> = Output<R> | ErrorOutput;
+
+/** An `Error` thrown by the constructor, `replay`, `topologyId` and `partitionFor`. */
+export interface CoordinatorError extends Error {
+  code: BoundaryErrorCode;
+  path: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshot (`Coordinator.snapshot()`)
+
+export interface SnapshotMember extends DescribedMember {
+  previousMemberEpoch: number;
+  memberState: MemberState;
+  /** Tasks the member still has to revoke. */
+  pendingRevocation: Assignment;
+  userEndpoint: Endpoint | null;
+}
+
+export interface SnapshotGroup extends Omit<DescribedGroup, 'members'> {
+  members: SnapshotMember[];
+  /** The state code, e.g. `'STABLE'`. */
+  state: GroupState;
+  /** The stored topology's id; null while initializing. */
+  topologyId: string | null;
+  /** The member that asked the application to shut down, if any. */
+  shutdownRequestedBy: string | null;
+}
+
+export interface SnapshotTimer {
+  kind: TimerKind;
+  groupId: string;
+  /** Member id, topology id, or `""` for group-level timers. */
+  subject: string;
+  deadlineMs: Int64;
+}
+
+/** Every group as describe shows it, plus pending timers and the topic image. */
+export interface Snapshot {
+  nowMs: Int64;
+  groups: SnapshotGroup[];
+  timers: SnapshotTimer[];
+  topics: { name: string; partitions: number }[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The coordinator
+
+/** A deterministic, sans-IO streams group coordinator. */
+export declare class Coordinator {
+  /** Settings as an object or JSON text; throws a `CoordinatorError` (`INVALID_CONFIG`). */
+  constructor(config?: Settings | string | null);
+
+  /** Handles one input; answers an object for an object. */
+  handle(input: StreamsGroupHeartbeatInput): HandleResult<StreamsGroupHeartbeatResponse>;
+  handle(input: StreamsGroupInitializeInput): HandleResult<StreamsGroupInitializeResponse>;
+  handle(input: StreamsGroupDescribeInput): HandleResult<StreamsGroupDescribeResponse>;
+  handle(input: TopicMetadataInput): HandleResult<null>;
+  handle(input: AdvanceTimeInput): HandleResult<null>;
+  handle(input: DeleteGroupsInput): HandleResult<DeleteGroupsResponse>;
+  handle(input: ReplayInput): HandleResult<null>;
+  handle(input: SetTargetAssignmentInput): HandleResult<SetTargetAssignmentResponse>;
+  handle(input: Input): HandleResult;
+  /** Handles one input as JSON text; answers JSON text (the same bytes as the `sgc` command). */
+  handle(input: string): string;
+
+  /**
+   * Applies records (JSON form or bytes form, or JSON text of such a list) at `nowMs` (default:
+   * the latest time seen). Throws a `CoordinatorError` when one cannot be applied, and then
+   * applies none.
+   */
+  replay(records: ReplayRecord[] | string, nowMs?: number | null): void;
+
+  /** Every group, the pending timers and the topic image. */
+  snapshot(): Snapshot;
+
+  /** Frees the wasm memory of this coordinator; it cannot be used afterwards. */
+  free(): void;
+  [Symbol.dispose](): void;
+
+  static topologyId(topology: Topology | string): string;
+  static partitionFor(groupId: string, partitions?: number | null): number;
+  static version(): string;
+}
+
+/**
+ * The topology id (PROTOCOL 7): lowercase hex SHA-256 of the topology's canonical form. Throws
+ * a `CoordinatorError` for a malformed topology.
+ */
+export declare function topologyId(topology: Topology | string): string;
+
+/** The `__consumer_offsets` partition of a group (Java's `String.hashCode` rule; default 50 partitions). */
+export declare function partitionFor(groupId: string, partitions?: number | null): number;
+
+/** The package version. */
+export declare function version(): string;
+
+/**
+ * What the browser build can load the wasm module from: a URL (string or `URL`), a `Response`
+ * or a promise of one, the bytes, or a compiled `WebAssembly.Module`. (Typed structurally so
+ * that the declarations need no DOM library.)
+ */
+export type WasmSource = string | ArrayBuffer | ArrayBufferView | object | PromiseLike<unknown>;
+
+/**
+ * Resolves once the wasm module is loaded. In Node it always is. In the browser it fetches the
+ * `.wasm` beside the module, or loads `moduleOrPath`.
+ */
+export declare function ready(moduleOrPath?: WasmSource): Promise<void>;
+
+/**
+ * Loads the wasm module synchronously from its bytes or a compiled `WebAssembly.Module`
+ * (browser build); a no-op in Node, where the module is always loaded.
+ */
+export declare function initSync(options: { module: ArrayBuffer | ArrayBufferView | object }): void;
+
+/** `new Coordinator(config)`. */
+export declare function createCoordinator(config?: Settings | string | null): Coordinator;
+
+/** Whether `handle` answered a boundary error. */
+export declare function isError(output: HandleResult<unknown>): output is ErrorOutput;

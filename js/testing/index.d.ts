@@ -1,0 +1,268 @@
+// Types of streams-group-coordinator/testing: a virtual-clock cluster with simulated Streams
+// members, fault injection, invariant checks and scenario traces (Node only).
+
+import type {
+  Coordinator,
+  Endpoint,
+  Explain,
+  Input,
+  KeyValue,
+  HandleResult,
+  Output,
+  ErrorOutput,
+  Settings,
+  Snapshot,
+  SnapshotGroup,
+  Status,
+  StreamsGroupDescribeResponse,
+  StreamsGroupHeartbeatResponse,
+  TaskIds,
+  Topology,
+} from '../index.js';
+import type { Scenario, ScenarioRun } from '../scenario.js';
+
+export { mismatch, runScenario, stringify } from '../scenario.js';
+
+/** A one-subtopology stateless topology reading the topic `input`. */
+export declare const DEFAULT_TOPOLOGY: Topology;
+
+/** `"subtopologyId:partition"` keys of a task list. */
+export declare function taskKeys(list: TaskIds[] | null | undefined): string[];
+
+/** A failed invariant or expectation; `violations` lists every reason. */
+export declare class InvariantError extends Error {
+  constructor(message: string, violations?: string[]);
+  violations: string[];
+}
+
+/** What a member owns: exactly the lists of the last response that carried task lists. */
+export interface OwnedTasks {
+  activeTasks: TaskIds[];
+  standbyTasks: TaskIds[];
+  warmupTasks: TaskIds[];
+}
+
+export type MemberStatus = 'running' | 'restarting' | 'crashed' | 'left' | 'stopped' | 'failed';
+
+export interface MemberError {
+  code: number;
+  message: string | null;
+  during: 'heartbeat' | 'initialize';
+  atMs: number;
+}
+
+export interface MemberOptions {
+  /** Unique in the cluster; default `member-<n>`. */
+  name?: string;
+  /** Default `process-<n>`. Members of one Kafka Streams process share it. */
+  processId?: string;
+  /** Makes the member static. */
+  instanceId?: string | null;
+  /** A member id chosen by the client; default `""` (the coordinator generates one). */
+  memberId?: string;
+  groupId?: string;
+  /** Default: the cluster's topology. */
+  topology?: Topology;
+  /** Default: `topologyId(topology)`. */
+  topologyId?: string;
+  rackId?: string | null;
+  clientId?: string;
+  /** Default `/127.0.0.1`. */
+  clientHost?: string;
+  /** Default 300000 (Kafka Streams' `max.poll.interval.ms`). */
+  rebalanceTimeoutMs?: number;
+  userEndpoint?: Endpoint | null;
+  clientTags?: KeyValue[] | null;
+  /** What to do on UNRELEASED_INSTANCE_ID (111): `'fail'` like the Java client (default) or `'retry'`. */
+  onUnreleasedInstanceId?: 'fail' | 'retry';
+  /** Heartbeat at once after a response changed the owned tasks, as Kafka clients do (default true). */
+  ackImmediately?: boolean;
+  /** Interval before the first response says otherwise. */
+  heartbeatIntervalMs?: number;
+}
+
+export interface ProcessOptions extends Omit<MemberOptions, 'name' | 'processId' | 'instanceId' | 'clientId'> {
+  processId?: string;
+  /** Stream threads, one member each (default 1). */
+  threads?: number;
+  /** Static process: thread `n` gets the instance id `${instanceId}-${n}` (1-based). */
+  instanceId?: string | null;
+}
+
+export interface RestartOptions {
+  /** How long the member is down before it rejoins (default 0). */
+  downtimeMs?: number;
+  /** true: `""`, so the coordinator generates a new id (default); false: keep the old id; a string: that id. */
+  newMemberId?: boolean | string;
+  /** A new process id (an instance without persistent state gets a new one at every start). */
+  processId?: string;
+}
+
+/**
+ * A simulated Streams member: joins with epoch 0, heartbeats on the coordinator's interval,
+ * initializes the topology when asked, reports owned tasks, drops revoked tasks at once,
+ * rejoins with epoch 0 after FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID.
+ */
+export declare class SimulatedMember {
+  readonly cluster: Cluster;
+  readonly name: string;
+  readonly groupId: string;
+  processId: string;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly clientId: string;
+  readonly clientHost: string;
+  readonly topology: Topology;
+  readonly topologyId: string;
+  readonly rebalanceTimeoutMs: number;
+  memberId: string;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  owned: OwnedTasks;
+  status: MemberStatus;
+  /** When the member acts next (null when it does not). */
+  dueAt: number | null;
+  lastResponse: StreamsGroupHeartbeatResponse | null;
+  /** The last status list the coordinator sent. */
+  lastStatus: Status[];
+  lastError: MemberError | null;
+  errors: MemberError[];
+  restarts: number;
+  /** True while a lost or delayed heartbeat has not been followed by a response. */
+  unsure: boolean;
+  readonly running: boolean;
+  readonly isStatic: boolean;
+  /** Owned tasks as `"sub:partition"` keys. */
+  ownedKeys(): { active: string[]; standby: string[]; warmup: string[] };
+  /** Loses the next `count` heartbeats (default all), or those sent in the next `forMs` ms. */
+  dropHeartbeats(countOrOptions?: number | { count?: number; forMs?: number }): this;
+  /** Delays heartbeats by `ms` on their way (the next `count`, default all). */
+  delayHeartbeats(ms: number, options?: { count?: number }): this;
+  clearFaults(): this;
+  /** Stops at once without leaving. */
+  crash(): this;
+  /** Leaves with epoch -1 and stops. */
+  leave(): this;
+  /** Sets `shutdownApplication` on the next heartbeat. */
+  requestShutdown(): this;
+  /** Static: leave -2, dynamic: leave -1; then rejoin with epoch 0 after `downtimeMs`. */
+  restart(options?: RestartOptions): this;
+  /** Starts a crashed, left, stopped or failed member again. */
+  start(options?: RestartOptions): this;
+  /** What the member does with a heartbeat response (called by the cluster). */
+  absorb(response: StreamsGroupHeartbeatResponse): void;
+  /** Called by the cluster when `dueAt` has come. */
+  act(): void;
+}
+
+export interface ClusterOptions {
+  /** Coordinator settings. */
+  config?: Settings;
+  /** Default `'app'`. */
+  groupId?: string;
+  /** Default topology of members; `DEFAULT_TOPOLOGY` by default. */
+  topology?: Topology;
+  /** Topics created at the start: `{name: partitions}`. */
+  topics?: { [name: string]: number };
+  /** Default 0. */
+  startMs?: number;
+  /** Create `topicsToCreate` at once, as a broker would (default true). */
+  autoCreateTopics?: boolean;
+  /** Check the invariants after every input (default true). */
+  checkInvariants?: boolean;
+  /** Keep every input and output (default true). */
+  trace?: boolean;
+  /** For `toScenario`. */
+  name?: string;
+  description?: string;
+  /** Receives event lines (`[time] line`). */
+  log?: (line: string) => void;
+}
+
+/** An input whose `nowMs` may be left out (the cluster's clock is used). */
+export type InputWithoutTime = Input extends infer I ? (I extends Input ? Omit<I, 'nowMs'> & { nowMs?: number } : never) : never;
+
+export interface TraceEntry {
+  input: Input;
+  /** The output text, as the coordinator wrote it. */
+  output: string;
+}
+
+export type TimedExplain = Explain & { atMs: number };
+
+export interface ScenarioOptions {
+  name?: string;
+  description?: string;
+  /** `'full'` (default), `'response'`, `'none'`, or a function giving each step's expect. */
+  expect?: 'full' | 'response' | 'none' | ((output: Output | ErrorOutput, input: Input, index: number) => unknown);
+}
+
+export interface RunResult {
+  atMs: number;
+  elapsedMs: number;
+}
+
+/** One coordinator with a virtual clock, a topic image and simulated members. */
+export declare class Cluster {
+  constructor(options?: ClusterOptions);
+  readonly coordinator: Coordinator;
+  readonly config: Settings;
+  readonly groupId: string;
+  readonly topology: Topology;
+  /** The virtual clock, in ms. */
+  now: number;
+  readonly trace: TraceEntry[];
+  readonly events: { atMs: number; line: string }[];
+  readonly explanations: TimedExplain[];
+  /** The topic image as sent: name -> partitions. */
+  readonly topics: Map<string, number>;
+  readonly members: Map<string, SimulatedMember>;
+  readonly nextDeadlineMs: number | null;
+  readonly inputCount: number;
+
+  /** Sends one input (`nowMs` defaults to the clock) and returns the parsed output. */
+  send(input: Input | InputWithoutTime): HandleResult;
+  log(line: string): void;
+
+  createTopic(name: string, partitions: number, options?: { topicId?: string; racks?: string[][] }): HandleResult<null>;
+  /** Adds `count` partitions. */
+  addPartitions(name: string, count: number): HandleResult<null>;
+  deleteTopic(name: string): HandleResult<null>;
+
+  addMember(options?: MemberOptions): SimulatedMember;
+  addProcess(options?: ProcessOptions): SimulatedMember[];
+  member(name: string): SimulatedMember;
+  process(processId: string): SimulatedMember[];
+  restartProcess(processId: string, options?: RestartOptions): void;
+  crashProcess(processId: string): void;
+  runningMembers(): SimulatedMember[];
+
+  /** Moves the clock forward, running due heartbeats and timers in time order. */
+  advance(ms: number): this;
+  advanceTo(timeMs: number): this;
+  runUntil(predicate: (cluster: Cluster) => boolean, options?: { maxMs?: number; what?: string }): RunResult;
+  /** Runs until the group has converged; throws an `InvariantError` after `maxMs` (default 600000). */
+  runUntilStable(options?: { maxMs?: number; groupId?: string }): RunResult;
+  unstableReasons(groupId?: string): string[];
+
+  snapshot(): Snapshot;
+  group(groupId?: string): SnapshotGroup | null;
+  describe(groupId?: string): StreamsGroupDescribeResponse['groups'][number];
+  checkInvariants(): string[];
+  assertInvariants(context?: string): void;
+  assertStable(groupId?: string): void;
+
+  toScenario(options?: ScenarioOptions): Scenario;
+  saveScenario(path: string, options?: ScenarioOptions): string;
+  close(): void;
+}
+
+/** Invariants of one snapshot; with `previous`, also that epochs never go backwards. */
+export declare function checkSnapshot(
+  snapshot: Snapshot,
+  previous?: Map<string, { groupEpoch: number; assignmentEpoch: number; members: Map<string, number> }> | null,
+): string[];
+
+export declare function loadScenario(path: string): Scenario;
+export declare function runScenarioFile(pathOrScenario: string | Scenario): ScenarioRun;
+export declare function createCluster(options?: ClusterOptions): Cluster;

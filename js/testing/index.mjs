@@ -1,0 +1,944 @@
+// Test tooling for Kafka Streams clients and brokers, without a broker (Node).
+//
+// A `Cluster` owns one coordinator, a virtual clock, a topic image and simulated members that
+// behave like a correct Streams client of the kip1071-draft protocol. Faults can be injected;
+// invariants are checked after every input (by default); every input and output is traced and
+// can be saved as a scenario file in the tests/scenarios format.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Coordinator, topologyId as computeTopologyId } from '../node.mjs';
+import { mismatch, runScenario, stringify } from '../scenario.mjs';
+
+export { mismatch, runScenario, stringify };
+
+/** Kafka error codes the simulated client reacts to. */
+const UNKNOWN_MEMBER_ID = 25;
+const GROUP_ID_NOT_FOUND = 69;
+const FENCED_MEMBER_EPOCH = 110;
+const UNRELEASED_INSTANCE_ID = 111;
+const STREAMS_MISSING_SOURCE_TOPICS = 131;
+const SHUTDOWN_APPLICATION_STATUS = 4;
+
+/** A one-subtopology stateless topology reading `input`. */
+export const DEFAULT_TOPOLOGY = Object.freeze([
+  Object.freeze({ subtopologyId: '0', sourceTopics: Object.freeze(['input']) }),
+]);
+
+const EMPTY_OWNED = () => ({ activeTasks: [], standbyTasks: [], warmupTasks: [] });
+
+function clone(value) {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+/** `"sub:partition"` keys of a task list. */
+export function taskKeys(list) {
+  const keys = [];
+  for (const t of list ?? []) for (const p of t.partitions) keys.push(`${t.subtopologyId}:${p}`);
+  return keys;
+}
+
+/** A failed invariant or expectation of the testing tools. */
+export class InvariantError extends Error {
+  constructor(message, violations = []) {
+    super(message);
+    this.name = 'InvariantError';
+    this.violations = violations;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Simulated members
+
+/**
+ * A simulated Streams group member (one stream thread's consumer): it joins with epoch 0,
+ * heartbeats on the interval the coordinator gives, initializes the topology when asked,
+ * reports the tasks it owns, drops revoked tasks at once (it owns exactly what the last
+ * response assigned), and rejoins with epoch 0 after FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID.
+ */
+export class SimulatedMember {
+  constructor(cluster, options) {
+    this.cluster = cluster;
+    this.name = options.name;
+    this.groupId = options.groupId;
+    this.processId = options.processId;
+    this.instanceId = options.instanceId ?? null;
+    this.rackId = options.rackId ?? null;
+    this.clientId = options.clientId ?? `${options.groupId}-${options.name}-consumer`;
+    this.clientHost = options.clientHost ?? '/127.0.0.1';
+    this.topology = options.topology;
+    this.topologyId = options.topologyId ?? computeTopologyId(options.topology);
+    this.rebalanceTimeoutMs = options.rebalanceTimeoutMs ?? 300000;
+    this.userEndpoint = options.userEndpoint ?? null;
+    this.clientTags = options.clientTags ?? null;
+    /** `'retry'` keeps rejoining after UNRELEASED_INSTANCE_ID; `'fail'` (Java) stops. */
+    this.onUnreleasedInstanceId = options.onUnreleasedInstanceId ?? 'fail';
+    this.ackImmediately = options.ackImmediately ?? true;
+    /** The member id: `""` until the coordinator gives one (unless chosen). */
+    this.memberId = options.memberId ?? '';
+    this.memberEpoch = 0;
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5000;
+    /** What it owns: exactly what the last response with task lists assigned. */
+    this.owned = EMPTY_OWNED();
+    /**
+     * `'running'` (joined or joining), `'restarting'` (down, will rejoin), `'crashed'`,
+     * `'left'`, `'stopped'` (after a shutdown request) or `'failed'` (a fatal error).
+     */
+    this.status = 'running';
+    this.dueAt = cluster.now;
+    this.inFlight = null;
+    this.needsInitialize = false;
+    this.shutdownRequested = false;
+    this.lastResponse = null;
+    this.lastStatus = [];
+    this.lastError = null;
+    this.errors = [];
+    this.restarts = 0;
+    this.immediateAcks = 0;
+    /** The cluster's input count at the last successful heartbeat response. */
+    this.lastOkInput = -1;
+    /** Heartbeats sent while a fault was active and not yet followed by a response. */
+    this.unsure = false;
+    this.faults = { dropCount: 0, dropUntil: -1, delayMs: 0, delayCount: 0 };
+    this.seq = options.seq;
+  }
+
+  /** Whether the member heartbeats (joined or joining). */
+  get running() {
+    return this.status === 'running';
+  }
+
+  /** Whether the member is a static member. */
+  get isStatic() {
+    return this.instanceId !== null;
+  }
+
+  /** The owned tasks as `"sub:partition"` keys, by role. */
+  ownedKeys() {
+    return {
+      active: taskKeys(this.owned.activeTasks),
+      standby: taskKeys(this.owned.standbyTasks),
+      warmup: taskKeys(this.owned.warmupTasks),
+    };
+  }
+
+  // --- fault injection -----------------------------------------------------------------------
+
+  /**
+   * Loses heartbeats: the next `count` (default: all) or, with `{forMs}`, those sent in the
+   * next `forMs` ms. The member does not notice and heartbeats on its interval.
+   */
+  dropHeartbeats(countOrOptions = Infinity) {
+    if (typeof countOrOptions === 'number') {
+      this.faults.dropCount = countOrOptions;
+    } else {
+      if (countOrOptions.count !== undefined) this.faults.dropCount = countOrOptions.count;
+      if (countOrOptions.forMs !== undefined) {
+        this.faults.dropUntil = this.cluster.now + countOrOptions.forMs;
+      }
+    }
+    return this;
+  }
+
+  /** Delays heartbeats by `ms` on the way to the coordinator (the next `count`, default all). */
+  delayHeartbeats(ms, { count = Infinity } = {}) {
+    this.faults.delayMs = ms;
+    this.faults.delayCount = count;
+    return this;
+  }
+
+  /** Removes every injected fault. */
+  clearFaults() {
+    this.faults = { dropCount: 0, dropUntil: -1, delayMs: 0, delayCount: 0 };
+    return this;
+  }
+
+  /** Stops heartbeating at once, without leaving (`kill -9`). It owns nothing afterwards. */
+  crash() {
+    this.cluster.log(`${this.name} crashes`);
+    this.status = 'crashed';
+    this.dueAt = null;
+    this.inFlight = null;
+    this.owned = EMPTY_OWNED();
+    return this;
+  }
+
+  /** Leaves the group with epoch -1 and stops. */
+  leave() {
+    this.#sendLeave(-1);
+    this.status = 'left';
+    this.dueAt = null;
+    return this;
+  }
+
+  /** Asks every member of the application to shut down, on the next heartbeat. */
+  requestShutdown() {
+    this.shutdownRequested = true;
+    return this;
+  }
+
+  /**
+   * Restarts the member. A running static member leaves with -2 (Kafka Streams' default on
+   * close), a running dynamic one with -1; a crashed member sends nothing. After
+   * `downtimeMs` it rejoins with epoch 0, under a new member id (`""`, generated by the
+   * coordinator) unless `newMemberId` is false (keep the old id) or a string (that id).
+   */
+  restart({ downtimeMs = 0, newMemberId = true, processId } = {}) {
+    if (this.status === 'running') {
+      this.#sendLeave(this.isStatic ? -2 : -1);
+    }
+    this.cluster.log(`${this.name} restarts (down ${downtimeMs} ms)`);
+    this.restarts += 1;
+    this.status = 'restarting';
+    this.inFlight = null;
+    this.owned = EMPTY_OWNED();
+    this.needsInitialize = false;
+    this.pendingRestart = { newMemberId, processId };
+    this.dueAt = this.cluster.now + downtimeMs;
+    return this;
+  }
+
+  /** Starts a crashed, left or failed member again (same options as `restart`). */
+  start(options = {}) {
+    if (this.status === 'running' || this.status === 'restarting') return this;
+    this.status = 'restarting';
+    this.pendingRestart = { newMemberId: options.newMemberId ?? true, processId: options.processId };
+    this.dueAt = this.cluster.now + (options.downtimeMs ?? 0);
+    return this;
+  }
+
+  // --- protocol ------------------------------------------------------------------------------
+
+  #input(request) {
+    return {
+      nowMs: this.cluster.now,
+      type: 'StreamsGroupHeartbeat',
+      client: { clientId: this.clientId, clientHost: this.clientHost },
+      request,
+    };
+  }
+
+  #joinRequest() {
+    const r = {
+      groupId: this.groupId,
+      memberId: this.memberId,
+      memberEpoch: 0,
+    };
+    if (this.instanceId !== null) r.instanceId = this.instanceId;
+    if (this.rackId !== null) r.rackId = this.rackId;
+    r.rebalanceTimeoutMs = this.rebalanceTimeoutMs;
+    r.topologyId = this.topologyId;
+    r.activeTasks = [];
+    r.standbyTasks = [];
+    r.warmupTasks = [];
+    r.processId = this.processId;
+    if (this.userEndpoint !== null) r.userEndpoint = this.userEndpoint;
+    if (this.clientTags !== null) r.clientTags = this.clientTags;
+    return r;
+  }
+
+  #heartbeatRequest() {
+    if (this.memberEpoch === 0) return this.#joinRequest();
+    const r = {
+      groupId: this.groupId,
+      memberId: this.memberId,
+      memberEpoch: this.memberEpoch,
+      activeTasks: clone(this.owned.activeTasks),
+      standbyTasks: clone(this.owned.standbyTasks),
+      warmupTasks: clone(this.owned.warmupTasks),
+    };
+    if (this.shutdownRequested) r.shutdownApplication = true;
+    return r;
+  }
+
+  #sendLeave(epoch) {
+    if (this.memberId === '' || (this.memberEpoch === 0 && this.lastResponse === null)) {
+      return null;
+    }
+    const r = { groupId: this.groupId, memberId: this.memberId, memberEpoch: epoch };
+    if (this.instanceId !== null) r.instanceId = this.instanceId;
+    this.cluster.log(`${this.name} leaves with epoch ${epoch}`);
+    const out = this.cluster.send(this.#input(r));
+    this.owned = EMPTY_OWNED();
+    this.inFlight = null;
+    if (out.response && out.response.errorCode === 0) this.memberEpoch = out.response.memberEpoch;
+    return out;
+  }
+
+  /** Called by the cluster when `dueAt` has come. */
+  act() {
+    const now = this.cluster.now;
+    if (this.status === 'restarting') {
+      const { newMemberId, processId } = this.pendingRestart ?? {};
+      if (newMemberId === true) this.memberId = '';
+      else if (typeof newMemberId === 'string') this.memberId = newMemberId;
+      if (processId !== undefined) this.processId = processId;
+      this.pendingRestart = null;
+      this.memberEpoch = 0;
+      this.owned = EMPTY_OWNED();
+      this.lastResponse = null;
+      this.status = 'running';
+    }
+    if (this.status !== 'running') {
+      this.dueAt = null;
+      return;
+    }
+    if (this.inFlight !== null) {
+      // A delayed heartbeat arrives now.
+      const input = this.inFlight;
+      this.inFlight = null;
+      input.nowMs = now;
+      this.#deliver(input);
+      return;
+    }
+    const input = this.#input(this.#heartbeatRequest());
+    const f = this.faults;
+    if (f.dropCount > 0 || now < f.dropUntil) {
+      if (f.dropCount > 0) f.dropCount -= 1;
+      this.unsure = true;
+      this.cluster.log(`${this.name}: heartbeat (epoch ${this.memberEpoch}) lost`);
+      this.dueAt = now + this.heartbeatIntervalMs;
+      return;
+    }
+    if (f.delayMs > 0 && f.delayCount > 0) {
+      f.delayCount -= 1;
+      this.unsure = true;
+      this.inFlight = input;
+      this.dueAt = now + f.delayMs;
+      return;
+    }
+    this.#deliver(input);
+  }
+
+  #deliver(input) {
+    const now = this.cluster.now;
+    const out = this.cluster.send(input);
+    if (out.error) {
+      throw new InvariantError(
+        `${this.name}: the coordinator could not understand a simulated heartbeat: ` +
+          `${out.error.code} at ${out.error.path}: ${out.error.message}`,
+      );
+    }
+    this.absorb(out.response);
+    if (this.status === 'running' && this.needsInitialize) this.#initialize();
+    if (this.status === 'running' && this.dueAt === null) {
+      this.dueAt = now + this.heartbeatIntervalMs;
+    }
+  }
+
+  #initialize() {
+    const out = this.cluster.send({
+      nowMs: this.cluster.now,
+      type: 'StreamsGroupInitialize',
+      client: { clientId: this.clientId, clientHost: this.clientHost },
+      request: { groupId: this.groupId, topologyId: this.topologyId, topology: clone(this.topology) },
+    });
+    const code = out.response?.errorCode;
+    if (code === 0) {
+      this.needsInitialize = false;
+    } else if (code !== STREAMS_MISSING_SOURCE_TOPICS) {
+      // Retried after the next heartbeat only while source topics are missing.
+      this.needsInitialize = false;
+      this.#error(code, out.response?.errorMessage ?? out.error?.message, 'initialize');
+    }
+  }
+
+  #error(code, message, during) {
+    this.lastError = { code, message, during, atMs: this.cluster.now };
+    this.errors.push(this.lastError);
+    this.cluster.log(`${this.name}: error ${code} (${during}): ${message}`);
+  }
+
+  /** What a correct client does with a heartbeat response. */
+  absorb(r) {
+    const now = this.cluster.now;
+    this.dueAt = null;
+    this.lastResponse = r;
+    if (r.errorCode === 0) {
+      this.unsure = false;
+      this.lastOkInput = this.cluster.inputCount;
+      if (r.memberId !== null) this.memberId = r.memberId;
+      this.memberEpoch = r.memberEpoch;
+      if (r.heartbeatIntervalMs > 0) this.heartbeatIntervalMs = r.heartbeatIntervalMs;
+      if (r.status !== null) this.lastStatus = r.status;
+      if (r.shouldInitializeTopology) this.needsInitialize = true;
+      let changed = false;
+      if (r.activeTasks !== null) {
+        const next = {
+          activeTasks: r.activeTasks,
+          standbyTasks: r.standbyTasks,
+          warmupTasks: r.warmupTasks,
+        };
+        changed = stringify(next) !== stringify(this.owned);
+        this.owned = next;
+      }
+      if (this.lastStatus.some((s) => s.statusCode === SHUTDOWN_APPLICATION_STATUS)) {
+        this.cluster.log(`${this.name}: the application shuts down`);
+        this.#sendLeave(-1);
+        this.status = 'stopped';
+        return;
+      }
+      // A client acknowledges a finished reconciliation at once (bounded, to avoid storms).
+      if (changed && this.ackImmediately && this.immediateAcks < 3) {
+        this.immediateAcks += 1;
+        this.dueAt = now;
+      } else {
+        this.immediateAcks = 0;
+        this.dueAt = now + this.heartbeatIntervalMs;
+      }
+      return;
+    }
+    this.#error(r.errorCode, r.errorMessage, 'heartbeat');
+    switch (r.errorCode) {
+      case FENCED_MEMBER_EPOCH:
+      case UNKNOWN_MEMBER_ID:
+      case GROUP_ID_NOT_FOUND:
+        // Drop every task and rejoin with the same member id at once.
+        this.owned = EMPTY_OWNED();
+        this.memberEpoch = 0;
+        this.needsInitialize = false;
+        this.dueAt = now;
+        return;
+      case UNRELEASED_INSTANCE_ID:
+        if (this.onUnreleasedInstanceId === 'retry') {
+          this.memberEpoch = 0;
+          this.dueAt = now + this.heartbeatIntervalMs;
+          return;
+        }
+        this.#fail();
+        return;
+      default:
+        // FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, INVALID_REQUEST, ...: fatal.
+        this.#fail();
+    }
+  }
+
+  #fail() {
+    this.status = 'failed';
+    this.owned = EMPTY_OWNED();
+    this.dueAt = null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Invariants
+
+/**
+ * Checks a snapshot: at most one active owner per task across members' current assignments
+ * (assigned and pending revocation), no process with two copies of a task in its targets,
+ * assignment epoch <= group epoch, and a stable group with every member at the assignment
+ * epoch. With `previous` (a map kept between calls), also that epochs never go backwards.
+ * Returns the violations (empty when all hold).
+ */
+export function checkSnapshot(snapshot, previous = null) {
+  const violations = [];
+  const seenGroups = new Set();
+  for (const g of snapshot.groups) {
+    const gid = g.groupId;
+    seenGroups.add(gid);
+    const owners = new Map();
+    const copies = new Map();
+    for (const m of g.members) {
+      for (const list of [m.assignment.activeTasks, m.pendingRevocation.activeTasks]) {
+        for (const key of taskKeys(list)) {
+          const other = owners.get(key);
+          if (other !== undefined && other !== m.memberId) {
+            violations.push(`group ${gid}: task ${key} has two active owners, ${other} and ${m.memberId}`);
+          }
+          owners.set(key, m.memberId);
+        }
+      }
+      const t = m.targetAssignment;
+      for (const key of [...taskKeys(t.activeTasks), ...taskKeys(t.standbyTasks)]) {
+        const k = `${m.processId}\u0000${key}`;
+        copies.set(k, (copies.get(k) ?? 0) + 1);
+        if (copies.get(k) === 2) {
+          violations.push(`group ${gid}: process ${m.processId} is targeted two copies of task ${key}`);
+        }
+      }
+    }
+    if (g.assignmentEpoch > g.groupEpoch) {
+      violations.push(`group ${gid}: assignment epoch ${g.assignmentEpoch} > group epoch ${g.groupEpoch}`);
+    }
+    if (g.state === 'STABLE') {
+      for (const m of g.members) {
+        if (m.memberEpoch !== g.assignmentEpoch) {
+          violations.push(
+            `group ${gid}: STABLE but member ${m.memberId} is at epoch ${m.memberEpoch}, not ${g.assignmentEpoch}`,
+          );
+        }
+      }
+    }
+    if (previous !== null) {
+      const before = previous.get(gid);
+      if (before !== undefined) {
+        if (g.groupEpoch < before.groupEpoch) {
+          violations.push(`group ${gid}: group epoch went back from ${before.groupEpoch} to ${g.groupEpoch}`);
+        }
+        if (g.assignmentEpoch < before.assignmentEpoch) {
+          violations.push(
+            `group ${gid}: assignment epoch went back from ${before.assignmentEpoch} to ${g.assignmentEpoch}`,
+          );
+        }
+        for (const m of g.members) {
+          const e = before.members.get(m.memberId);
+          if (e !== undefined && e >= 0 && m.memberEpoch >= 0 && m.memberEpoch < e) {
+            violations.push(`group ${gid}: member ${m.memberId} epoch went back from ${e} to ${m.memberEpoch}`);
+          }
+        }
+      }
+      const members = new Map();
+      for (const m of g.members) {
+        // A temporary leave (-2) keeps the last real epoch for the comparison.
+        const last = before?.members.get(m.memberId);
+        members.set(m.memberId, m.memberEpoch < 0 && last !== undefined ? last : m.memberEpoch);
+      }
+      previous.set(gid, { groupEpoch: g.groupEpoch, assignmentEpoch: g.assignmentEpoch, members });
+    }
+  }
+  if (previous !== null) {
+    for (const gid of [...previous.keys()]) if (!seenGroups.has(gid)) previous.delete(gid);
+  }
+  return violations;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cluster
+
+/**
+ * One coordinator with a virtual clock, a topic image and simulated members.
+ *
+ * Options: `config` (coordinator settings), `groupId` (default `'app'`), `topology` (default
+ * for members; `DEFAULT_TOPOLOGY`), `topics` (`{name: partitions}` created at the start),
+ * `startMs` (0), `autoCreateTopics` (create `topicsToCreate` at once, like a broker; true),
+ * `checkInvariants` (after every input; true), `trace` (keep every input and output; true),
+ * `name` / `description` (for `toScenario`), `log` (a function receiving event lines).
+ */
+export class Cluster {
+  constructor(options = {}) {
+    this.config = options.config ?? {};
+    this.groupId = options.groupId ?? 'app';
+    this.topology = options.topology ?? DEFAULT_TOPOLOGY;
+    this.now = options.startMs ?? 0;
+    this.autoCreateTopics = options.autoCreateTopics ?? true;
+    this.checkEveryInput = options.checkInvariants ?? true;
+    this.tracing = options.trace ?? true;
+    this.name = options.name ?? 'simulated cluster';
+    this.description = options.description ?? 'Recorded by streams-group-coordinator/testing.';
+    this.logger = options.log ?? null;
+    this.coordinator = new Coordinator(this.config);
+    /** Every input sent and its output text, in order. */
+    this.trace = [];
+    /** Event lines (joins, faults, errors), with their times. */
+    this.events = [];
+    /** Every explain entry, with the time of its output. */
+    this.explanations = [];
+    this.topics = new Map();
+    this.members = new Map();
+    this.nextDeadlineMs = null;
+    this.inputCount = 0;
+    /** Bumped by every input that wrote records (or replayed some). */
+    this.stateVersion = 0;
+    this.viewVersion = -1;
+    this.checkedVersion = -1;
+    this.cachedView = null;
+    this.epochs = new Map();
+    this.seq = 0;
+    const topics = options.topics ?? {};
+    const specs = Object.entries(topics).map(([name, partitions]) => ({ name, partitions }));
+    if (specs.length > 0) {
+      for (const s of specs) this.topics.set(s.name, s.partitions);
+      this.send({ nowMs: this.now, type: 'TopicMetadata', topics: specs, deletedTopics: [] });
+    }
+  }
+
+  log(line) {
+    const entry = { atMs: this.now, line };
+    this.events.push(entry);
+    if (this.logger) this.logger(`[${this.now}] ${line}`);
+  }
+
+  /**
+   * Sends one input (its `nowMs` is set to the clock when absent) and returns the parsed
+   * output. Internal topics the output asks for are created at once when `autoCreateTopics`.
+   * Invariants are checked afterwards when `checkInvariants`.
+   */
+  send(input) {
+    let full = input;
+    if (input.nowMs === undefined) {
+      const { nowMs: _ignored, ...rest } = input;
+      full = { nowMs: this.now, ...rest };
+    }
+    const text = this.coordinator.handle(stringify(full));
+    this.inputCount += 1;
+    if (this.tracing) this.trace.push({ input: clone(full), output: text });
+    const out = JSON.parse(text);
+    if (!out.error) {
+      if (out.records.length > 0 || full.type === 'Replay') this.stateVersion += 1;
+      this.nextDeadlineMs = out.nextDeadlineMs;
+      for (const e of out.explain) this.explanations.push({ atMs: this.now, ...e });
+      if (this.autoCreateTopics && out.topicsToCreate.length > 0) {
+        const specs = out.topicsToCreate.filter((t) => !this.topics.has(t.name))
+          .map((t) => ({ name: t.name, partitions: t.numPartitions }));
+        if (specs.length > 0) {
+          for (const s of specs) this.topics.set(s.name, s.partitions);
+          this.log(`creates internal topics ${specs.map((s) => s.name).join(', ')}`);
+          this.send({ nowMs: this.now, type: 'TopicMetadata', topics: specs, deletedTopics: [] });
+        }
+      }
+    }
+    if (this.checkEveryInput) this.assertInvariants(`after input ${this.inputCount} (${full.type})`);
+    return out;
+  }
+
+  // --- topics --------------------------------------------------------------------------------
+
+  /** Creates (or re-reports) a topic. `options`: `topicId`, `racks`. */
+  createTopic(name, partitions, options = {}) {
+    this.topics.set(name, partitions);
+    this.log(`topic ${name} with ${partitions} partitions`);
+    return this.send({
+      nowMs: this.now,
+      type: 'TopicMetadata',
+      topics: [{ name, partitions, ...options }],
+      deletedTopics: [],
+    });
+  }
+
+  /** Adds `count` partitions to a topic. */
+  addPartitions(name, count) {
+    const current = this.topics.get(name);
+    if (current === undefined) throw new Error(`no topic ${name}`);
+    return this.createTopic(name, current + count);
+  }
+
+  /** Deletes a topic. */
+  deleteTopic(name) {
+    this.topics.delete(name);
+    this.log(`topic ${name} deleted`);
+    return this.send({ nowMs: this.now, type: 'TopicMetadata', topics: [], deletedTopics: [name] });
+  }
+
+  // --- members -------------------------------------------------------------------------------
+
+  /**
+   * Adds a simulated member; it joins at the current time (on the next `advance`). Options:
+   * `name`, `processId`, `instanceId` (static), `memberId` (chosen id), `groupId`, `topology`,
+   * `topologyId`, `rackId`, `clientId`, `clientHost`, `rebalanceTimeoutMs`, `userEndpoint`,
+   * `clientTags`, `onUnreleasedInstanceId` (`'fail'` or `'retry'`), `ackImmediately`.
+   */
+  addMember(options = {}) {
+    const seq = this.seq++;
+    const name = options.name ?? `member-${seq}`;
+    if (this.members.has(name)) throw new Error(`a member named ${name} exists`);
+    const member = new SimulatedMember(this, {
+      groupId: this.groupId,
+      processId: options.processId ?? `process-${seq}`,
+      topology: this.topology,
+      heartbeatIntervalMs: this.config['group.streams.heartbeat.interval.ms'],
+      ...options,
+      name,
+      seq,
+    });
+    this.members.set(name, member);
+    this.log(`${name} starts (process ${member.processId}${member.isStatic ? `, instance ${member.instanceId}` : ''})`);
+    return member;
+  }
+
+  /**
+   * Adds a Kafka Streams process with `threads` members sharing one process id. Static
+   * processes give each thread the instance id `${instanceId}-${n}` (1-based, as Kafka
+   * Streams does). Returns the members.
+   */
+  addProcess({ processId, threads = 1, instanceId = null, ...rest } = {}) {
+    const pid = processId ?? `process-${this.seq}`;
+    const members = [];
+    for (let n = 1; n <= threads; n++) {
+      members.push(this.addMember({
+        ...rest,
+        name: `${pid}-StreamThread-${n}`,
+        clientId: `${this.groupId}-${pid}-StreamThread-${n}-consumer`,
+        processId: pid,
+        instanceId: instanceId === null ? null : `${instanceId}-${n}`,
+      }));
+    }
+    return members;
+  }
+
+  /** The member named `name`. */
+  member(name) {
+    const m = this.members.get(name);
+    if (m === undefined) throw new Error(`no member named ${name}`);
+    return m;
+  }
+
+  /** Members of a process. */
+  process(processId) {
+    return [...this.members.values()].filter((m) => m.processId === processId);
+  }
+
+  /** Restarts every member of a process (see `SimulatedMember.restart`). */
+  restartProcess(processId, options = {}) {
+    for (const m of this.process(processId)) m.restart(options);
+  }
+
+  /** Crashes every member of a process. */
+  crashProcess(processId) {
+    for (const m of this.process(processId)) m.crash();
+  }
+
+  /** Members that heartbeat. */
+  runningMembers() {
+    return [...this.members.values()].filter((m) => m.running);
+  }
+
+  // --- time ----------------------------------------------------------------------------------
+
+  #nextEventAt() {
+    let t = null;
+    for (const m of this.members.values()) {
+      if (m.dueAt !== null && (t === null || m.dueAt < t)) t = m.dueAt;
+    }
+    if (this.nextDeadlineMs !== null && (t === null || this.nextDeadlineMs < t)) t = this.nextDeadlineMs;
+    return t;
+  }
+
+  /** Runs every event due at the earliest pending time if it is at or before `limit`. */
+  #step(limit) {
+    const t = this.#nextEventAt();
+    if (t === null || t > limit) return false;
+    this.now = Math.max(this.now, t);
+    // Members act in start order; one acting may make another (or itself) due again now.
+    let round = 0;
+    for (;;) {
+      const due = [...this.members.values()].filter((m) => m.dueAt !== null && m.dueAt <= this.now);
+      if (due.length === 0) break;
+      if (++round > 1000) {
+        throw new InvariantError(`members keep acting at ${this.now} ms: ${due.map((m) => m.name).join(', ')}`);
+      }
+      for (const m of due) if (m.dueAt !== null && m.dueAt <= this.now) m.act();
+    }
+    // Timers that no member's input fired: tell the coordinator the time.
+    if (this.nextDeadlineMs !== null && this.nextDeadlineMs <= this.now) {
+      this.send({ nowMs: this.now, type: 'AdvanceTime' });
+      if (this.nextDeadlineMs !== null && this.nextDeadlineMs <= this.now) {
+        throw new InvariantError(`the coordinator still reports a deadline at ${this.nextDeadlineMs} after AdvanceTime at ${this.now}`);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Moves the virtual clock forward by `ms`, running every member heartbeat and coordinator
+   * timer that falls due on the way, in time order.
+   */
+  advance(ms) {
+    const until = this.now + ms;
+    while (this.#step(until)) { /* next event */ }
+    this.now = until;
+    return this;
+  }
+
+  /** Runs until the virtual clock reaches `timeMs`. */
+  advanceTo(timeMs) {
+    return this.advance(Math.max(0, timeMs - this.now));
+  }
+
+  /** Advances event by event until `predicate(cluster)` holds; throws after `maxMs`. */
+  runUntil(predicate, { maxMs = 600000, what = 'the condition' } = {}) {
+    const deadline = this.now + maxMs;
+    const start = this.now;
+    while (!predicate(this)) {
+      if (!this.#step(deadline)) {
+        this.now = deadline;
+        if (predicate(this)) break;
+        throw new InvariantError(`${what} did not hold within ${maxMs} ms`);
+      }
+    }
+    return { atMs: this.now, elapsedMs: this.now - start };
+  }
+
+  /**
+   * Runs until the group has converged: every running member has heartbeated successfully
+   * since the call (so topic changes have been noticed), the coordinator says `STABLE` with
+   * every member at the assignment epoch, its members are exactly the running (and
+   * restarting) simulated members, and each of those is at the coordinator's epoch and owns
+   * exactly what the coordinator assigned it. Throws (with the reasons) after `maxMs`.
+   */
+  runUntilStable({ maxMs = 600000, groupId = this.groupId } = {}) {
+    const since = this.inputCount;
+    const ready = () =>
+      [...this.members.values()].every((m) => m.groupId !== groupId || !m.running || m.lastOkInput > since) &&
+      this.unstableReasons(groupId).length === 0;
+    try {
+      return this.runUntil(ready, { maxMs, what: `group ${groupId} stable` });
+    } catch (e) {
+      if (e instanceof InvariantError) {
+        const reasons = this.unstableReasons(groupId);
+        throw new InvariantError(`${e.message}: ${reasons.slice(0, 10).join('; ') || 'members have not heartbeated'}`, reasons);
+      }
+      throw e;
+    }
+  }
+
+  /** Why the group has not converged (empty when it has); see `runUntilStable`. */
+  unstableReasons(groupId = this.groupId) {
+    const reasons = [];
+    const g = this.#view().groups.find((x) => x.groupId === groupId) ?? null;
+    const sims = [...this.members.values()].filter(
+      (m) => m.groupId === groupId && (m.running || m.status === 'restarting'),
+    );
+    if (g === null) {
+      if (sims.length > 0) reasons.push(`group ${groupId} does not exist`);
+      return reasons;
+    }
+    if (g.state !== 'STABLE') reasons.push(`group state ${g.state}`);
+    const byId = new Map(g.members.map((m) => [m.memberId, m]));
+    const simIds = new Set();
+    for (const s of sims) {
+      if (!s.running) {
+        reasons.push(`${s.name} is restarting`);
+        continue;
+      }
+      simIds.add(s.memberId);
+      const m = byId.get(s.memberId);
+      if (m === undefined) {
+        reasons.push(`${s.name} is not in the group`);
+        continue;
+      }
+      if (m.memberEpoch !== g.assignmentEpoch) {
+        reasons.push(`${s.name} at epoch ${m.memberEpoch}, assignment epoch ${g.assignmentEpoch}`);
+      }
+      if (s.memberEpoch !== m.memberEpoch) {
+        reasons.push(`${s.name} thinks it is at epoch ${s.memberEpoch}, the coordinator says ${m.memberEpoch}`);
+      }
+      if (stringify(s.owned) !== stringify(m.assignment)) reasons.push(`${s.name} does not own its assignment yet`);
+    }
+    for (const m of g.members) {
+      if (!simIds.has(m.memberId)) reasons.push(`member ${m.memberId} has no running client`);
+    }
+    return reasons;
+  }
+
+  // --- views and checks ----------------------------------------------------------------------
+
+  /** The coordinator's snapshot. */
+  snapshot() {
+    return this.coordinator.snapshot();
+  }
+
+  /**
+   * The snapshot as of the last input that wrote records (records are the only way the
+   * coordinator's groups change; timers and soft fields may be older).
+   */
+  #view() {
+    if (this.viewVersion !== this.stateVersion) {
+      this.cachedView = this.coordinator.snapshot();
+      this.viewVersion = this.stateVersion;
+    }
+    return this.cachedView;
+  }
+
+  /** A group of the snapshot, or null. */
+  group(groupId = this.groupId) {
+    return this.snapshot().groups.find((g) => g.groupId === groupId) ?? null;
+  }
+
+  /** Sends a `StreamsGroupDescribe` and returns the group's description. */
+  describe(groupId = this.groupId) {
+    return this.send({ nowMs: this.now, type: 'StreamsGroupDescribe', request: { groupIds: [groupId] } })
+      .response.groups[0];
+  }
+
+  /**
+   * The violated invariants (empty when all hold): those of `checkSnapshot` (epochs compared
+   * with the previous check; evaluated again only after inputs that wrote records, the only
+   * way the coordinator's state changes), plus no active task owned by two running simulated members that
+   * have heard from the coordinator since their last lost or delayed heartbeat.
+   */
+  checkInvariants() {
+    const violations = this.checkedVersion === this.stateVersion
+      ? []
+      : checkSnapshot(this.#view(), this.epochs);
+    if (violations.length === 0) this.checkedVersion = this.stateVersion;
+    const owners = new Map();
+    for (const m of this.members.values()) {
+      if (!m.running || m.unsure) continue;
+      for (const key of taskKeys(m.owned.activeTasks)) {
+        const k = `${m.groupId}\u0000${key}`;
+        const other = owners.get(k);
+        if (other !== undefined) {
+          violations.push(`clients ${other} and ${m.name} both process active task ${key}`);
+        }
+        owners.set(k, m.name);
+      }
+    }
+    return violations;
+  }
+
+  /** Throws an `InvariantError` listing every violated invariant. */
+  assertInvariants(context = '') {
+    const violations = this.checkInvariants();
+    if (violations.length > 0) {
+      throw new InvariantError(
+        `invariants violated${context ? ` ${context}` : ''} at ${this.now} ms: ${violations.join('; ')}`,
+        violations,
+      );
+    }
+  }
+
+  /** Throws unless the group has converged (see `runUntilStable`). */
+  assertStable(groupId = this.groupId) {
+    const reasons = this.unstableReasons(groupId);
+    if (reasons.length > 0) {
+      throw new InvariantError(`group ${groupId} is not stable at ${this.now} ms: ${reasons.slice(0, 10).join('; ')}`, reasons);
+    }
+  }
+
+  // --- scenarios -----------------------------------------------------------------------------
+
+  /**
+   * The trace as a scenario (`{name, description, config, steps}`). `expect`: `'full'` (the
+   * whole output, the default), `'response'` (the response only), `'none'`, or a function
+   * `(output, input, index) => expect | undefined`.
+   */
+  toScenario({ name = this.name, description = this.description, expect = 'full' } = {}) {
+    const steps = this.trace.map(({ input, output }, i) => {
+      const step = { input: clone(input) };
+      const parsed = JSON.parse(output);
+      let e;
+      if (typeof expect === 'function') e = expect(parsed, input, i);
+      else if (expect === 'full') e = parsed;
+      else if (expect === 'response') e = parsed.error ? parsed : { response: parsed.response };
+      if (e !== undefined) step.expect = e;
+      return step;
+    });
+    return { name, description, config: clone(this.config), steps };
+  }
+
+  /** Writes `toScenario(options)` to `path` as JSON. */
+  saveScenario(path, options = {}) {
+    writeFileSync(path, `${JSON.stringify(this.toScenario(options), null, 1)}\n`);
+    return path;
+  }
+
+  /** Frees the coordinator. */
+  close() {
+    this.coordinator.free();
+  }
+}
+
+/** Reads a scenario file. */
+export function loadScenario(path) {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** Runs a scenario file (or object) through a fresh coordinator of this package. */
+export function runScenarioFile(pathOrScenario) {
+  const scenario = typeof pathOrScenario === 'string' ? loadScenario(pathOrScenario) : pathOrScenario;
+  return runScenario(scenario, Coordinator);
+}
+
+/** A new cluster (see `Cluster`). */
+export function createCluster(options) {
+  return new Cluster(options);
+}

@@ -1,0 +1,168 @@
+// Compiled with `tsc --noEmit` (strict) by types.test.mjs: uses the package's public API the
+// way a TypeScript user would, so the hand-written declarations must describe it.
+import {
+  Coordinator,
+  ErrorCodes,
+  createCoordinator,
+  isError,
+  isRecordType,
+  partitionFor,
+  RecordTypes,
+  ready,
+  topologyId,
+  version,
+  type CoordinatorRecord,
+  type Explain,
+  type HandleResult,
+  type Input,
+  type RecordWithType,
+  type Settings,
+  type Snapshot,
+  type StreamsGroupHeartbeatResponse,
+  type Topology,
+} from 'streams-group-coordinator';
+import { Cluster, InvariantError, checkSnapshot, taskKeys, type SimulatedMember } from 'streams-group-coordinator/testing';
+import { mismatch, runScenario, stringify, type Scenario } from 'streams-group-coordinator/scenario';
+
+async function main(): Promise<void> {
+  await ready();
+  const settings: Settings = {
+    'group.streams.session.timeout.ms': 30000,
+    'group.streams.num.standby.replicas': 1,
+    assignor: 'sticky',
+    recordBytes: true,
+  };
+  const c = new Coordinator(settings);
+  const d = createCoordinator('{"dialect": "kip1071-draft"}');
+  d.free();
+
+  const topology: Topology = [
+    { subtopologyId: '0', sourceTopics: ['in'], stateChangelogTopics: [{ name: 'app-store-changelog' }] },
+  ];
+  const id: string = topologyId(topology);
+  const p: number = partitionFor('my-app', 50) + Coordinator.partitionFor('g');
+  const v: string = version() + Coordinator.version() + Coordinator.topologyId(topology);
+
+  c.handle({ nowMs: 0, type: 'TopicMetadata', topics: [{ name: 'in', partitions: 4, racks: [['r1']] }] });
+  const join = c.handle({
+    nowMs: 1000,
+    type: 'StreamsGroupHeartbeat',
+    client: { clientId: 'app-1', clientHost: '/127.0.0.1' },
+    request: {
+      groupId: 'my-app', memberId: '', memberEpoch: 0, topologyId: id, processId: 'p1',
+      rebalanceTimeoutMs: 300000, activeTasks: [], standbyTasks: [], warmupTasks: [],
+      userEndpoint: { host: 'localhost', port: 8080 }, clientTags: [{ key: 'az', value: 'a' }],
+      taskOffsets: [{ subtopologyId: '0', partition: 0, offset: 10n }],
+    },
+  });
+  if (isError(join)) throw new Error(join.error.message + join.error.path + join.error.code);
+  const hb: StreamsGroupHeartbeatResponse = join.response;
+  const memberId: string | null = hb.memberId;
+  const tasks: number = hb.activeTasks?.length ?? 0;
+  if (hb.shouldInitializeTopology) {
+    const init = c.handle({ nowMs: 1001, type: 'StreamsGroupInitialize', request: { groupId: 'my-app', topologyId: id, topology } });
+    if (!('error' in init)) {
+      const code: number = init.response.errorCode;
+      for (const t of init.topicsToCreate) console.log(t.name, t.numPartitions, t.replicationFactor, code);
+    }
+  }
+  for (const r of join.records) describeRecord(r);
+  for (const e of join.explain) explain(e);
+  const next: number | bigint | null = join.nextDeadlineMs;
+
+  const described = c.handle({ nowMs: 2000, type: 'StreamsGroupDescribe', request: { groupIds: ['my-app'] } });
+  if (!isError(described)) {
+    for (const g of described.response.groups) {
+      const state: string = g.groupState;
+      for (const m of g.members) console.log(state, m.memberId, m.assignment.activeTasks, m.targetAssignment.standbyTasks);
+    }
+  }
+  const deleted = c.handle({ nowMs: 2000, type: 'DeleteGroups', groupIds: ['x'] });
+  if (!isError(deleted)) console.log(deleted.response.results[0]?.errorCode === ErrorCodes.GROUP_ID_NOT_FOUND);
+  const manual = c.handle({ nowMs: 2000, type: 'SetTargetAssignment', groupId: 'my-app', assignment: { [memberId ?? '']: { activeTasks: [] } } });
+  if (!isError(manual)) console.log(manual.response.errorMessage);
+  const advanced: HandleResult<null> = c.handle({ nowMs: 3000, type: 'AdvanceTime' });
+  console.log(advanced);
+  const text: string = c.handle('{"nowMs": 3000, "type": "AdvanceTime"}');
+  const anyInput: Input = { nowMs: 1, type: 'Replay', records: [{ keyBytes: 'AA==', valueBytes: null }] };
+  const out = c.handle(anyInput);
+  if (isError(out)) console.log(out.error.code === 'INVALID_RECORD');
+
+  try {
+    c.replay([{ key: { type: 15, data: { groupId: 'g' } }, value: { version: 0, data: { epoch: 1 } } }], 5000);
+    c.replay('[]');
+  } catch (e) {
+    const err = e as import('streams-group-coordinator').CoordinatorError;
+    console.log(err.code, err.path);
+  }
+
+  const snap: Snapshot = c.snapshot();
+  for (const g of snap.groups) {
+    console.log(g.state, g.topologyId, g.shutdownRequestedBy);
+    for (const m of g.members) console.log(m.memberState, m.pendingRevocation.activeTasks, m.previousMemberEpoch, m.userEndpoint?.port);
+  }
+  for (const t of snap.timers) console.log(t.kind, t.subject, t.deadlineMs);
+  c[Symbol.dispose]();
+
+  // @ts-expect-error: an unknown input type
+  c.handle({ nowMs: 0, type: 'Dance' });
+  // @ts-expect-error: memberEpoch is a number
+  c.handle({ nowMs: 0, type: 'StreamsGroupHeartbeat', request: { groupId: 'g', memberId: '', memberEpoch: '0' } });
+  // @ts-expect-error: not a setting
+  new Coordinator({ 'group.consumer.session.timeout.ms': 1 });
+
+  // Testing tools
+  const cluster = new Cluster({ topics: { in: 4 }, topology, config: settings, checkInvariants: true });
+  const members: SimulatedMember[] = cluster.addProcess({ processId: 'p', threads: 2, instanceId: 'app' });
+  const m = cluster.addMember({ name: 'extra', onUnreleasedInstanceId: 'retry' });
+  cluster.runUntilStable({ maxMs: 60000 });
+  m.dropHeartbeats({ forMs: 10000 }).delayHeartbeats(100, { count: 2 }).clearFaults();
+  members[0]?.restart({ downtimeMs: 1000 });
+  cluster.crashProcess('p');
+  cluster.addPartitions('in', 2);
+  cluster.deleteTopic('in');
+  cluster.advance(5000).advanceTo(60000);
+  const sent = cluster.send({ type: 'StreamsGroupDescribe', request: { groupIds: ['app'] } });
+  if (!isError(sent)) console.log(sent.response);
+  const violations: string[] = cluster.checkInvariants().concat(checkSnapshot(cluster.snapshot()));
+  try {
+    cluster.assertStable();
+  } catch (e) {
+    if (e instanceof InvariantError) console.log(e.violations.length);
+  }
+  console.log(taskKeys(m.owned.activeTasks), m.ownedKeys().standby, m.status, m.lastError?.code, violations);
+  const scenario: Scenario = cluster.toScenario({ expect: (o) => ('error' in o ? o : { response: o.response }) });
+  const run = runScenario(scenario, Coordinator);
+  console.log(run.failure, mismatch({ a: 1 }, { a: 1 }), stringify({ big: 1n }), scenario.steps.length);
+  cluster.close();
+  console.log(p, v, memberId, tasks, next, text);
+}
+
+function describeRecord(r: CoordinatorRecord): void {
+  if (isRecordType(r, RecordTypes.GROUP_METADATA)) console.log(r.value?.data.epoch);
+  if (isRecordType(r, 17)) console.log(r.key.data.memberId, r.value?.data.processId, r.value?.data.topologyId);
+  if (isRecordType(r, RecordTypes.CURRENT_MEMBER_ASSIGNMENT)) {
+    const state: 1 | 2 | 3 | 127 | undefined = r.value?.data.state;
+    console.log(r.value?.data.memberEpoch, r.value?.data.activeTasksPendingRevocation, state);
+  }
+  if (isRecordType(r, RecordTypes.TOPOLOGY)) console.log(r.value?.data.topologyId, r.value?.data.topology[0]?.copartitionGroups);
+  const typed: RecordWithType<19> | null = isRecordType(r, 19) ? r : null;
+  console.log(r.keyBytes, r.valueBytes, typed?.value?.data.warmupTasks);
+}
+
+function explain(e: Explain): string {
+  switch (e.code) {
+    case 'GROUP_EPOCH_BUMPED':
+      return `${e.from} -> ${e.to}: ${e.reasons.join(', ')}`;
+    case 'MEMBER_FENCED':
+      return `${e.memberId}: ${e.cause}`;
+    case 'TARGET_ASSIGNMENT_COMPUTED':
+      return `${e.assignmentEpoch} ${e.tasksMoved} ${e.assignor}`;
+    case 'STATIC_MEMBER_LEFT_TEMPORARILY':
+      return `${e.instanceId} until ${e.expiresAtMs}`;
+    default:
+      return e.code;
+  }
+}
+
+void main();
