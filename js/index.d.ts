@@ -883,6 +883,18 @@ export declare function partitionFor(groupId: string, partitions?: number | null
 export declare function version(): string;
 
 /**
+ * KIP-345's naming rule for Kafka Streams static members: `streamInstanceId + "-" + threadId +
+ * "-consumer"`, or `undefined` (no static membership) when `streamInstanceId` is unset or blank.
+ */
+export declare function kip345InstanceId(streamInstanceId: string | null | undefined, threadId: string): string | undefined;
+
+/**
+ * What Kafka Streams ships: `groupInstanceId + "-" + threadIndex` (1-based), or `undefined`
+ * without a `group.instance.id`.
+ */
+export declare function streamsThreadInstanceId(groupInstanceId: string | null | undefined, threadIndex: number): string | undefined;
+
+/**
  * What the browser build can load the wasm module from: a URL (string or `URL`), a `Response`
  * or a promise of one, the bytes, or a compiled `WebAssembly.Module`. (Typed structurally so
  * that the declarations need no DOM library.)

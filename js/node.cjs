@@ -86,6 +86,8 @@ module.exports = {
   topologyId: glue.topologyId,
   partitionFor: glue.partitionFor,
   version: glue.version,
+  kip345InstanceId: glue.kip345InstanceId,
+  streamsThreadInstanceId: glue.streamsThreadInstanceId,
   ErrorCodes,
   RecordTypes,
   /** Whether a record has the type id `type`. */

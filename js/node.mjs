@@ -7,6 +7,8 @@ export const {
   topologyId,
   partitionFor,
   version,
+  kip345InstanceId,
+  streamsThreadInstanceId,
   ErrorCodes,
   RecordTypes,
   isRecordType,

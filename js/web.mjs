@@ -5,6 +5,8 @@ import init, {
   topologyId,
   partitionFor,
   version,
+  kip345InstanceId,
+  streamsThreadInstanceId,
   initSync,
 } from './web/streams_group_coordinator.js';
 
@@ -115,4 +117,4 @@ export function isRecordType(record, type) {
   return record.key.type === type;
 }
 
-export { topologyId, partitionFor, version, initSync };
+export { topologyId, partitionFor, version, kip345InstanceId, streamsThreadInstanceId, initSync };

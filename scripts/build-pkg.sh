@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CRATE=streams_group_coordinator
-WASM=target/wasm32-unknown-unknown/wasm/$CRATE.wasm
+WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/$CRATE.wasm
 WASM_OPT=tools/node_modules/.bin/wasm-opt
 
 cargo build --quiet --target wasm32-unknown-unknown --profile wasm --lib

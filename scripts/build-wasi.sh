@@ -2,7 +2,7 @@
 # Builds the WASI modules into pkg/wasi/: sgc.wasm (command) and sgc-reactor.wasm (plugin ABI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=target/wasm32-wasip1/wasm
+OUT=${CARGO_TARGET_DIR:-target}/wasm32-wasip1/wasm
 WASM_OPT=tools/node_modules/.bin/wasm-opt
 FEATURES="--enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue"
 

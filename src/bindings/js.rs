@@ -37,8 +37,31 @@ fn from_js(value: &JsValue, path: &str) -> Result<Value, BoundaryError> {
         .map_err(|e| BoundaryError::input(path, format!("not a JSON-compatible value: {e}")))
 }
 
-/// JSON as a plain JS value: objects, arrays, numbers; `BigInt` beyond 2^53.
+/// Whether `value` holds an integer that a JS number cannot hold exactly.
+fn has_big_integer(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n
+            .as_i64()
+            .map_or(n.as_u64().is_some(), |i| !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i)),
+        Value::Array(items) => items.iter().any(has_big_integer),
+        Value::Object(map) => map.values().any(has_big_integer),
+        _ => false,
+    }
+}
+
+/// JSON as a plain JS value; `JSON.parse` of the text is the fast path, used unless an integer
+/// beyond 2^53 needs a `BigInt`.
 fn to_js(value: &Value) -> JsValue {
+    if !has_big_integer(value) {
+        if let Ok(v) = js_sys::JSON::parse(&value.to_string()) {
+            return v;
+        }
+    }
+    to_js_walk(value)
+}
+
+/// JSON as a plain JS value, built node by node: `BigInt` beyond 2^53.
+fn to_js_walk(value: &Value) -> JsValue {
     match value {
         Value::Null => JsValue::NULL,
         Value::Bool(b) => JsValue::from_bool(*b),
@@ -59,14 +82,14 @@ fn to_js(value: &Value) -> JsValue {
         Value::Array(items) => {
             let array = Array::new();
             for item in items {
-                array.push(&to_js(item));
+                array.push(&to_js_walk(item));
             }
             array.into()
         }
         Value::Object(map) => {
             let object = Object::new();
             for (k, v) in map {
-                let _ = Reflect::set(&object, &JsValue::from_str(k), &to_js(v));
+                let _ = Reflect::set(&object, &JsValue::from_str(k), &to_js_walk(v));
             }
             object.into()
         }
@@ -119,7 +142,7 @@ impl JsCoordinator {
     pub fn replay(&mut self, records: JsValue, now_ms: Option<f64>) -> Result<(), JsValue> {
         let records = from_js(&records, "records").map_err(|e| js_error(&e))?;
         let now = now_ms.unwrap_or(self.inner.now_ms() as f64);
-        if !(now.is_finite() && now >= 0.0 && now <= MAX_SAFE_INTEGER as f64) {
+        if !(now.is_finite() && now >= 0.0 && now.fract() == 0.0 && now <= MAX_SAFE_INTEGER as f64) {
             return Err(js_error(&BoundaryError::input(
                 "nowMs",
                 "must be a non-negative integer",
