@@ -214,10 +214,10 @@ fn int(
 
 #[cfg(test)]
 mod tests {
-    #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
     use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     #[test]
     fn defaults_are_kafkas() {

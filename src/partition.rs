@@ -15,9 +15,9 @@ pub fn partition_for(group_id: &str, partitions: i32) -> i32 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     #[test]
     fn protocol_table() {

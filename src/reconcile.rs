@@ -146,6 +146,9 @@ fn next(
         out.assigned = keep;
     }
     out.active_epochs = active_epochs(member, &out.assigned.active, target_epoch);
+    // Tasks pending revocation were assigned before and keep their epochs.
+    out.active_epochs
+        .extend(active_epochs(member, &out.pending.active, target_epoch));
     out
 }
 
@@ -185,9 +188,9 @@ fn active_epochs(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     fn tasks(entries: &[(&str, &[i32])]) -> TaskMap {
         entries

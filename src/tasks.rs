@@ -130,9 +130,9 @@ pub fn is_subset(a: &TaskMap, b: &TaskMap) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     fn m(entries: &[(&str, &[i32])]) -> TaskMap {
         entries

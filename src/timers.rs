@@ -130,9 +130,9 @@ impl Timers {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     fn key(kind: TimerKind, g: &str, s: &str) -> TimerKey {
         TimerKey::new(kind, g, s)

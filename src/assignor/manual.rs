@@ -133,9 +133,9 @@ pub fn validate_manual(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     fn ids(entries: &[(&str, &[i32])]) -> Vec<TaskIds> {
         entries

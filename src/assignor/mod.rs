@@ -115,10 +115,10 @@ pub fn tasks_moved(
 
 #[cfg(test)]
 mod tests {
-    #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
     use crate::tasks::TaskMap;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// (subtopology, partitions) entries of one member's active tasks.
     type Active<'a> = &'a [(&'a str, &'a [i32])];

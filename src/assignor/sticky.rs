@@ -698,10 +698,10 @@ impl<'g> Loads<'g> {
 
 #[cfg(test)]
 mod tests {
-    #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
     use super::*;
     use crate::assignor::{MemberSpec, SubtopologySpec};
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn member(
         id: &str,

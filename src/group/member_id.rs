@@ -65,9 +65,9 @@ fn one() -> [u8; 16] {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
-    use super::*;
 
     fn seed(epoch: i32, instance: Option<&'static str>) -> MemberIdSeed<'static> {
         MemberIdSeed {

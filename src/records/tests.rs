@@ -1,9 +1,9 @@
 //! Golden bytes (PROTOCOL 5.6, and by hand from the schema files for every other record type),
 //! decoding failures, and property tests of both codecs.
 
+use serde_json::{json, Value};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
-use serde_json::{json, Value};
 
 use super::codec::{record_type, type_id};
 use super::*;
@@ -1434,13 +1434,13 @@ mod properties {
             Just(None).boxed()
         };
         prop::collection::vec(
-            (text(), ints(4), epochs).prop_map(|(subtopology_id, partitions, assignment_epochs)| {
-                TaskIds {
+            (text(), ints(4), epochs).prop_map(
+                |(subtopology_id, partitions, assignment_epochs)| TaskIds {
                     subtopology_id,
                     partitions,
                     assignment_epochs,
-                }
-            }),
+                },
+            ),
             0..3,
         )
     }
@@ -1525,14 +1525,14 @@ mod properties {
                         0..3,
                     ),
                 )
-                    .prop_map(|(id, topic_name, num_partitions, partition_metadata)| {
-                        TopicMetadata {
+                    .prop_map(
+                        |(id, topic_name, num_partitions, partition_metadata)| TopicMetadata {
                             topic_id: Uuid(id),
                             topic_name,
                             num_partitions,
                             partition_metadata,
-                        }
-                    }),
+                        },
+                    ),
                 0..3,
             )
             .prop_map(|topics| RecordValue::PartitionMetadata(PartitionMetadataValue { topics }))
@@ -1580,15 +1580,17 @@ mod properties {
                     })
                 })
                 .boxed(),
-            RecordType::TargetAssignmentMember => (task_list(true), task_list(true), task_list(true))
-                .prop_map(|(active_tasks, standby_tasks, warmup_tasks)| {
-                    RecordValue::TargetAssignmentMember(TargetAssignmentMemberValue {
-                        active_tasks,
-                        standby_tasks,
-                        warmup_tasks,
+            RecordType::TargetAssignmentMember => {
+                (task_list(true), task_list(true), task_list(true))
+                    .prop_map(|(active_tasks, standby_tasks, warmup_tasks)| {
+                        RecordValue::TargetAssignmentMember(TargetAssignmentMemberValue {
+                            active_tasks,
+                            standby_tasks,
+                            warmup_tasks,
+                        })
                     })
-                })
-                .boxed(),
+                    .boxed()
+            }
             RecordType::CurrentMemberAssignment => (
                 (any::<i32>(), any::<i32>(), any::<i8>()),
                 (task_list(true), task_list(true), task_list(true)),
@@ -1819,5 +1821,4 @@ mod properties {
             }
         }
     }
-
 }

@@ -1,9 +1,9 @@
 //! Table-driven tests of validation (V1-V10), configuration (steps 1-7), required topics and
 //! topology ids.
 
+use std::collections::{BTreeMap, BTreeSet};
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
-use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
 
