@@ -2,6 +2,25 @@
 //! validation (4.3), the topology that arrives in the join (4.4 step 4), the topic view with its
 //! metadata hash, readiness and assignment configs (4.4 steps 5-6, 4.5, 4.6), the initial
 //! rebalance delay (4.7), statuses, the response and describe shapes (4.2, 4.9, 4.10).
+//!
+//! Decisions where the specification leaves room:
+//! - The metadata hash uses hash4j's encoding, which Kafka 4.2 feeds to XXH3-64 ([`HashInput`]:
+//!   little-endian integers, strings as UTF-16 code units followed by their length), so that it
+//!   should match Kafka's values; it changes whenever a required topic's id, name, partition
+//!   count or racks change.
+//! - The configuration (and so the hash) is recomputed when the group gets its topology, has no
+//!   configured topology in memory, is refresh-due, or bumps its epoch anyway (2.12); the owned
+//!   task lists are checked against every ready configuration, refreshed or not (Kafka checks
+//!   them on every heartbeat with a ready topology).
+//! - `ASSIGNMENT_DELAYED` reads `Assignment delayed due to the configured initial rebalance
+//!   delay.`; an existing internal topic of the wrong size reads `Existing topic <t> has
+//!   different number of partitions: expected <n>, found <k>` for the first one by name.
+//! - A heartbeat request without `endpointInformationEpoch` (required by the schema) or with the
+//!   draft's `topologyId` is a boundary error.
+//! - Explain: a group's first bump says `MEMBER_JOINED` and `TOPOLOGY_INITIALIZED`; later topic
+//!   view changes say `TOPIC_METADATA_CHANGED`, `TOPOLOGY_READINESS_CHANGED` (the validated
+//!   topology epoch changed) and `ASSIGNMENT_CONFIG_CHANGED`; arming the delay says
+//!   `ASSIGNMENT_DELAYED` with `untilMs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
