@@ -25,7 +25,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::Xxh3Default;
 
 use super::draft::{shutdown_detail, status_json, topic_partitions_json};
 use super::heartbeat::{invalid, is_blank, subtopology_inputs, task_partitions};
@@ -554,36 +554,59 @@ fn endpoint_entries(group: &Group) -> Vec<EndpointToPartitions42Json> {
 /// - an `int` as 4 bytes and a `long` as 8 bytes, little-endian two's complement;
 /// - a string as its UTF-16 code units, each 2 bytes little-endian, followed by the number of
 ///   code units as an `int` (hash4j's `putString`).
-#[derive(Default)]
-struct HashInput(Vec<u8>);
+struct HashInput {
+    /// Bytes not yet fed to the hasher (bounded, so that a topic with very many partitions
+    /// hashes in constant memory).
+    pending: Vec<u8>,
+    hasher: Xxh3Default,
+}
+
+impl Default for HashInput {
+    fn default() -> Self {
+        HashInput {
+            pending: Vec::with_capacity(HashInput::CHUNK),
+            hasher: Xxh3Default::new(),
+        }
+    }
+}
 
 impl HashInput {
-    fn byte(&mut self, b: u8) -> &mut Self {
-        self.0.push(b);
+    const CHUNK: usize = 4096;
+
+    fn put(&mut self, bytes: &[u8]) -> &mut Self {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() >= HashInput::CHUNK {
+            self.hasher.update(&self.pending);
+            self.pending.clear();
+        }
         self
+    }
+
+    fn byte(&mut self, b: u8) -> &mut Self {
+        self.put(&[b])
     }
 
     fn int(&mut self, v: i32) -> &mut Self {
-        self.0.extend_from_slice(&v.to_le_bytes());
-        self
+        self.put(&v.to_le_bytes())
     }
 
     fn long(&mut self, v: i64) -> &mut Self {
-        self.0.extend_from_slice(&v.to_le_bytes());
-        self
+        self.put(&v.to_le_bytes())
     }
 
     fn string(&mut self, s: &str) -> &mut Self {
         let mut units = 0i32;
         for u in s.encode_utf16() {
-            self.0.extend_from_slice(&u.to_le_bytes());
+            self.put(&u.to_le_bytes());
             units = units.saturating_add(1);
         }
         self.int(units)
     }
 
-    fn hash(&self) -> i64 {
-        xxh3_64(&self.0) as i64
+    fn hash(&mut self) -> i64 {
+        self.hasher.update(&self.pending);
+        self.pending.clear();
+        self.hasher.digest() as i64
     }
 }
 
@@ -808,15 +831,22 @@ mod tests {
     fn the_hash_input_is_hash4j_encoding() {
         let mut input = HashInput::default();
         input.byte(0).int(1).long(-2).string("ab");
-        assert_eq!(
-            input.0,
-            vec![
-                0, 1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'a', 0, b'b', 0, 2,
-                0, 0, 0
-            ]
-        );
+        let bytes = [
+            0, 1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, b'a', 0, b'b', 0, 2, 0,
+            0, 0,
+        ];
+        assert_eq!(input.pending, bytes);
+        assert_eq!(input.hash(), xxhash_rust::xxh3::xxh3_64(&bytes) as i64);
         // XXH3-64 of the empty input (seed 0), the reference value of the algorithm.
         assert_eq!(HashInput::default().hash() as u64, 0x2d06_8005_38d3_94c2);
+        // Streaming in chunks gives the one-shot hash of the whole input.
+        let mut long = HashInput::default();
+        let mut all = Vec::new();
+        for i in 0..10_000 {
+            long.int(i);
+            all.extend_from_slice(&i.to_le_bytes());
+        }
+        assert_eq!(long.hash(), xxhash_rust::xxh3::xxh3_64(&all) as i64);
     }
 
     #[test]
