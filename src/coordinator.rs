@@ -6,9 +6,11 @@
 
 mod admin;
 mod assignment;
+mod draft;
 mod fence;
 mod heartbeat;
 mod initialize;
+pub mod kafka42;
 mod timers_fire;
 
 use std::collections::BTreeMap;
@@ -17,7 +19,7 @@ use serde_json::Value;
 
 use crate::api::{Explain, Input, InputKind, Output};
 use crate::config::Config;
-use crate::error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
+use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
 use crate::records::{encoded_size, Dialect, Record, Uuid};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
@@ -57,13 +59,6 @@ impl Batch {
 impl Coordinator {
     /// A coordinator with the given settings (`Config::from_json` parses Kafka-named ones).
     pub fn new(config: Config) -> Result<Coordinator, BoundaryError> {
-        if config.dialect == Dialect::Kafka42 {
-            return Err(BoundaryError::new(
-                BoundaryCode::InvalidConfig,
-                "dialect",
-                "the kafka-4.2 dialect is not available in this version; use \"kip1071-draft\"",
-            ));
-        }
         Ok(Coordinator {
             config,
             groups: BTreeMap::new(),
@@ -115,9 +110,10 @@ impl Coordinator {
             InputKind::StreamsGroupHeartbeat { client, request } => {
                 self.heartbeat(now, raw_now, &client, &request, &mut out)
             }
-            InputKind::StreamsGroupInitialize { request, .. } => {
-                self.initialize(now, &request, &mut out)
-            }
+            InputKind::StreamsGroupInitialize { request, .. } => match self.config.dialect {
+                Dialect::Kip1071Draft => self.initialize(now, &request, &mut out),
+                Dialect::Kafka42 => initialize::unsupported(&mut out),
+            },
             InputKind::StreamsGroupDescribe { request } => {
                 out.response = Some(self.describe(&request));
             }
@@ -215,7 +211,7 @@ impl Coordinator {
                     }
                 }
             }
-            let now = group.state();
+            let now = self.group_state(group);
             if now != state {
                 out.explain.push(Explain::GroupStateChanged {
                     group_id: group_id.to_string(),
@@ -241,7 +237,7 @@ impl Coordinator {
             .collect();
         members.sort();
         members.dedup();
-        Some((group.state(), members))
+        Some((self.group_state(group), members))
     }
 
     fn schedule(
@@ -260,8 +256,8 @@ impl Coordinator {
         self.timers.cancel(&TimerKey::new(kind, group_id, subject));
     }
 
-    /// The group state as the dialect reports it.
+    /// The group state as the dialect derives it (PROTOCOL 2.2).
     pub fn group_state(&self, group: &Group) -> GroupState {
-        group.state()
+        group.state_in(self.config.dialect)
     }
 }

@@ -19,6 +19,28 @@
 //! assert_eq!(out["response"]["shouldInitializeTopology"], true);
 //! assert_eq!(out["nextDeadlineMs"], 46000);
 //! ```
+//!
+//! The `kafka-4.2` dialect speaks the protocol as Apache Kafka 4.2 released it: the topology
+//! travels in the join, member ids are the client's, and the initial rebalance delay holds the
+//! first assignment back (the member gets the placeholder epoch 1 and `ASSIGNMENT_DELAYED`):
+//!
+//! ```
+//! use streams_group_coordinator::Coordinator;
+//!
+//! let mut coordinator =
+//!     Coordinator::from_json_config(&serde_json::json!({"dialect": "kafka-4.2"})).unwrap();
+//! coordinator.handle_json(r#"{"nowMs": 0, "type": "TopicMetadata",
+//!     "topics": [{"name": "in", "partitions": 2}]}"#);
+//! let out = coordinator.handle_json(r#"{"nowMs": 1000, "type": "StreamsGroupHeartbeat",
+//!     "request": {"groupId": "g", "memberId": "m1", "memberEpoch": 0,
+//!                 "endpointInformationEpoch": -1, "processId": "p1", "rebalanceTimeoutMs": 300000,
+//!                 "topology": {"epoch": 0, "subtopologies": [{"subtopologyId": "0", "sourceTopics": ["in"]}]},
+//!                 "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}"#);
+//! let out: serde_json::Value = serde_json::from_str(&out).unwrap();
+//! assert_eq!(out["response"]["memberEpoch"], 1);
+//! assert_eq!(out["response"]["status"][0]["statusCode"], 5);
+//! assert_eq!(out["nextDeadlineMs"], 4000);
+//! ```
 #![deny(unsafe_code)]
 
 pub mod api;

@@ -146,6 +146,9 @@ fn next(
         out.assigned = keep;
     }
     out.active_epochs = active_epochs(member, &out.assigned.active, target_epoch);
+    // Tasks pending revocation were assigned before and keep their epochs.
+    out.active_epochs
+        .extend(active_epochs(member, &out.pending.active, target_epoch));
     out
 }
 

@@ -1,6 +1,10 @@
 //! Property tests of the coordinator over random sequences of joins, heartbeats (with and
 //! without revocation), leaves, static restarts, crashes, time and topic changes, driven by
-//! simulated clients through the JSON API (PROTOCOL 2.6, DESIGN 6).
+//! simulated clients through the JSON API (PROTOCOL 2.6, DESIGN 6). Every property runs in both
+//! dialects: in `kip1071-draft` the topology arrives through `StreamsGroupInitialize` and an empty
+//! member id asks the coordinator for one; in `kafka-4.2` the topology travels in every join,
+//! there is no Initialize, member ids are always the client's, and the initial rebalance delay
+//! holds back the first assignment.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,9 +85,19 @@ struct Client {
     epoch: i32,
     owned: Value,
     restarts: u32,
+    /// 4.2: the last endpoint-information epoch received.
+    endpoint_epoch: i64,
+}
+
+const DRAFT: &str = "kip1071-draft";
+const K42: &str = "kafka-4.2";
+
+fn config(dialect: &str) -> Value {
+    json!({"dialect": dialect, "group.streams.num.standby.replicas": 1})
 }
 
 struct Sim {
+    dialect: &'static str,
     coordinator: Coordinator,
     clients: Vec<Client>,
     now: i64,
@@ -100,13 +114,18 @@ fn topology() -> Value {
 }
 
 impl Sim {
-    fn new() -> Sim {
-        let coordinator =
-            Coordinator::from_json_config(&json!({"group.streams.num.standby.replicas": 1}))
-                .unwrap();
+    fn new(dialect: &'static str) -> Sim {
+        let coordinator = Coordinator::from_json_config(&config(dialect)).unwrap();
         let mut sim = Sim {
+            dialect,
             coordinator,
-            clients: vec![Client::default(); 6],
+            clients: vec![
+                Client {
+                    endpoint_epoch: -1,
+                    ..Client::default()
+                };
+                6
+            ],
             now: 0,
             outputs: vec![],
             records: vec![],
@@ -126,7 +145,30 @@ impl Sim {
         out
     }
 
-    fn heartbeat(&mut self, i: usize, request: Value) -> Value {
+    fn k42(&self) -> bool {
+        self.dialect == K42
+    }
+
+    /// A join in the coordinator's dialect: the draft names its topology by id, 4.2 sends it.
+    fn join_request(&self, id: &str, process: String, instance: Option<String>) -> Value {
+        let mut req = json!({"groupId": "g", "memberId": id, "memberEpoch": 0,
+            "processId": process, "rebalanceTimeoutMs": 30000,
+            "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
+        if self.k42() {
+            req["topology"] = json!({"epoch": 0, "subtopologies": topology()});
+        } else {
+            req["topologyId"] = json!("t");
+        }
+        if let Some(i) = instance {
+            req["instanceId"] = json!(i);
+        }
+        req
+    }
+
+    fn heartbeat(&mut self, i: usize, mut request: Value) -> Value {
+        if self.k42() && request.get("endpointInformationEpoch").is_none() {
+            request["endpointInformationEpoch"] = json!(self.clients[i].endpoint_epoch);
+        }
         self.now += 10;
         let input = json!({"nowMs": self.now, "type": "StreamsGroupHeartbeat",
             "client": {"clientId": format!("c{i}"), "clientHost": "/127.0.0.1"}, "request": request});
@@ -142,30 +184,37 @@ impl Sim {
             } => {
                 let c = self.clients[member].clone();
                 let id = c.member_id.clone().unwrap_or_else(|| format!("m{member}"));
-                let mut req = json!({"groupId": "g", "memberId": id, "memberEpoch": 0, "topologyId": "t",
-                    "processId": format!("p{process}"), "rebalanceTimeoutMs": 30000,
-                    "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
                 if static_member {
-                    req["instanceId"] = json!(format!("i{member}"));
+                    let req =
+                        self.join_request(&id, format!("p{process}"), Some(format!("i{member}")));
                     self.static_join(member, req);
                 } else {
+                    let req = self.join_request(&id, format!("p{process}"), None);
                     self.join(member, req);
                 }
             }
             Op::StaticRestart { member } => {
                 let c = self.clients[member].clone();
                 let id = format!("m{member}-r{}", c.restarts + 1);
-                let req = json!({"groupId": "g", "memberId": id, "memberEpoch": 0, "topologyId": "t",
-                    "processId": format!("p{}", member % 3), "rebalanceTimeoutMs": 30000, "instanceId": format!("i{member}"),
-                    "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
+                let req =
+                    self.join_request(&id, format!("p{}", member % 3), Some(format!("i{member}")));
                 self.clients[member].restarts += 1;
                 self.static_join(member, req);
             }
             Op::StaticRestartEmptyId { member } => {
-                let req = json!({"groupId": "g", "memberId": "", "memberEpoch": 0, "topologyId": "t",
-                    "processId": format!("p{}", member % 3), "rebalanceTimeoutMs": 30000, "instanceId": format!("i{member}"),
-                    "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
-                self.static_join(member, req);
+                let req =
+                    self.join_request("", format!("p{}", member % 3), Some(format!("i{member}")));
+                if self.k42() {
+                    // 4.2 member ids are the client's: an empty one is refused and changes nothing.
+                    let before = self.coordinator.group("g").cloned();
+                    let out = self.heartbeat(member, req);
+                    assert_eq!(out["response"]["errorCode"], 42, "{out}");
+                    assert_eq!(out["response"]["errorMessage"], "MemberId can't be empty.");
+                    assert_eq!(out["records"].as_array().map_or(0, Vec::len), 0);
+                    assert_eq!(self.coordinator.group("g").cloned(), before);
+                } else {
+                    self.static_join(member, req);
+                }
             }
             Op::DuplicateInstance { member } => {
                 let instance = format!("i{member}");
@@ -177,9 +226,7 @@ impl Sim {
                         .is_some_and(|m| m.member_epoch != -2)
                 });
                 let id = format!("dup{member}-{}", self.now);
-                let req = json!({"groupId": "g", "memberId": id, "memberEpoch": 0, "topologyId": "t",
-                    "processId": format!("p{}", member % 3), "rebalanceTimeoutMs": 30000, "instanceId": instance,
-                    "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
+                let req = self.join_request(&id, format!("p{}", member % 3), Some(instance));
                 if holder_active {
                     let out = self.heartbeat(member, req);
                     assert_eq!(out["response"]["errorCode"], 111, "{out}");
@@ -245,8 +292,15 @@ impl Sim {
             }
             Op::Initialize => {
                 self.now += 1;
-                self.send(json!({"nowMs": self.now, "type": "StreamsGroupInitialize",
+                let out = self.send(json!({"nowMs": self.now, "type": "StreamsGroupInitialize",
                     "request": {"groupId": "g", "topologyId": "t", "topology": topology()}}));
+                if self.k42() {
+                    assert_eq!(out["response"]["errorCode"], 35, "{out}");
+                    assert_eq!(
+                        out["response"]["errorMessage"],
+                        "StreamsGroupInitialize is not supported by the kafka-4.2 dialect."
+                    );
+                }
             }
             Op::Garbage { member } => {
                 let id = self.clients[member]
@@ -314,7 +368,12 @@ impl Sim {
                     .iter()
                     .filter_map(|r| r["key"]["type"].as_i64())
                     .collect();
-                assert!(!types.contains(&15) && !types.contains(&18), "{types:?}");
+                // No group metadata, no target metadata (draft 15/18, 4.2 17/20).
+                let (group_md, target_md) = if self.k42() { (17, 20) } else { (15, 18) };
+                assert!(
+                    !types.contains(&group_md) && !types.contains(&target_md),
+                    "{types:?}"
+                );
             }
         }
     }
@@ -336,6 +395,9 @@ impl Sim {
         match r["errorCode"].as_i64() {
             Some(0) => {
                 c.epoch = r["memberEpoch"].as_i64().unwrap_or(0) as i32;
+                if let Some(e) = r["endpointInformationEpoch"].as_i64() {
+                    c.endpoint_epoch = e;
+                }
                 if r["activeTasks"].is_array() {
                     c.owned = json!({"active": r["activeTasks"], "standby": r["standbyTasks"], "warmup": r["warmupTasks"]});
                 }
@@ -353,7 +415,7 @@ impl Sim {
     }
 }
 
-fn check_invariants(group: &Group) {
+fn check_invariants(coordinator: &Coordinator, group: &Group) {
     let mut active: BTreeSet<(String, i32)> = BTreeSet::new();
     let mut copies: BTreeMap<(String, i32, String), u32> = BTreeMap::new();
     for m in group.members.values() {
@@ -395,7 +457,36 @@ fn check_invariants(group: &Group) {
     }
     assert_eq!(group.static_index, instances, "static index out of date");
     assert!(group.assignment_epoch <= group.group_epoch);
-    if group.state() == streams_group_coordinator::group::GroupState::Stable {
+    // Members never run ahead of the assignment, except the 4.2 delay placeholder epoch 1
+    // (PROTOCOL 2.3, 4.7); -2 marks a static member away.
+    for m in group.members.values() {
+        assert!(
+            m.member_epoch == -2 || m.member_epoch <= group.assignment_epoch.max(1),
+            "member {} at epoch {} ahead of assignment epoch {}",
+            m.member_id,
+            m.member_epoch,
+            group.assignment_epoch
+        );
+    }
+    // Per-task assignment epochs (4.2's AssignmentEpochs; the draft reads them as the member
+    // epoch): exactly the active tasks, assigned or pending, none granted after the member's epoch.
+    for m in group.members.values() {
+        let mut active: BTreeSet<(String, i32)> = BTreeSet::new();
+        for (s, ps) in m.assigned.active.iter().chain(&m.pending.active) {
+            active.extend(ps.iter().map(|p| (s.clone(), *p)));
+        }
+        let keys: BTreeSet<(String, i32)> = m.active_epochs.keys().cloned().collect();
+        assert_eq!(keys, active, "per-task epochs of {}", m.member_id);
+        for (task, e) in &m.active_epochs {
+            assert!(
+                *e <= m.member_epoch.max(0),
+                "task {task:?} of {} granted at {e}, after the member's epoch {}",
+                m.member_id,
+                m.member_epoch
+            );
+        }
+    }
+    if coordinator.group_state(group) == streams_group_coordinator::group::GroupState::Stable {
         for m in group.members.values() {
             assert_eq!(
                 m.member_epoch, group.assignment_epoch,
@@ -405,18 +496,33 @@ fn check_invariants(group: &Group) {
     }
 }
 
-fn run(ops: &[Op]) -> Sim {
-    let mut sim = Sim::new();
+fn run(dialect: &'static str, ops: &[Op]) -> Sim {
+    let mut sim = Sim::new(dialect);
     let mut last_epoch = 0;
     for op in ops {
         sim.apply(op);
         if let Some(g) = sim.coordinator.group("g") {
             assert!(g.group_epoch >= last_epoch, "group epoch went backwards");
             last_epoch = g.group_epoch;
-            check_invariants(g);
+            check_invariants(&sim.coordinator, g);
         }
     }
     sim
+}
+
+/// Replaying every emitted record rebuilds the same hard and derived state, and identical
+/// inputs give identical outputs.
+fn replay_and_determinism(dialect: &'static str, ops: &[Op]) -> Result<(), TestCaseError> {
+    let sim = run(dialect, ops);
+    let mut rebuilt = Coordinator::from_json_config(&config(dialect)).unwrap();
+    let out = rebuilt.handle_json(
+        &json!({"nowMs": sim.now, "type": "Replay", "records": sim.records}).to_string(),
+    );
+    prop_assert!(!out.contains("\"error\""), "replay failed: {}", out);
+    prop_assert_eq!(rebuilt.groups(), sim.coordinator.groups());
+    let again = run(dialect, ops);
+    prop_assert_eq!(again.outputs, sim.outputs);
+    Ok(())
 }
 
 proptest! {
@@ -424,28 +530,16 @@ proptest! {
 
     #[test]
     fn invariants_hold_and_replay_rebuilds_state(ops in proptest::collection::vec(op(), 1..60)) {
-        let sim = run(&ops);
-        // Replaying every emitted record rebuilds the same hard and derived state.
-        let mut rebuilt = Coordinator::from_json_config(&json!({"group.streams.num.standby.replicas": 1})).unwrap();
-        let out = rebuilt.handle_json(&json!({"nowMs": sim.now, "type": "Replay", "records": sim.records}).to_string());
-        prop_assert!(!out.contains("\"error\""), "replay failed: {}", out);
-        prop_assert_eq!(rebuilt.groups(), sim.coordinator.groups());
-        // Identical inputs give identical outputs.
-        let again = run(&ops);
-        prop_assert_eq!(again.outputs, sim.outputs);
+        replay_and_determinism(DRAFT, &ops)?;
+    }
+
+    #[test]
+    fn invariants_hold_and_replay_rebuilds_state_kafka42(ops in proptest::collection::vec(op(), 1..60)) {
+        replay_and_determinism(K42, &ops)?;
     }
 }
 
-#[test]
-fn a_simulated_group_settles() {
-    let mut ops = vec![
-        Op::Join {
-            member: 0,
-            process: 0,
-            static_member: false,
-        },
-        Op::Initialize,
-    ];
+fn settle(dialect: &'static str, mut ops: Vec<Op>) {
     for m in 1..4 {
         ops.push(Op::Join {
             member: m,
@@ -453,6 +547,8 @@ fn a_simulated_group_settles() {
             static_member: m % 2 == 0,
         });
     }
+    // Past the 4.2 initial rebalance delay (3000 ms).
+    ops.push(Op::Advance { ms: 5000 });
     for _ in 0..6 {
         for m in 0..4 {
             ops.push(Op::Heartbeat {
@@ -461,10 +557,10 @@ fn a_simulated_group_settles() {
             });
         }
     }
-    let sim = run(&ops);
+    let sim = run(dialect, &ops);
     let g = sim.coordinator.group("g").unwrap();
     assert_eq!(
-        g.state(),
+        sim.coordinator.group_state(g),
         streams_group_coordinator::group::GroupState::Stable
     );
     let tasks: usize = g
@@ -485,4 +581,31 @@ fn a_simulated_group_settles() {
         })
         .sum();
     assert_eq!(standbys, 4, "one standby per stateful task");
+}
+
+#[test]
+fn a_simulated_group_settles() {
+    settle(
+        DRAFT,
+        vec![
+            Op::Join {
+                member: 0,
+                process: 0,
+                static_member: false,
+            },
+            Op::Initialize,
+        ],
+    );
+}
+
+#[test]
+fn a_simulated_group_settles_kafka42() {
+    settle(
+        K42,
+        vec![Op::Join {
+            member: 0,
+            process: 0,
+            static_member: false,
+        }],
+    );
 }

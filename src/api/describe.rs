@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{AssignmentJson, KeyValueJson, TaskOffsetJson};
+use super::common::{AssignmentJson, EndpointJson, KeyValueJson, TaskOffsetJson};
 use crate::topology::TopicInfo;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -62,4 +62,64 @@ pub struct DescribedGroup {
 pub struct DescribeResponse {
     pub throttle_time_ms: i32,
     pub groups: Vec<DescribedGroup>,
+}
+
+/// A 4.2 subtopology as describe shows it (PROTOCOL 4.10), in schema order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedSubtopology42 {
+    pub subtopology_id: String,
+    pub source_topics: Vec<String>,
+    pub repartition_sink_topics: Vec<String>,
+    pub state_changelog_topics: Vec<TopicInfo>,
+    pub repartition_source_topics: Vec<TopicInfo>,
+}
+
+/// The 4.2 describe topology `{epoch, subtopologies}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedTopology42 {
+    pub epoch: i32,
+    pub subtopologies: Option<Vec<DescribedSubtopology42>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedMember42 {
+    pub member_id: String,
+    pub member_epoch: i32,
+    pub instance_id: Option<String>,
+    pub rack_id: Option<String>,
+    pub client_id: String,
+    pub client_host: String,
+    pub topology_epoch: i32,
+    pub process_id: String,
+    pub user_endpoint: Option<EndpointJson>,
+    pub client_tags: Vec<KeyValueJson>,
+    pub task_offsets: Vec<TaskOffsetJson>,
+    pub task_end_offsets: Vec<TaskOffsetJson>,
+    pub assignment: AssignmentJson,
+    pub target_assignment: AssignmentJson,
+    pub is_classic: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedGroup42 {
+    pub error_code: i16,
+    pub error_message: Option<String>,
+    pub group_id: String,
+    pub group_state: String,
+    pub group_epoch: i32,
+    pub assignment_epoch: i32,
+    pub topology: Option<DescribedTopology42>,
+    pub members: Vec<DescribedMember42>,
+    pub authorized_operations: i32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribeResponse42 {
+    pub throttle_time_ms: i32,
+    pub groups: Vec<DescribedGroup42>,
 }

@@ -90,3 +90,54 @@ pub struct HeartbeatResponse {
     pub warmup_tasks: Option<Vec<TaskIdsJson>>,
     pub partitions_by_user_endpoint: Option<Vec<EndpointToPartitionsJson>>,
 }
+
+/// 4.2 `EndpointToPartitions`: one entry per member with an endpoint (PROTOCOL 4.9).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointToPartitions42Json {
+    pub user_endpoint: EndpointJson,
+    pub active_partitions: Vec<TopicPartitionJson>,
+    pub standby_partitions: Vec<TopicPartitionJson>,
+}
+
+/// 4.2 heartbeat response (PROTOCOL 4.2), fields in schema order. `Default` is the error shape:
+/// `memberId` `""`, `status` `[]`, the task lists and the endpoint map null.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeartbeatResponse42 {
+    pub throttle_time_ms: i32,
+    pub error_code: i16,
+    pub error_message: Option<String>,
+    pub member_id: String,
+    pub member_epoch: i32,
+    pub heartbeat_interval_ms: i32,
+    pub acceptable_recovery_lag: i32,
+    pub task_offset_interval_ms: i32,
+    pub status: Option<Vec<StatusJson>>,
+    pub active_tasks: Option<Vec<TaskIdsJson>>,
+    pub standby_tasks: Option<Vec<TaskIdsJson>>,
+    pub warmup_tasks: Option<Vec<TaskIdsJson>>,
+    pub endpoint_information_epoch: i32,
+    pub partitions_by_user_endpoint: Option<Vec<EndpointToPartitions42Json>>,
+}
+
+impl Default for HeartbeatResponse42 {
+    fn default() -> Self {
+        HeartbeatResponse42 {
+            throttle_time_ms: 0,
+            error_code: 0,
+            error_message: None,
+            member_id: String::new(),
+            member_epoch: 0,
+            heartbeat_interval_ms: 0,
+            acceptable_recovery_lag: 0,
+            task_offset_interval_ms: 0,
+            status: Some(Vec::new()),
+            active_tasks: None,
+            standby_tasks: None,
+            warmup_tasks: None,
+            endpoint_information_epoch: 0,
+            partitions_by_user_endpoint: None,
+        }
+    }
+}

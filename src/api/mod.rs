@@ -340,6 +340,10 @@ pub enum Explain {
         member_id: String,
         topology_id: String,
     },
+    /// 4.2: the first member of a memberless group armed the initial rebalance delay; no target
+    /// is computed before `untilMs` (PROTOCOL 4.7).
+    #[serde(rename_all = "camelCase")]
+    AssignmentDelayed { group_id: String, until_ms: i64 },
     #[serde(rename_all = "camelCase")]
     TimerDropped {
         group_id: String,

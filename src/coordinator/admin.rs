@@ -7,18 +7,20 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::fence::group_metadata_record;
+use super::fence::{group_metadata_record, next_group_epoch};
 use super::heartbeat::is_blank;
+use super::kafka42;
 use super::{assignment::target_record, Batch, Coordinator, TopicImage};
 use crate::api::{
-    AssignmentJson, DescribeRequest, DescribeResponse, DescribedGroup, DescribedMember,
-    DescribedSubtopology, Explain, InputKind, KeyValueJson, Output, TaskOffsetJson, TopicSpec,
+    AssignmentJson, DescribeRequest, DescribeResponse, DescribeResponse42, DescribedGroup,
+    DescribedMember, DescribedSubtopology, Explain, InputKind, KeyValueJson, Output,
+    TaskOffsetJson, TopicSpec,
 };
 use crate::assignor::{validate_manual, ManualTarget, SubtopologySpec};
 use crate::config::AssignorKind;
 use crate::error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, MemberState};
-use crate::records::{record_from_json, Record, Uuid};
+use crate::records::{record_from_json, Dialect, Record, Uuid};
 use crate::tasks::Assignment;
 use crate::timers::{TimerData, TimerKind};
 use crate::topology::{self, Configuration};
@@ -50,6 +52,25 @@ impl Coordinator {
                     group::apply(&mut trial, r).map_err(|e| {
                         BoundaryError::new(BoundaryCode::InvalidRecord, format!("records[{i}]"), e)
                     })?;
+                }
+                Ok(())
+            }
+            InputKind::StreamsGroupHeartbeat { request, .. }
+                if self.config.dialect == Dialect::Kafka42 =>
+            {
+                // The 4.2 schema has no `TopologyId` and requires `EndpointInformationEpoch`
+                // (PROTOCOL 1.3, 4.2).
+                if request.topology_id.is_some() {
+                    return Err(BoundaryError::input(
+                        "request.topologyId",
+                        "unknown field `topologyId` in the kafka-4.2 dialect (a join carries `topology`)",
+                    ));
+                }
+                if request.endpoint_information_epoch.is_none() {
+                    return Err(BoundaryError::input(
+                        "request.endpointInformationEpoch",
+                        "missing field `endpointInformationEpoch`",
+                    ));
                 }
                 Ok(())
             }
@@ -209,6 +230,9 @@ impl Coordinator {
     }
 
     pub(super) fn describe(&self, req: &DescribeRequest) -> Value {
+        if self.config.dialect == Dialect::Kafka42 {
+            return self.describe_kafka42(req);
+        }
         let groups = req
             .group_ids
             .iter()
@@ -239,6 +263,45 @@ impl Coordinator {
             groups,
         })
         .unwrap_or_default()
+    }
+
+    /// PROTOCOL 4.10.
+    fn describe_kafka42(&self, req: &DescribeRequest) -> Value {
+        let groups = req
+            .group_ids
+            .iter()
+            .map(|gid| {
+                if is_blank(gid) {
+                    return kafka42::describe_error(
+                        gid,
+                        ErrorCode::InvalidGroupId,
+                        "The group id can't be empty.".into(),
+                    );
+                }
+                match self.groups.get(gid) {
+                    None => kafka42::describe_error(
+                        gid,
+                        ErrorCode::GroupIdNotFound,
+                        format!("Group {gid} not found."),
+                    ),
+                    Some(g) => kafka42::describe_group(g),
+                }
+            })
+            .collect();
+        serde_json::to_value(DescribeResponse42 {
+            throttle_time_ms: 0,
+            groups,
+        })
+        .unwrap_or_default()
+    }
+
+    /// The group's configured topology: the draft's derived one, or 4.2's as the last refresh
+    /// left it (PROTOCOL 2.1).
+    pub(super) fn configured_of<'a>(&self, group: &'a Group) -> Option<&'a Configuration> {
+        match self.config.dialect {
+            Dialect::Kip1071Draft => group.configured.as_ref(),
+            Dialect::Kafka42 => group.soft.configured.as_ref(),
+        }
     }
 
     /// Deletes memberless groups, each its own atomic batch (2.9).
@@ -306,7 +369,7 @@ impl Coordinator {
             .iter()
             .map(|(id, m)| (id.clone(), m.metadata.process_id.clone()))
             .collect();
-        let specs: Option<Vec<SubtopologySpec>> = match &group.configured {
+        let specs: Option<Vec<SubtopologySpec>> = match self.configured_of(group) {
             Some(Configuration::Ready(subs)) => Some(
                 subs.iter()
                     .map(|s| SubtopologySpec {
@@ -330,7 +393,7 @@ impl Coordinator {
         validate_manual(group_id, &members, specs.as_deref(), &targets)
             .map_err(ProtocolError::invalid_request)?;
         let mut batch = Batch::default();
-        let epoch = group.group_epoch.saturating_add(1);
+        let epoch = next_group_epoch(self.config.dialect, group.group_epoch);
         batch.push(group_metadata_record(group, epoch));
         batch.explain.push(Explain::GroupEpochBumped {
             group_id: group_id.to_string(),
@@ -371,7 +434,10 @@ impl Coordinator {
             tasks_moved: moved,
             assignor: "manual",
         });
-        self.commit_group(group_id, batch, out)
+        self.commit_group(group_id, batch, out)?;
+        // 4.2 (rule): the members reconcile towards the targets just set, not a placeholder.
+        self.cancel(TimerKind::InitialRebalanceDelay, group_id, "");
+        Ok(())
     }
 }
 
@@ -499,7 +565,11 @@ impl Coordinator {
             .groups
             .values()
             .map(|g| {
-                let mut v = serde_json::to_value(describe_group(g)).unwrap_or_default();
+                let mut v = match self.config.dialect {
+                    Dialect::Kip1071Draft => serde_json::to_value(describe_group(g)),
+                    Dialect::Kafka42 => serde_json::to_value(kafka42::describe_group(g)),
+                }
+                .unwrap_or_default();
                 if let Some(members) = v.get_mut("members").and_then(Value::as_array_mut) {
                     for m in members.iter_mut() {
                         let id = m["memberId"].as_str().unwrap_or_default().to_string();
@@ -518,8 +588,10 @@ impl Coordinator {
                             .map(|e| json!({"host": e.host, "port": e.port})));
                     }
                 }
-                v["state"] = json!(g.state().code());
-                v["topologyId"] = json!(g.topology.as_ref().map(|t| t.topology_id.clone()));
+                v["state"] = json!(self.group_state(g).code());
+                if self.config.dialect == Dialect::Kip1071Draft {
+                    v["topologyId"] = json!(g.topology.as_ref().map(|t| t.topology_id.clone()));
+                }
                 v["shutdownRequestedBy"] = json!(g.soft.shutdown_requester);
                 v
             })

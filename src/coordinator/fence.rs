@@ -5,7 +5,7 @@ use super::{Batch, Coordinator, Output};
 use crate::api::Explain;
 use crate::group::{Group, Member};
 use crate::records::{
-    CurrentMemberAssignmentValue, GroupMetadataValue, Record, RecordKey, RecordValue,
+    CurrentMemberAssignmentValue, Dialect, GroupMetadataValue, Record, RecordKey, RecordValue,
 };
 use crate::timers::{TimerData, TimerKind};
 
@@ -50,10 +50,37 @@ pub(crate) fn group_metadata_record(group: &Group, epoch: i32) -> Record {
     )
 }
 
-/// The current assignment record of `member` as it stands.
-pub(crate) fn current_record(group_id: &str, member: &Member) -> Record {
-    let (active, standby, warmup) = member.assigned.to_task_ids();
-    let (pa, ps, pw) = member.pending.to_task_ids();
+/// The group epoch after one bump (PROTOCOL 2.3, 2.8): +1, except that the 4.2 dialect takes
+/// a new group's first bump from 0 straight to 2 (Kafka 4.2's quirk, 4.7).
+pub(crate) fn next_group_epoch(dialect: Dialect, epoch: i32) -> i32 {
+    match (dialect, epoch) {
+        (Dialect::Kafka42, 0) => 2,
+        _ => epoch.saturating_add(1),
+    }
+}
+
+/// The current assignment record of `member` as it stands. In the 4.2 dialect both active lists
+/// carry the per-task assignment epochs (PROTOCOL 4.8); the draft has no such field, and leaving
+/// it out keeps live state equal to state replayed from the draft's records.
+pub(crate) fn current_record(dialect: Dialect, group_id: &str, member: &Member) -> Record {
+    let (mut active, standby, warmup) = member.assigned.to_task_ids();
+    let (mut pa, ps, pw) = member.pending.to_task_ids();
+    if dialect == Dialect::Kafka42 {
+        for t in active.iter_mut().chain(pa.iter_mut()) {
+            t.assignment_epochs = Some(
+                t.partitions
+                    .iter()
+                    .map(|p| {
+                        member
+                            .active_epochs
+                            .get(&(t.subtopology_id.clone(), *p))
+                            .copied()
+                            .unwrap_or(member.member_epoch)
+                    })
+                    .collect(),
+            );
+        }
+    }
     Record::new(
         RecordKey::CurrentMemberAssignment {
             group_id: group_id.to_string(),
@@ -106,7 +133,7 @@ impl Coordinator {
     pub(crate) fn fence_batch(&self, group: &Group, member_id: &str, cause: FenceCause) -> Batch {
         let mut batch = Batch::default();
         member_tombstones(&group.group_id, member_id, &mut batch);
-        let epoch = group.group_epoch.saturating_add(1);
+        let epoch = next_group_epoch(self.config.dialect, group.group_epoch);
         batch.push(group_metadata_record(group, epoch));
         let instance_id = group
             .members
@@ -156,7 +183,7 @@ impl Coordinator {
     }
 
     /// Cancels a member's session and rebalance timers and an initialization timer it was
-    /// asked for.
+    /// asked for (the 4.2 delay timer belongs to the group and stays).
     pub(crate) fn cancel_member_timers(&mut self, group_id: &str, member_id: &str) {
         self.cancel(TimerKind::SessionTimeout, group_id, member_id);
         self.cancel(TimerKind::RebalanceTimeout, group_id, member_id);
@@ -208,9 +235,11 @@ impl Coordinator {
         batch.push(Record::tombstone(RecordKey::TargetAssignmentMetadata {
             group_id: g.clone(),
         }));
-        batch.push(Record::tombstone(RecordKey::PartitionMetadata {
-            group_id: g.clone(),
-        }));
+        if self.config.dialect == Dialect::Kip1071Draft {
+            batch.push(Record::tombstone(RecordKey::PartitionMetadata {
+                group_id: g.clone(),
+            }));
+        }
         batch.push(Record::tombstone(RecordKey::Topology {
             group_id: g.clone(),
         }));

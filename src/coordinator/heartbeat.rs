@@ -1,22 +1,26 @@
-//! `StreamsGroupHeartbeat` in the draft dialect (PROTOCOL 3.5-3.12).
+//! `StreamsGroupHeartbeat` on the shared state machine (PROTOCOL 3.6, 3.7; 4.4 for the changes of
+//! the 4.2 dialect). The dialects differ only at the edges: request validation, the topology
+//! step, the topic view, response shapes and statuses live in [`super::draft`] and
+//! [`super::kafka42`]; everything else (group and member lookup, static membership, epoch
+//! validation, the metadata merge, the bump, the target assignment, reconciliation, timers) is
+//! this one path.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::fence::{
-    current_record, group_metadata_record, member_record, member_tombstones, FenceCause,
+    current_record, group_metadata_record, member_record, member_tombstones, next_group_epoch,
+    FenceCause,
 };
-use super::{assignment::target_record, Batch, Coordinator};
-use crate::api::{
-    task_ids_json, ClientInfo, EndpointJson, EndpointToPartitionsJson, Explain, HeartbeatRequest,
-    HeartbeatResponse, Output, StatusJson, TaskIdsJson, TopicPartitionJson,
-};
+use super::kafka42::Refresh;
+use super::{assignment::target_record, draft, kafka42, Batch, Coordinator};
+use crate::api::{ClientInfo, Explain, HeartbeatRequest, Output};
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::member_id::{generate, MemberIdSeed};
-use crate::group::{Group, Member, MemberState, Status, TaskOffset};
+use crate::group::{Group, Member, MemberState, TaskOffset};
 use crate::reconcile::reconcile;
-use crate::records::{KeyValue, MemberMetadataValue};
-use crate::tasks::{is_subset, task_map, Assignment};
+use crate::records::{Dialect, KeyValue, MemberMetadataValue, TopologyValue};
+use crate::tasks::{is_subset, task_map, Assignment, TaskMap};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::{self, Configuration};
 
@@ -25,88 +29,8 @@ pub(crate) fn is_blank(s: &str) -> bool {
     s.chars().all(|c| c <= '\u{20}')
 }
 
-fn invalid(message: impl Into<String>) -> ProtocolError {
+pub(super) fn invalid(message: impl Into<String>) -> ProtocolError {
     ProtocolError::invalid_request(message)
-}
-
-/// Request validation, PROTOCOL 3.5, in order.
-fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
-    let epoch = req.member_epoch;
-    let join = epoch == 0;
-    if is_blank(&req.group_id) {
-        return Err(invalid("GroupId can't be empty."));
-    }
-    if req.instance_id.as_deref().is_some_and(is_blank) {
-        return Err(invalid("InstanceId can't be empty."));
-    }
-    if req.rack_id.as_deref().is_some_and(is_blank) {
-        return Err(invalid("RackId can't be empty."));
-    }
-    if (epoch > 0 || epoch == -1) && is_blank(&req.member_id) {
-        return Err(invalid("MemberId can't be empty."));
-    }
-    if join && !req.member_id.is_empty() && is_blank(&req.member_id) {
-        return Err(invalid("MemberId can't be empty."));
-    }
-    if join && req.rebalance_timeout_ms == -1 {
-        return Err(invalid(
-            "RebalanceTimeoutMs must be provided in first request.",
-        ));
-    }
-    if join && req.rebalance_timeout_ms <= 0 {
-        return Err(invalid(
-            "RebalanceTimeoutMs must be positive when (re-)joining.",
-        ));
-    }
-    if req.rebalance_timeout_ms == 0 || req.rebalance_timeout_ms < -1 {
-        return Err(invalid(format!(
-            "RebalanceTimeoutMs is {}, but must be -1 or positive.",
-            req.rebalance_timeout_ms
-        )));
-    }
-    if join {
-        for (list, name) in [
-            (&req.active_tasks, "ActiveTasks"),
-            (&req.standby_tasks, "StandbyTasks"),
-            (&req.warmup_tasks, "WarmupTasks"),
-        ] {
-            if list.as_ref().is_none_or(|l| !l.is_empty()) {
-                return Err(invalid(format!("{name} must be empty when (re-)joining.")));
-            }
-        }
-        if req.topology_id.as_deref().is_none_or(is_blank) {
-            return Err(invalid("TopologyId must be non-empty when joining."));
-        }
-        if req.process_id.is_none() {
-            return Err(invalid("ProcessId must be provided in first request."));
-        }
-    }
-    if epoch == -2 && is_blank(&req.member_id) {
-        return Err(invalid("MemberId can't be empty."));
-    }
-    if epoch == -2 && req.instance_id.is_none() {
-        return Err(invalid("InstanceId can't be null."));
-    }
-    if epoch < -2 {
-        return Err(invalid("MemberEpoch is invalid."));
-    }
-    if let Some(tags) = &req.client_tags {
-        let mut keys: Vec<&str> = tags.iter().map(|t| t.key.as_str()).collect();
-        keys.sort_unstable();
-        if keys.windows(2).any(|w| w[0] == w[1]) {
-            return Err(invalid("ClientTags must not contain duplicate keys."));
-        }
-    }
-    Ok(())
-}
-
-fn error_response(e: &ProtocolError) -> serde_json::Value {
-    serde_json::to_value(HeartbeatResponse {
-        error_code: e.code.code(),
-        error_message: Some(e.message.clone()),
-        ..Default::default()
-    })
-    .unwrap_or_default()
 }
 
 /// The owned lists of a request, or `None` when any of the three is null.
@@ -133,6 +57,10 @@ struct Plan {
     assigned_before: Option<Assignment>,
     replaced: Option<String>,
     topics_to_create: Vec<topology::TopicToCreate>,
+    /// 4.2: the configured topology this heartbeat refreshed, to keep as soft state.
+    refreshed: Option<Configuration>,
+    /// 4.2: this heartbeat found the group memberless and arms the initial rebalance delay.
+    arm_delay: bool,
 }
 
 impl Coordinator {
@@ -144,21 +72,26 @@ impl Coordinator {
         req: &HeartbeatRequest,
         out: &mut Output,
     ) {
-        if let Err(e) = validate(req) {
-            out.response = Some(error_response(&e));
-            return;
-        }
-        let result = if req.member_epoch == -1 || req.member_epoch == -2 {
-            self.leave(now, req, out)
-        } else {
-            self.regular_heartbeat(now, raw_now, client, req, out)
+        let valid = match self.config.dialect {
+            Dialect::Kip1071Draft => draft::validate(req),
+            Dialect::Kafka42 => kafka42::validate(req),
         };
+        let result = valid.and_then(|()| {
+            if req.member_epoch == -1 || req.member_epoch == -2 {
+                self.leave(now, req, out)
+            } else {
+                self.regular_heartbeat(now, raw_now, client, req, out)
+            }
+        });
         if let Err(e) = result {
-            out.response = Some(error_response(&e));
+            out.response = Some(match self.config.dialect {
+                Dialect::Kip1071Draft => draft::error_response(&e),
+                Dialect::Kafka42 => kafka42::error_response(&e),
+            });
         }
     }
 
-    /// PROTOCOL 3.7.
+    /// PROTOCOL 3.7 (4.4 for the 4.2 differences).
     fn leave(
         &mut self,
         now: i64,
@@ -169,7 +102,10 @@ impl Coordinator {
         let group = self.groups.get(gid).ok_or_else(|| {
             ProtocolError::new(
                 ErrorCode::GroupIdNotFound,
-                format!("Group {gid} not found."),
+                match self.config.dialect {
+                    Dialect::Kip1071Draft => format!("Group {gid} not found."),
+                    Dialect::Kafka42 => format!("Streams group {gid} not found."),
+                },
             )
         })?;
         let member_id = req.member_id.as_str();
@@ -205,11 +141,14 @@ impl Coordinator {
             let mut left = member.clone();
             left.member_epoch = -2;
             left.pending = Assignment::default();
-            for e in left.active_epochs.values_mut() {
-                *e = 0;
-            }
+            left.active_epochs = left
+                .active_epochs
+                .keys()
+                .filter(|(s, p)| left.assigned.active.get(s).is_some_and(|ps| ps.contains(p)))
+                .map(|k| (k.clone(), 0))
+                .collect();
             let mut batch = Batch::default();
-            batch.push(current_record(gid, &left));
+            batch.push(current_record(self.config.dialect, gid, &left));
             let deadline = self
                 .timers
                 .get(&TimerKey::new(TimerKind::SessionTimeout, gid, member_id))
@@ -226,14 +165,10 @@ impl Coordinator {
                 self.request_shutdown(gid, member_id);
             }
         }
-        out.response = Some(
-            serde_json::to_value(HeartbeatResponse {
-                member_id: Some(member_id.to_string()),
-                member_epoch: req.member_epoch,
-                ..Default::default()
-            })
-            .unwrap_or_default(),
-        );
+        out.response = Some(match self.config.dialect {
+            Dialect::Kip1071Draft => draft::leave_response(member_id, req.member_epoch),
+            Dialect::Kafka42 => kafka42::leave_response(member_id, req.member_epoch),
+        });
         Ok(())
     }
 
@@ -245,7 +180,7 @@ impl Coordinator {
         }
     }
 
-    /// PROTOCOL 3.6, R1-R15.
+    /// PROTOCOL 3.6, R1-R15 (4.4 in the 4.2 dialect).
     fn regular_heartbeat(
         &mut self,
         now: i64,
@@ -290,32 +225,6 @@ impl Coordinator {
             session,
             TimerData::None,
         );
-
-        // R13: ask this member to initialize the topology.
-        let topology_id = plan.member.metadata.topology_id.clone();
-        let mut should_initialize = false;
-        let no_topology = self.groups.get(&gid).is_none_or(|g| g.topology.is_none());
-        let init_key = TimerKey::new(TimerKind::TopologyInitialization, &gid, &topology_id);
-        if no_topology && self.timers.get(&init_key).is_none() {
-            should_initialize = true;
-            let deadline = now.saturating_add(i64::from(plan.member.metadata.rebalance_timeout_ms));
-            self.timers.schedule(
-                init_key,
-                deadline,
-                TimerData::AskedMember(member_id.clone()),
-            );
-            out.explain.push(Explain::TopologyInitializationRequested {
-                group_id: gid.clone(),
-                member_id: member_id.clone(),
-                topology_id: topology_id.clone(),
-            });
-        }
-
-        let join = req.member_epoch == 0;
-        let full = req.active_tasks.is_some()
-            && req.standby_tasks.is_some()
-            && req.warmup_tasks.is_some()
-            && req.rebalance_timeout_ms != -1;
         let Some(group) = self.groups.get_mut(&gid) else {
             return Err(ProtocolError::new(
                 ErrorCode::UnknownServerError,
@@ -323,72 +232,37 @@ impl Coordinator {
             ));
         };
         group.soft.refresh_due = false;
+        if let Some(configured) = plan.refreshed {
+            group.soft.configured = Some(configured);
+        }
         if req.shutdown_application && group.soft.shutdown_requester.is_none() {
             group.soft.shutdown_requester = Some(member_id.clone());
         }
-        let statuses = statuses(group, &plan.member);
-        let group_topology_id = group
-            .topology
-            .as_ref()
-            .map_or(String::new(), |t| t.topology_id.clone());
-        let endpoint_epoch = group.soft.endpoint_epoch;
-        let last_endpoint_epoch = group
-            .members
-            .get(&member_id)
-            .and_then(|m| m.soft.last_endpoint_epoch);
-        let send_endpoints = join || last_endpoint_epoch != Some(endpoint_epoch);
-        // The map is O(group); build it only when this member is to receive it.
-        let endpoints = send_endpoints.then(|| endpoint_partitions(group));
-        let Some(stored) = group.members.get_mut(&member_id) else {
-            return Err(ProtocolError::new(
-                ErrorCode::UnknownServerError,
-                "Internal error: member vanished.",
-            ));
-        };
-        if req.task_offsets.is_some() {
-            stored.soft.task_offsets = req.task_offsets.as_ref().map(|l| offsets(l));
+        if let Some(stored) = group.members.get_mut(&member_id) {
+            if req.task_offsets.is_some() {
+                stored.soft.task_offsets = req.task_offsets.as_ref().map(|l| offsets(l));
+            }
+            if req.task_end_offsets.is_some() {
+                stored.soft.task_end_offsets = req.task_end_offsets.as_ref().map(|l| offsets(l));
+            }
         }
-        if req.task_end_offsets.is_some() {
-            stored.soft.task_end_offsets = req.task_end_offsets.as_ref().map(|l| offsets(l));
-        }
-        let send_status = join || stored.soft.last_status.as_ref() != Some(&statuses);
-        let send_topology_id =
-            join || stored.soft.last_topology_id.as_ref() != Some(&group_topology_id);
-        stored.soft.last_status = Some(statuses.clone());
-        stored.soft.last_topology_id = Some(group_topology_id.clone());
-        stored.soft.last_endpoint_epoch = Some(endpoint_epoch);
-
-        let send_tasks = join || full || plan.assigned_before.as_ref() != Some(&stored.assigned);
-        let (active, standby, warmup) = stored.assigned.to_task_ids();
-        let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
-            send_tasks.then(|| task_ids_json(&l))
+        let response = match self.config.dialect {
+            Dialect::Kip1071Draft => self.finish_draft_heartbeat(
+                now,
+                &gid,
+                &plan.member,
+                plan.assigned_before.as_ref(),
+                req,
+                out,
+            )?,
+            Dialect::Kafka42 => {
+                if plan.arm_delay {
+                    self.arm_initial_delay(now, &gid, out);
+                }
+                self.kafka42_response(&gid, &member_id, plan.assigned_before.as_ref(), req)?
+            }
         };
-        let response = HeartbeatResponse {
-            throttle_time_ms: 0,
-            error_code: 0,
-            error_message: None,
-            member_id: Some(member_id.clone()),
-            member_epoch: stored.member_epoch,
-            heartbeat_interval_ms: self.config.heartbeat_interval_ms,
-            acceptable_recovery_lag: self.config.acceptable_recovery_lag,
-            task_offset_interval_ms: self.config.task_offset_interval_ms,
-            should_initialize_topology: should_initialize,
-            group_topology_id: send_topology_id.then_some(group_topology_id),
-            status: send_status.then(|| {
-                statuses
-                    .iter()
-                    .map(|s| StatusJson {
-                        status_code: s.code,
-                        status_detail: s.detail.clone(),
-                    })
-                    .collect()
-            }),
-            active_tasks: tasks(active),
-            standby_tasks: tasks(standby),
-            warmup_tasks: tasks(warmup),
-            partitions_by_user_endpoint: endpoints,
-        };
-        out.response = Some(serde_json::to_value(response).unwrap_or_default());
+        out.response = Some(response);
         Ok(())
     }
 
@@ -433,8 +307,9 @@ impl Coordinator {
                 ),
             ));
         }
-        // R3
-        let member_id = if join && req.member_id.is_empty() {
+        // R3 (the 4.2 dialect never generates: its member ids are never blank, 4.3 #4)
+        let dialect = self.config.dialect;
+        let member_id = if dialect == Dialect::Kip1071Draft && join && req.member_id.is_empty() {
             generate(
                 &MemberIdSeed {
                     group_id: gid,
@@ -498,7 +373,7 @@ impl Coordinator {
                     batch.push(member_record(gid, &copy));
                     let target = group.targets.get(h).cloned().unwrap_or_default();
                     batch.push(target_record(gid, &member_id, &target));
-                    batch.push(current_record(gid, &copy));
+                    batch.push(current_record(dialect, gid, &copy));
                     batch.explain.push(Explain::StaticMemberReplaced {
                         group_id: gid.to_string(),
                         instance_id: instance.clone(),
@@ -538,7 +413,7 @@ impl Coordinator {
         }
         // R7
         let mut member = found.clone();
-        merge(&mut member.metadata, client, req);
+        merge(dialect, &mut member.metadata, client, req);
         let mut reasons: Vec<&'static str> = Vec::new();
         if is_new || member.metadata != found.metadata {
             batch.push(member_record(gid, &member));
@@ -547,8 +422,11 @@ impl Coordinator {
         if is_new {
             reasons.push("MEMBER_JOINED");
         } else if is_static {
+            // Topology identity is the id in the draft and the epoch in 4.2; the other one never
+            // changes, so comparing both is dialect-neutral.
             let (a, b) = (&member.metadata, &found.metadata);
             if a.topology_id != b.topology_id
+                || a.topology_epoch != b.topology_epoch
                 || a.rack_id != b.rack_id
                 || a.client_tags != b.client_tags
                 || a.process_id != b.process_id
@@ -558,30 +436,62 @@ impl Coordinator {
         } else if member.metadata != found.metadata {
             reasons.push("MEMBER_METADATA_CHANGED");
         }
-        // R8
+        // 4.4 step 4 (4.2): the topology arrives in the join.
+        let new_topology: Option<TopologyValue> = match dialect {
+            Dialect::Kip1071Draft => None,
+            Dialect::Kafka42 => kafka42::topology_step(group, req)?,
+        };
+        if let Some(t) = &new_topology {
+            batch.push(crate::records::Record::new(
+                crate::records::RecordKey::Topology {
+                    group_id: gid.to_string(),
+                },
+                crate::records::RecordValue::Topology(t.clone()),
+            ));
+            reasons.push("TOPOLOGY_INITIALIZED");
+        }
+        let topology = new_topology.as_ref().or(group.topology.as_ref());
+        // R8 (draft) / 4.4 steps 5-6 (4.2): the topic view.
         let mut new_configuration = None;
-        if group.soft.refresh_due || !reasons.is_empty() {
-            let pm = self
-                .partition_metadata(group.topology.as_ref().map(|t| t.subtopologies.as_slice()));
-            if pm != group.partition_metadata {
-                new_configuration = group
-                    .topology
-                    .as_ref()
-                    .map(|t| topology::configure(&t.subtopologies, &crate::group::view_of(&pm)));
-                batch.push(crate::records::Record::new(
-                    crate::records::RecordKey::PartitionMetadata {
-                        group_id: gid.to_string(),
-                    },
-                    crate::records::RecordValue::PartitionMetadata(pm),
-                ));
-                reasons.push("TOPIC_METADATA_CHANGED");
+        let mut refresh: Option<Refresh> = None;
+        match dialect {
+            Dialect::Kip1071Draft => {
+                if group.soft.refresh_due || !reasons.is_empty() {
+                    let pm = self.partition_metadata(
+                        group.topology.as_ref().map(|t| t.subtopologies.as_slice()),
+                    );
+                    if pm != group.partition_metadata {
+                        new_configuration = group.topology.as_ref().map(|t| {
+                            topology::configure(&t.subtopologies, &crate::group::view_of(&pm))
+                        });
+                        batch.push(crate::records::Record::new(
+                            crate::records::RecordKey::PartitionMetadata {
+                                group_id: gid.to_string(),
+                            },
+                            crate::records::RecordValue::PartitionMetadata(pm),
+                        ));
+                        reasons.push("TOPIC_METADATA_CHANGED");
+                    }
+                }
+            }
+            Dialect::Kafka42 => {
+                let r = self.kafka42_refresh(group, topology, !reasons.is_empty())?;
+                kafka42::check_owned_tasks(r.configured(group), req)?;
+                r.bump_reasons(group, new_topology.is_some(), &mut reasons);
+                refresh = Some(r);
             }
         }
-        let configured = new_configuration.as_ref().or(group.configured.as_ref());
+        let configured = match &refresh {
+            Some(r) => r.configured(group),
+            None => new_configuration.as_ref().or(group.configured.as_ref()),
+        };
         let mut group_epoch = group.group_epoch;
         if !reasons.is_empty() {
-            group_epoch = group.group_epoch.saturating_add(1);
-            batch.push(group_metadata_record(group, group_epoch));
+            group_epoch = next_group_epoch(dialect, group.group_epoch);
+            batch.push(match &refresh {
+                Some(r) => r.group_metadata_record(gid, group_epoch),
+                None => group_metadata_record(group, group_epoch),
+            });
             batch.explain.push(Explain::GroupEpochBumped {
                 group_id: gid.to_string(),
                 from: group.group_epoch,
@@ -589,6 +499,12 @@ impl Coordinator {
                 reasons,
             });
         }
+        // 4.7 (4.2): the initial rebalance delay; while it is pending no target is computed.
+        let delay_pending = self.initial_delay_pending(gid);
+        let arm_delay = dialect == Dialect::Kafka42
+            && self.config.initial_rebalance_delay_ms > 0
+            && group.members.is_empty()
+            && !delay_pending;
         // R9
         let mut previous: Cow<'_, BTreeMap<String, Assignment>> = Cow::Borrowed(&group.targets);
         if let Some(h) = replaced {
@@ -596,7 +512,10 @@ impl Coordinator {
             let t = targets.remove(&h.member_id).unwrap_or_default();
             targets.insert(member_id.clone(), t);
         }
-        let (target, assignment_epoch) = if group_epoch > group.assignment_epoch {
+        let (target, assignment_epoch) = if arm_delay || delay_pending {
+            // The placeholder: an empty assignment at epoch max(1, assignmentEpoch) (4.7).
+            (Assignment::default(), group.assignment_epoch.max(1))
+        } else if group_epoch > group.assignment_epoch {
             let mut members: BTreeMap<String, &MemberMetadataValue> = group
                 .members
                 .iter()
@@ -630,7 +549,7 @@ impl Coordinator {
         )?;
         let current_written = is_new || !same_assignment(&reconciled, &found);
         if current_written {
-            batch.push(current_record(gid, &reconciled));
+            batch.push(current_record(dialect, gid, &reconciled));
         }
         let topics_to_create = match configured {
             Some(Configuration::MissingInternalTopics(t)) => t.clone(),
@@ -648,6 +567,8 @@ impl Coordinator {
             },
             replaced: replaced.map(|h| h.member_id.clone()),
             topics_to_create,
+            refreshed: refresh.and_then(Refresh::into_refreshed),
+            arm_delay,
         })
     }
 }
@@ -694,8 +615,19 @@ fn validate_epoch(member: &Member, req: &HeartbeatRequest) -> Result<(), Protoco
     ))
 }
 
-/// R7: applies the request to the member's persisted metadata.
-fn merge(md: &mut MemberMetadataValue, client: &ClientInfo, req: &HeartbeatRequest) {
+/// R7: applies the request to the member's persisted metadata. 4.2 (4.4 step 3): a join's
+/// `topology.epoch` becomes the member's topology epoch and its `userEndpoint` is set, null
+/// included; the draft ignores a topology, and a draft join's endpoint only replaces.
+fn merge(
+    dialect: Dialect,
+    md: &mut MemberMetadataValue,
+    client: &ClientInfo,
+    req: &HeartbeatRequest,
+) {
+    if let (Dialect::Kafka42, Some(t)) = (dialect, &req.topology) {
+        md.topology_epoch = t.epoch;
+        md.user_endpoint = None;
+    }
     if let Some(v) = &req.instance_id {
         md.instance_id = Some(v.clone());
     }
@@ -755,119 +687,35 @@ fn fenced_instance(member_id: &str, instance: &str, holder: &str) -> ProtocolErr
     )
 }
 
-/// PROTOCOL 3.10: the statuses of `member`, in code order.
-pub(crate) fn statuses(group: &Group, member: &Member) -> Vec<Status> {
-    let g = &group.group_id;
-    let mut out = Vec::new();
-    match &group.topology {
-        None => out.push(Status {
-            code: 0,
-            detail: format!("The topology of streams group {g} is not initialized."),
-        }),
-        Some(t) => {
-            if member.metadata.topology_id != t.topology_id {
-                out.push(Status {
-                    code: 1,
-                    detail: format!(
-                        "The topology id {} of member {} is inconsistent with the topology id {} of the group.",
-                        member.metadata.topology_id, member.member_id, t.topology_id
-                    ),
-                });
-            }
-            match &group.configured {
-                Some(Configuration::MissingSourceTopics(list)) => out.push(Status {
-                    code: 2,
-                    detail: format!("Missing source topics: {}", list.join(", ")),
-                }),
-                Some(Configuration::SourceTopicsIncorrectlyPartitioned(msg)) => out.push(Status {
-                    code: 2,
-                    detail: msg.clone(),
-                }),
-                Some(Configuration::MissingInternalTopics(topics)) => out.push(Status {
-                    code: 3,
-                    detail: format!(
-                        "Internal topics are missing: [{}]",
-                        topics
-                            .iter()
-                            .map(|t| t.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                }),
-                Some(Configuration::InternalTopicsIncorrectlyPartitioned(msg))
-                | Some(Configuration::Invalid(msg)) => out.push(Status {
-                    code: 3,
-                    detail: msg.clone(),
-                }),
-                Some(Configuration::InternalTopicsMismatch(list)) => out.push(Status {
-                    code: 3,
-                    detail: mismatch_message(list),
-                }),
-                Some(Configuration::Ready(_)) | None => {}
-            }
-        }
-    }
-    if let Some(requester) = &group.soft.shutdown_requester {
-        out.push(Status {
-            code: 4,
-            detail: format!(
-                "Streams group member {requester} encountered a fatal error and requested a shutdown for the entire application."
-            ),
-        });
-    }
-    out
-}
-
-/// PROTOCOL 3.13 step 4's message for existing internal topics of the wrong size.
-pub(crate) fn mismatch_message(list: &[(String, i32, i32)]) -> String {
-    let parts: Vec<String> = list
-        .iter()
-        .map(|(t, n, k)| format!("{t} (expected {n}, found {k})"))
-        .collect();
-    format!(
-        "Existing internal topics have a different number of partitions: {}",
-        parts.join(", ")
-    )
-}
-
-/// PROTOCOL 3.12: partitions of the active tasks per distinct endpoint.
-pub(crate) fn endpoint_partitions(group: &Group) -> Vec<EndpointToPartitionsJson> {
-    let inputs: BTreeMap<&str, &[(String, i32)]> = match &group.configured {
+/// The subtopologies of a ready configuration with their input topics and partition counts
+/// (external sources and repartition sources), for the IQ endpoint maps (PROTOCOL 2.13).
+pub(super) fn subtopology_inputs(
+    configured: Option<&Configuration>,
+) -> BTreeMap<&str, &[(String, i32)]> {
+    match configured {
         Some(Configuration::Ready(subs)) => subs
             .iter()
             .map(|s| (s.subtopology_id.as_str(), s.input_topics.as_slice()))
             .collect(),
         _ => BTreeMap::new(),
-    };
-    let mut by_endpoint: BTreeMap<
-        (String, u16),
-        BTreeMap<String, std::collections::BTreeSet<i32>>,
-    > = BTreeMap::new();
-    for m in group.members.values() {
-        let Some(ep) = m.endpoint() else { continue };
-        let topics = by_endpoint.entry((ep.host.clone(), ep.port)).or_default();
-        for (sub, parts) in &m.assigned.active {
-            let Some(inputs) = inputs.get(sub.as_str()) else {
-                continue;
-            };
-            for (topic, count) in inputs.iter() {
-                for p in parts.iter().filter(|p| **p < *count) {
-                    topics.entry(topic.clone()).or_default().insert(*p);
-                }
+    }
+}
+
+/// Adds the partitions of `tasks` to `topics`: for task `(s, p)`, partition `p` of every input
+/// topic of `s` that has more than `p` partitions (KAFKA-20885).
+pub(super) fn task_partitions(
+    inputs: &BTreeMap<&str, &[(String, i32)]>,
+    tasks: &TaskMap,
+    topics: &mut BTreeMap<String, BTreeSet<i32>>,
+) {
+    for (sub, parts) in tasks {
+        let Some(inputs) = inputs.get(sub.as_str()) else {
+            continue;
+        };
+        for (topic, count) in inputs.iter() {
+            for p in parts.iter().filter(|p| **p < *count) {
+                topics.entry(topic.clone()).or_default().insert(*p);
             }
         }
     }
-    by_endpoint
-        .into_iter()
-        .map(|((host, port), topics)| EndpointToPartitionsJson {
-            user_endpoint: EndpointJson { host, port },
-            partitions: topics
-                .into_iter()
-                .map(|(topic, ps)| TopicPartitionJson {
-                    topic,
-                    partitions: ps.into_iter().collect(),
-                })
-                .collect(),
-        })
-        .collect()
 }

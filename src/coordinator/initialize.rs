@@ -2,8 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use super::draft::mismatch_message;
 use super::fence::group_metadata_record;
-use super::heartbeat::{is_blank, mismatch_message};
+use super::heartbeat::is_blank;
 use super::{Batch, Coordinator};
 use crate::api::{Explain, InitializeRequest, InitializeResponse, Output};
 use crate::error::{ErrorCode, ProtocolError};
@@ -20,6 +21,15 @@ fn respond(out: &mut Output, code: i16, message: Option<String>) {
             error_message: message,
         })
         .unwrap_or_default(),
+    );
+}
+
+/// A `kafka-4.2` coordinator has no `StreamsGroupInitialize` (PROTOCOL 3.16, rule).
+pub(super) fn unsupported(out: &mut Output) {
+    respond(
+        out,
+        ErrorCode::UnsupportedVersion.code(),
+        Some("StreamsGroupInitialize is not supported by the kafka-4.2 dialect.".into()),
     );
 }
 

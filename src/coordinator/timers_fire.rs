@@ -46,7 +46,7 @@ impl Coordinator {
                 let asked = asked.clone();
                 self.fence(at, gid, &asked, FenceCause::InitializationTimeout, out)
             }
-            TimerKind::InitialRebalanceDelay => true,
+            TimerKind::InitialRebalanceDelay => self.fire_initial_delay(gid, out),
             TimerKind::Retention => {
                 if !group.members.is_empty() {
                     return;

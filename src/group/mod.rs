@@ -10,7 +10,7 @@ pub mod state;
 use std::collections::BTreeMap;
 
 use crate::records::{
-    Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
+    Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
 };
 use crate::tasks::Assignment;
 use crate::topology::Configuration;
@@ -31,7 +31,8 @@ pub struct Member {
     pub state: i8,
     pub assigned: Assignment,
     pub pending: Assignment,
-    /// 4.2 per-task assignment epochs of assigned active tasks.
+    /// 4.2 per-task assignment epochs of the active tasks, assigned and pending revocation
+    /// (PROTOCOL 4.8). Kept in both dialects; only the 4.2 records persist them.
     pub active_epochs: BTreeMap<(String, i32), i32>,
     pub soft: MemberSoft,
 }
@@ -107,6 +108,9 @@ pub struct GroupSoft {
     pub refresh_due: bool,
     pub shutdown_requester: Option<String>,
     pub endpoint_epoch: i32,
+    /// 4.2: the configured topology as the last refresh left it (PROTOCOL 2.1, 4.4 step 5);
+    /// `None` until the first refresh (e.g. after a rebuild).
+    pub configured: Option<Configuration>,
 }
 
 impl PartialEq for GroupSoft {
@@ -135,7 +139,9 @@ pub struct Group {
     pub static_index: BTreeMap<String, String>,
     /// Derived: who holds each task.
     pub owners: OwnerIndex,
-    /// Derived (draft): `configure(topology, partition metadata)`.
+    /// Derived (draft): `configure(topology, partition metadata)`. The 4.2 dialect has no
+    /// partition metadata and keeps its configured topology in [`GroupSoft::configured`]
+    /// instead; there this field is never read.
     pub configured: Option<Configuration>,
     pub soft: GroupSoft,
 }
@@ -176,6 +182,37 @@ impl Group {
             GroupState::Reconciling
         } else {
             GroupState::Stable
+        }
+    }
+
+    /// The 4.2 group state (PROTOCOL 2.2), derived from hard state.
+    pub fn state_kafka42(&self) -> GroupState {
+        if self.members.is_empty() {
+            GroupState::Empty
+        } else if self
+            .topology
+            .as_ref()
+            .is_none_or(|t| t.epoch != self.validated_topology_epoch)
+        {
+            GroupState::NotReady
+        } else if self.group_epoch > self.assignment_epoch {
+            GroupState::Assigning
+        } else if self
+            .members
+            .values()
+            .any(|m| !m.is_reconciled_to(self.assignment_epoch))
+        {
+            GroupState::Reconciling
+        } else {
+            GroupState::Stable
+        }
+    }
+
+    /// The group state as `dialect` derives it (PROTOCOL 2.2).
+    pub fn state_in(&self, dialect: Dialect) -> GroupState {
+        match dialect {
+            Dialect::Kip1071Draft => self.state(),
+            Dialect::Kafka42 => self.state_kafka42(),
         }
     }
 

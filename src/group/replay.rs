@@ -85,7 +85,12 @@ pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<Ap
                 &v.standby_tasks_pending_revocation,
                 &v.warmup_tasks_pending_revocation,
             );
-            member.active_epochs = active_epochs(&v.active_tasks, v.member_epoch);
+            member.active_epochs = active_epochs(
+                v.active_tasks
+                    .iter()
+                    .chain(&v.active_tasks_pending_revocation),
+                v.member_epoch,
+            );
             effect.member_added = added;
             replace_member(group, member, added);
         }
@@ -214,7 +219,12 @@ fn unmap_instance(group: &mut Group, member: &Member) {
     }
 }
 
-fn active_epochs(active: &[TaskIds], member_epoch: i32) -> BTreeMap<(String, i32), i32> {
+/// Per-task epochs of the active tasks, assigned and pending revocation (PROTOCOL 4.8): a list
+/// without `AssignmentEpochs` (or with a length mismatch) reads as `member_epoch` for each task.
+fn active_epochs<'a>(
+    active: impl Iterator<Item = &'a TaskIds>,
+    member_epoch: i32,
+) -> BTreeMap<(String, i32), i32> {
     let mut out = BTreeMap::new();
     for t in active {
         let epochs = t
