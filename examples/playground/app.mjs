@@ -10,7 +10,7 @@ const $ = (sel) => document.querySelector(sel);
 const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
 const PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706', '#7c3aed', '#0891b2', '#dc2626', '#65a30d', '#9333ea', '#0d9488'];
-const ROLE_SHORT = { active: '', standby: 'S', warmup: 'W' };
+const KIND_SHORT = { 'session-timeout': 'session', 'rebalance-timeout': 'rebalance', 'topology-initialization': 'initialize', retention: 'retention', 'initial-rebalance-delay': 'delay' };
 const LIST = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };
 const PHASE_TEXT = {
   new: 'starting',
@@ -348,6 +348,19 @@ function colorOf(label) {
   return i < 0 ? '#64748b' : PALETTE[i % PALETTE.length];
 }
 
+function avatarText(label) {
+  if (label.length <= 2) return label;
+  const m = /[-_.]([A-Za-z0-9]{1,2})$/.exec(label);
+  return m ? m[1] : label.slice(0, 2);
+}
+
+/** Member ids and topology ids in a coordinator message, as the page names them. */
+function humanize(text) {
+  return String(text)
+    .replace(/\b[0-9a-f]{64}\b/g, (h) => short(h))
+    .replace(/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g, (id) => session.clients.labelOf(id) ?? id);
+}
+
 function nameOf(memberId) {
   return session.clients.labelOf(memberId) ?? short(memberId);
 }
@@ -368,9 +381,9 @@ function renderTransport() {
   btn.disabled = !next;
   if (next) {
     const { who, left } = timerText(next, s.clockMs());
-    btn.innerHTML = `<span class="label">Advance to </span>next timer: ${esc(next.kind)} ${esc(who)} in ${esc(left)}`;
+    btn.innerHTML = `<span class="long">Advance to next timer</span><span class="short">Next timer</span>: ${esc(next.kind)} ${esc(who)} in ${esc(left)}`;
   } else {
-    btn.innerHTML = '<span class="label">Advance to </span>next timer (none pending)';
+    btn.innerHTML = '<span class="long">Advance to next timer</span><span class="short">Next timer</span> (none pending)';
   }
   for (const a of ['start', 'back']) document.querySelector(`[data-action="${a}"]`).disabled = s.cursor === 0;
   for (const a of ['forward', 'end']) document.querySelector(`[data-action="${a}"]`).disabled = s.cursor === s.steps.length;
@@ -400,7 +413,7 @@ function renderActions() {
   $('#timers').innerHTML = timers.length
     ? timers.map((t) => {
       const { who, left } = timerText(t, now);
-      return `<li><span class="tkind k-${esc(t.kind)}">${esc(t.kind)}</span> <span class="twho">${esc(who)}</span> <span class="tleft" title="deadline ${esc(fmtTime(t.deadlineMs))}">in ${esc(left)}</span></li>`;
+      return `<li><span class="tkind k-${esc(t.kind)}" title="${esc(t.kind)}">${esc(KIND_SHORT[t.kind] ?? t.kind)}</span><span class="twho" title="${esc(who)}">${esc(who)}</span><span class="tleft" title="deadline at ${esc(fmtTime(t.deadlineMs))}">in ${esc(left)}</span></li>`;
     }).join('')
     : '<li class="muted">None.</li>';
   // Process choice.
@@ -507,13 +520,13 @@ function memberCard(m, g, c, timers, now) {
     if (c.asked) clientBits.push('<span class="warn">asked to initialize the topology</span>');
     if (c.lastError) clientBits.push(`<span class="err">last error: ${esc(typeof c.lastError.code === 'number' ? `${errorName(c.lastError.code)} (${c.lastError.code})` : c.lastError.code)}</span>`);
     for (const st of c.phase === 'member' ? c.status ?? [] : []) {
-      clientBits.push(`<span class="status" title="${esc(st.statusDetail)}">${esc(STATUS_NAMES[st.statusCode] ?? st.statusCode)}</span>`);
+      clientBits.push(`<span class="status" title="${esc(humanize(st.statusDetail))}">${esc(STATUS_NAMES[st.statusCode] ?? st.statusCode)}</span>`);
     }
   }
   const epochNote = m.memberEpoch === -2 ? ' <span class="muted">(away, −2)</span>' : '';
   return `<article class="member-card${reconciled ? '' : ' busy'}${c && c.phase !== 'member' ? ' off' : ''}" data-member-id="${esc(m.memberId)}" data-label="${esc(label)}" style="--c:${colorOf(label)}" aria-label="Member ${esc(label)}">
     <header>
-      <span class="avatar" aria-hidden="true">${esc(label.slice(0, 2))}</span>
+      <span class="avatar" aria-hidden="true">${esc(avatarText(label))}</span>
       <div class="who">
         <div class="name"><span data-field="label">${esc(label)}</span>${m.instanceId ? ' <span class="tag">static</span>' : ' <span class="tag dyn">dynamic</span>'}</div>
         <div class="mono mid" title="member id ${esc(m.memberId)}">${esc(m.memberId)}</div>
@@ -536,8 +549,21 @@ function memberCard(m, g, c, timers, now) {
   </article>`;
 }
 
-function taskMap(g) {
-  const all = new Set();
+/** Every task of the group's topology, from the topic image (PROTOCOL 2.11 step 4). */
+function topologyTasks(g, snap) {
+  const parts = new Map(snap.topics.map((t) => [t.name, t.partitions]));
+  const keys = [];
+  for (const st of g.topology ?? []) {
+    let n = 0;
+    for (const t of st.sourceTopics ?? []) n = Math.max(n, parts.get(t) ?? 0);
+    for (const t of st.repartitionSourceTopics ?? []) n = Math.max(n, parts.get(t.name) ?? 0);
+    for (let p = 0; p < n; p++) keys.push(`${st.subtopologyId}_${p}`);
+  }
+  return keys;
+}
+
+function taskMap(g, snap) {
+  const all = new Set(topologyTasks(g, snap));
   const cur = new Map();
   const pend = new Map();
   const tgt = new Map();
@@ -566,7 +592,7 @@ function taskMap(g) {
     const moving = target && owner !== target;
     const sb = stb.get(k);
     const title = `${k}: ${owner ? `held by ${owner}${revoking ? ' (pending revocation)' : ''}` : 'not held'}${target ? `, target ${target}` : ', no target'}${sb ? `, standby/warm-up on ${sb.join(', ')}` : ''}`;
-    return `<div class="tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}" title="${esc(title)}" data-task="${esc(k)}">
+    return `<div class="tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}${!owner && !target ? ' free' : ''}" title="${esc(title)}" data-task="${esc(k)}">
       <span class="tm-id">${esc(k)}</span>
       <span class="tm-own" style="--c:${owner ? colorOf(owner) : '#94a3b8'}">${esc(owner ?? '–')}</span>${moving ? `<span class="tm-to" style="--c:${colorOf(target)}">→ ${esc(target)}</span>` : ''}${sb ? `<span class="tm-sb">S ${esc(sb.join(','))}</span>` : ''}
     </div>`;
@@ -605,8 +631,8 @@ function whyBox(g) {
   }
   const statuses = new Map();
   for (const c of s.clients.list) if (c.phase === 'member') for (const st of c.status ?? []) statuses.set(st.statusCode, st.statusDetail);
-  for (const [code, detail] of statuses) if (code !== 0) lines.push(`<p class="status-line"><span class="status">${esc(STATUS_NAMES[code] ?? code)}</span> ${esc(detail)}</p>`);
-  if (g.shutdownRequestedBy) lines.push(`<p class="status-line"><span class="status">SHUTDOWN_APPLICATION</span> requested by ${esc(nameOf(g.shutdownRequestedBy))}.</p>`);
+  if (g.shutdownRequestedBy) statuses.set(4, `${nameOf(g.shutdownRequestedBy)} requested a shutdown of the whole application: every member is told to shut down.`);
+  for (const [code, detail] of statuses) if (code !== 0) lines.push(`<p class="status-line"><span class="status">${esc(STATUS_NAMES[code] ?? code)}</span> ${esc(humanize(detail))}</p>`);
   if (hist.length > 1) {
     lines.push(`<details class="history"><summary>Rebalance history (${hist.length} epoch bumps)</summary><ol>${hist.map((h, i) => `<li><button type="button" class="link" data-action="jump" data-to="${h.step + 1}" data-key="hist:${i}">step ${h.step + 1}</button> epoch ${h.from} → ${h.to}: ${esc(h.reasons.map(reasonText).join('; '))} <span class="muted">(${esc(h.title)})</span></li>`).join('')}</ol></details>`);
   }
@@ -620,6 +646,11 @@ function renderGroup() {
   const now = s.clockMs();
   const el = $('#group');
   const outside = [];
+  const deleted = s.outputs.slice(0, s.cursor).some((o) => (o?.explain ?? []).some((e) => e.code === 'GROUP_DELETED'));
+  if (!g && deleted) {
+    el.innerHTML = `<div class="empty"><h2>The group was deleted</h2><p>It had no members for the retention period (or was deleted on request). A member that joins creates it again.</p>${outsideClients(s.clients.list)}</div>`;
+    return;
+  }
   if (!g) {
     el.innerHTML = `<div class="empty">
       <h2>No group yet</h2>
@@ -654,7 +685,7 @@ function renderGroup() {
       </dl>
     </header>
     ${whyBox(g)}
-    ${taskMap(g)}
+    ${taskMap(g, snap)}
     <section class="members" aria-label="Members">
       ${members.length ? members.map((m) => memberCard(m, g, s.clients.byMemberId(m.memberId), snap.timers, now)).join('') : '<p class="muted">No members.</p>'}
     </section>
@@ -664,7 +695,7 @@ function renderGroup() {
 function outsideClients(list) {
   if (!list.length) return '';
   return `<section class="outside" aria-label="Clients outside the group"><h3>Clients outside the group</h3><ul>${list.map((c) => `<li style="--c:${colorOf(c.label)}" data-label="${esc(c.label)}">
-    <span class="avatar small" aria-hidden="true">${esc(c.label.slice(0, 2))}</span>
+    <span class="avatar small" aria-hidden="true">${esc(avatarText(c.label))}</span>
     <span class="oname">${esc(c.label)}</span>
     <span class="phase p-${esc(c.phase)}">${esc(PHASE_TEXT[c.phase] ?? c.phase)}</span>
     ${c.lastError ? `<span class="err">${esc(typeof c.lastError.code === 'number' ? errorName(c.lastError.code) : c.lastError.code)}</span>` : ''}
@@ -676,7 +707,8 @@ function stepBadges(i) {
   const out = s.outputs[i];
   const step = s.steps[i];
   const b = [];
-  if (step.event) b.push('<span class="badge client">client</span>');
+  if (step.event === 'note') b.push('<span class="badge note">note</span>');
+  else if (step.event) b.push('<span class="badge client">client side</span>');
   if (out?.error) b.push(`<span class="badge err">${esc(out.error.code)}</span>`);
   const code = out?.response?.errorCode;
   if (typeof code === 'number' && code !== 0) b.push(`<span class="badge err" title="${esc(errorName(code))}">error ${code}</span>`);
@@ -702,10 +734,11 @@ function renderTimeline() {
   });
   ol.innerHTML = items.join('');
   const cur = ol.querySelector('li.current');
-  if (cur) {
-    const box = ol.closest('.timeline-box');
-    const top = cur.offsetTop - box.offsetTop;
-    if (top < box.scrollTop + 30 || top > box.scrollTop + box.clientHeight - 40) box.scrollTop = Math.max(0, top - box.clientHeight / 2);
+  const box = ol.closest('.timeline-box');
+  if (cur && box.scrollHeight > box.clientHeight) {
+    const b = box.getBoundingClientRect();
+    const r = cur.getBoundingClientRect();
+    if (r.top < b.top + 36 || r.bottom > b.bottom - 8) box.scrollTop += r.top - b.top - box.clientHeight / 2;
   }
 }
 
@@ -740,7 +773,7 @@ function renderDetails() {
       why.innerHTML = `<p class="lead">The start: a fresh coordinator with no groups and no topics.</p><p>Step forward (→) to see what each input does. The <em>Why</em> tab answers, for every step, what changed and why: epoch bumps with their reasons, fencing causes, tasks moved, and what each client was told.</p>`;
     } else {
       const items = explainStep(s, i);
-      why.innerHTML = `<h3 class="step-h">Step ${i + 1}: ${esc(stepTitle(s.steps[i]))}</h3>${s.steps[i].input ? `<p class="muted small">at ${esc(fmtTime(s.steps[i].input.nowMs))}</p>` : ''}<ul class="explain">${items.map((e) => `<li class="ex ex-${esc(e.kind)}"><span class="ex-k">${esc(e.kind)}</span><span>${esc(e.text)}</span></li>`).join('')}</ul>`;
+      why.innerHTML = `<h3 class="step-h">Step ${i + 1}: ${esc(stepTitle(s.steps[i]))}</h3>${s.steps[i].input ? `<p class="muted small">at ${esc(fmtTime(s.steps[i].input.nowMs))}</p>` : ''}<ul class="explain">${items.map((e) => `<li class="ex ex-${esc(e.kind)}"><span class="ex-k">${esc(e.kind)}</span><span>${esc(humanize(e.text))}</span></li>`).join('')}</ul>`;
     }
   } else if (tab === 'records') {
     const head = `<div class="row spread"><label class="check"><input type="checkbox" id="whole-log" ${wholeLog ? 'checked' : ''}> Whole log up to this step</label><span class="muted small">dump-log JSON form</span></div>`;

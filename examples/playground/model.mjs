@@ -155,8 +155,10 @@ export class Clients {
     return id ? this.list.find((c) => c.memberId === id) ?? null : null;
   }
 
+  /** The client's label for a member id it has now or had before (a restart takes a new id). */
   labelOf(memberId) {
-    return this.byMemberId(memberId)?.label ?? null;
+    if (!memberId) return null;
+    return (this.byMemberId(memberId) ?? this.list.find((c) => c.pastMemberIds.includes(memberId)))?.label ?? null;
   }
 
   processIds() {
@@ -191,6 +193,7 @@ export class Clients {
       clientId: `${label}-StreamThread`,
       clientHost: clientHost ?? `/10.0.0.${(hostIndex < 0 ? this.processIds().length : hostIndex) + 1}`,
       memberId: '',
+      pastMemberIds: [],
       epoch: 0,
       phase: 'new',
       owned: emptyTasks(),
@@ -305,6 +308,7 @@ export class Clients {
       return;
     }
     c.phase = 'member';
+    if (c.memberId && c.memberId !== res.memberId && !c.pastMemberIds.includes(c.memberId)) c.pastMemberIds.push(c.memberId);
     c.memberId = res.memberId;
     c.epoch = res.memberEpoch;
     if (res.activeTasks) {
@@ -421,7 +425,9 @@ export class Session {
   }
 
   fresh() {
-    this.coord = new this.deps.Coordinator(this.config);
+    const c = new this.deps.Coordinator(this.config);
+    if (typeof this.coord?.free === 'function') this.coord.free();
+    this.coord = c;
     this.clients = new Clients();
     this.appNow = structuredClone(this.app);
     this.rebuilds = (this.rebuilds ?? 0) + 1;
@@ -534,8 +540,15 @@ export class Session {
   replayCheck() {
     const records = this.records();
     const c = new this.deps.Coordinator(this.config);
-    if (records.length) c.replay(records, this.clockMs());
-    const a = hardState(c.snapshot());
+    let a;
+    try {
+      if (records.length) c.replay(records, this.clockMs());
+      a = hardState(c.snapshot());
+    } catch (e) {
+      return { records: records.length, equal: false, error: e.message };
+    } finally {
+      if (typeof c.free === 'function') c.free();
+    }
     const b = hardState(this.snapshot());
     return { records: records.length, equal: JSON.stringify(a) === JSON.stringify(b) };
   }

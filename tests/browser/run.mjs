@@ -270,7 +270,7 @@ for (const id of PRESETS) {
     assert.match(why, /Step \d+:/);
     await shot(page, `preset-${id}-1280x800`);
     // A step in the middle, with the explanation of what happened there.
-    const bump = await page.$$eval('.tl', (els) => els.findIndex((e) => /epoch \d+→\d+/.test(e.textContent)));
+    const bump = await page.$$eval('.tl', (els) => els.findLastIndex((e) => /epoch \d+→\d+/.test(e.textContent)));
     assert.ok(bump > 0, 'some step bumps the group epoch');
     await page.click(`.tl[data-to="${bump}"]`);
     await checkStep(page, saved, bump, `${id} jump`);
@@ -470,6 +470,33 @@ test('records pane shows the dump-log JSON form; input and output pane', async (
   await page.focus('#tab-io');
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.getAttribute('#tab-why', 'aria-selected'), 'true');
+});
+
+test('settings re-run the timeline: one standby replica, standby tasks shown', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'scale-out');
+  await page.click('details.box > summary');
+  await page.fill('#set-standby', '1');
+  await page.click('#settings button[type="submit"]');
+  await page.waitForFunction(() => /re-run/.test(document.querySelector('#toast').textContent));
+  const { saved } = await checkAgainstNode(page, 'standby replicas');
+  assert.equal(saved.config['group.streams.num.standby.replicas'], 1);
+  const standbys = await page.$$eval('.member-card [data-field="current-standby"] .chip', (els) => els.length);
+  assert.ok(standbys > 0, 'standby tasks are drawn');
+  await shot(page, 'standby-1280x800');
+});
+
+test('retention: a memberless group expires and is deleted', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'missing-source');
+  await page.click('.member-card[data-label="A"] [data-action="leave"]');
+  assert.equal(await page.textContent('#group-state'), 'EMPTY');
+  assert.match(await page.textContent('#timers'), /retention/);
+  await page.click('[data-action="next-timer"]');
+  await page.waitForSelector('.empty h2');
+  assert.equal(await page.textContent('.empty h2'), 'The group was deleted');
+  assert.match(await page.textContent('#pane-why'), /deleted \(RETENTION_EXPIRED\)/);
+  await checkAgainstNode(page, 'retention');
 });
 
 test('keyboard: skip link, named controls, actions keep the focus', async () => {
