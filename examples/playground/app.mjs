@@ -59,9 +59,14 @@ async function loadFragment() {
   }
 }
 
+function clearHash() {
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+}
+
 function loadPreset(id) {
   const p = presetById(id);
   if (!p) return;
+  clearHash();
   p.run.call(p, session);
   session.goTo(session.steps.length);
   $('#preset').value = id;
@@ -102,6 +107,7 @@ function wire() {
     ev.target.value = '';
     run(() => {
       session.load(text);
+      clearHash();
       $('#preset').value = '';
       $('#preset-desc').textContent = session.description;
       toast(`Loaded “${session.name}” (${session.steps.length} steps) from ${f.name}.`);
@@ -199,7 +205,8 @@ function act(action, data) {
     case 'topology-apply': return applyTopology(false);
     case 'topology-apply-init': return applyTopology(true);
     case 'new':
-      s.reset({ app: { ...s.app, topology: s.app.topology }, config: s.config });
+      s.reset({ app: { ...s.app, topology: s.appNow.topology }, config: s.config });
+      clearHash();
       s.name = 'Untitled';
       $('#preset').value = '';
       $('#preset-desc').textContent = '';
@@ -697,7 +704,7 @@ function outsideClients(list) {
   return `<section class="outside" aria-label="Clients outside the group"><h3>Clients outside the group</h3><ul>${list.map((c) => `<li style="--c:${colorOf(c.label)}" data-label="${esc(c.label)}">
     <span class="avatar small" aria-hidden="true">${esc(avatarText(c.label))}</span>
     <span class="oname">${esc(c.label)}</span>
-    <span class="phase p-${esc(c.phase)}">${esc(PHASE_TEXT[c.phase] ?? c.phase)}</span>
+    <span class="phase p-${esc(c.phase)}">${esc(c.phase === 'member' ? 'removed by the coordinator; the client finds out at its next heartbeat' : PHASE_TEXT[c.phase] ?? c.phase)}</span>
     ${c.lastError ? `<span class="err">${esc(typeof c.lastError.code === 'number' ? errorName(c.lastError.code) : c.lastError.code)}</span>` : ''}
     <span class="card-actions">${memberButtons(c, null)}</span></li>`).join('')}</ul></section>`;
 }

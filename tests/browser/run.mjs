@@ -57,6 +57,8 @@ async function openPage(viewport = DESKTOP, url = BASE) {
 }
 
 async function shot(page, name, fullPage = false) {
+  await page.evaluate(() => document.querySelector('#toast')?.classList.remove('show'));
+  await page.waitForTimeout(250);
   await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage });
 }
 
