@@ -500,7 +500,7 @@ function memberButtons(c, m) {
     out.push(b('leave', 'Leave −1', { title: 'Leave the group for good' }));
     if (c.instanceId) out.push(b('static-leave', 'Leave −2', { title: 'Static temporary leave: keep the tasks, no rebalance' }));
     out.push(b('crash', 'Crash', { cls: 'danger', title: 'Stop heartbeating without a word' }));
-    out.push(b('shutdown', 'Shutdown app', { title: 'Heartbeat with shutdownApplication = true' }));
+    out.push(b('shutdown', 'Shutdown', { title: 'Request the shutdown of the whole application (heartbeat with shutdownApplication = true)' }));
   } else if (c.phase === 'rejoin') {
     out.push(b('heartbeat', 'Rejoin', { cls: 'primary', title: 'Join again with epoch 0' }));
     out.push(b('crash', 'Crash', { cls: 'danger' }));
