@@ -1,0 +1,819 @@
+// The playground page: draws the session (model.mjs) and turns clicks into actions.
+import { ready, Coordinator, topologyId, version } from './web.mjs';
+import {
+  Session, Clients, ROLES, tasksOf, sortKeys, explainStep, stepTitle, fmtTime, short, errorName,
+  STATUS_NAMES, RECORD_NAMES, rebalanceHistory, reasonText, encodeFragment, decodeFragment,
+} from './model.mjs';
+import { PRESETS, presetById } from './presets.mjs';
+
+const $ = (sel) => document.querySelector(sel);
+const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
+const PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706', '#7c3aed', '#0891b2', '#dc2626', '#65a30d', '#9333ea', '#0d9488'];
+const KIND_SHORT = { 'session-timeout': 'session', 'rebalance-timeout': 'rebalance', 'topology-initialization': 'initialize', retention: 'retention', 'initial-rebalance-delay': 'delay' };
+const LIST = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };
+const PHASE_TEXT = {
+  new: 'starting',
+  member: 'heartbeating',
+  rejoin: 'fenced: drops its tasks and rejoins with epoch 0 at its next heartbeat',
+  left: 'left the group (-1)',
+  stopped: 'stopped (left with -2; may restart)',
+  crashed: 'crashed: not heartbeating',
+  failed: 'stopped by a fatal error',
+};
+
+let session;
+let tab = 'why';
+let wholeLog = false;
+let toastTimer = null;
+
+// ---------------------------------------------------------------------------------------------
+// Start-up
+
+async function main() {
+  await ready();
+  $('#version').textContent = `v${version()}`;
+  session = new Session({ Coordinator, topologyId });
+  const select = $('#preset');
+  for (const p of PRESETS) select.insertAdjacentHTML('beforeend', `<option value="${esc(p.id)}">${esc(p.name)}</option>`);
+  wire();
+  let loaded = false;
+  if (location.hash.length > 1) loaded = await loadFragment();
+  if (!loaded) loadPreset('startup');
+  render();
+  document.body.dataset.ready = '1';
+}
+
+async function loadFragment() {
+  try {
+    const data = await decodeFragment(location.hash);
+    if (!data) return false;
+    session.load(data);
+    $('#preset').value = '';
+    $('#preset-desc').textContent = session.description;
+    toast(`Loaded the shared scenario “${session.name}”.`);
+    return true;
+  } catch (e) {
+    toast(`The link does not hold a scenario: ${e.message}`, true);
+    return false;
+  }
+}
+
+function clearHash() {
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+}
+
+function loadPreset(id) {
+  const p = presetById(id);
+  if (!p) return;
+  clearHash();
+  p.run.call(p, session);
+  session.goTo(session.steps.length);
+  $('#preset').value = id;
+  $('#preset-desc').textContent = p.description;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+function wire() {
+  document.addEventListener('click', (ev) => {
+    const b = ev.target.closest('[data-action]');
+    if (!b || b.disabled || b.getAttribute('aria-disabled') === 'true') return;
+    ev.preventDefault();
+    run(() => act(b.dataset.action, b.dataset));
+  });
+  document.addEventListener('click', (ev) => {
+    const t = ev.target.closest('[data-tab]');
+    if (t) selectTab(t.dataset.tab, true);
+  });
+  $('.tabs').addEventListener('keydown', (ev) => {
+    const order = ['why', 'records', 'io'];
+    const i = order.indexOf(tab);
+    if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
+      ev.preventDefault();
+      ev.stopPropagation();
+      selectTab(order[(i + (ev.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length], true);
+    }
+  });
+  $('#preset').addEventListener('change', (ev) => {
+    if (ev.target.value) run(() => { loadPreset(ev.target.value); toast(`Loaded the preset “${session.name}”.`); });
+  });
+  $('#scrub').addEventListener('input', (ev) => run(() => session.goTo(Number(ev.target.value))));
+  $('#file').addEventListener('change', async (ev) => {
+    const f = ev.target.files?.[0];
+    if (!f) return;
+    const text = await f.text();
+    ev.target.value = '';
+    run(() => {
+      session.load(text);
+      clearHash();
+      $('#preset').value = '';
+      $('#preset-desc').textContent = session.description;
+      toast(`Loaded “${session.name}” (${session.steps.length} steps) from ${f.name}.`);
+    });
+  });
+  $('#add-member').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const form = ev.target;
+    const isStatic = form.kind.value === 'static';
+    const instanceId = form.instance.value.trim();
+    run(() => {
+      if (isStatic && !instanceId) throw new Error('A static member needs an instance id.');
+      const processId = form.process.value === '__new__' ? null : form.process.value;
+      session.addMember({ instanceId: isStatic ? instanceId : null, processId });
+      if (isStatic) form.instance.value = suggestInstanceId();
+    });
+  });
+  $('#add-member').addEventListener('change', () => syncAddMember());
+  $('#create-topic').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const name = $('#topic-name').value.trim();
+    const n = Number($('#topic-partitions').value);
+    run(() => {
+      if (!name) throw new Error('A topic needs a name.');
+      session.createTopic(name, n);
+    });
+  });
+  $('#settings').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    run(applySettings);
+  });
+  $('#topology-text').addEventListener('input', checkTopologyText);
+  document.addEventListener('keydown', (ev) => {
+    if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const t = ev.target;
+    if (t.closest('input, textarea, select, dialog[open], [role="tablist"]')) return;
+    const keys = { ArrowLeft: 'back', ArrowRight: 'forward', Home: 'start', End: 'end', n: 'next-timer' };
+    const a = keys[ev.key];
+    if (!a) return;
+    ev.preventDefault();
+    run(() => act(a, {}));
+  });
+  window.addEventListener('hashchange', async () => {
+    if (await loadFragment()) render();
+  });
+}
+
+/** Runs an action, reports errors, redraws and keeps the keyboard focus where it was. */
+function run(fn) {
+  const key = document.activeElement?.dataset?.key ?? null;
+  const id = document.activeElement?.id || null;
+  try {
+    fn();
+  } catch (e) {
+    console.warn(e);
+    toast(e.message, true);
+  }
+  render();
+  const again = (key && document.querySelector(`[data-key="${CSS.escape(key)}"]`)) || (id && document.getElementById(id));
+  if (again && again !== document.activeElement && !again.disabled) again.focus({ preventScroll: true });
+}
+
+function act(action, data) {
+  const s = session;
+  const label = data.label;
+  switch (action) {
+    case 'start': return s.goTo(0);
+    case 'back': return s.goTo(s.cursor - 1);
+    case 'forward': return s.goTo(s.cursor + 1);
+    case 'end': return s.goTo(s.steps.length);
+    case 'jump': return s.goTo(Number(data.to));
+    case 'next-timer':
+      if (!s.nextTimer()) toast('No timer is pending.');
+      return;
+    case 'advance': return s.advance(Number(data.ms));
+    case 'heartbeat-all':
+      if (!s.liveLabels().length) throw new Error('No running member to heartbeat.');
+      return s.heartbeatAll();
+    case 'settle':
+      if (!s.liveLabels().length) throw new Error('No running member to heartbeat.');
+      return s.settle();
+    case 'initialize': return s.initialize(label ?? null);
+    case 'heartbeat': return s.heartbeat(label);
+    case 'revoke': return s.revoke(label);
+    case 'leave': return s.leave(label);
+    case 'static-leave': return s.staticLeave(label);
+    case 'crash': return s.crash(label);
+    case 'restart': return s.restart(label);
+    case 'shutdown': return s.shutdown(label);
+    case 'add-partitions': return s.addPartitions(data.topic, 1);
+    case 'delete-topic': return s.deleteTopic(data.topic);
+    case 'create-requested': return s.createRequestedTopics();
+    case 'edit-topology': return openTopology();
+    case 'topology-template': return topologyTemplate();
+    case 'topology-apply': return applyTopology(false);
+    case 'topology-apply-init': return applyTopology(true);
+    case 'new':
+      s.reset({ app: { ...s.app, topology: s.appNow.topology }, config: s.config });
+      clearHash();
+      s.name = 'Untitled';
+      $('#preset').value = '';
+      $('#preset-desc').textContent = '';
+      return toast('A new, empty scenario. Create a topic, then add a member.');
+    case 'save':
+      return download(`${slug(s.name)}.playground.json`, JSON.stringify(s.toScenario(), null, 1));
+    case 'open':
+      return $('#file').click();
+    case 'export':
+      return download(`${slug(s.name)}.json`, `${JSON.stringify(s.toTestScenario(), null, 1)}\n`);
+    case 'share':
+      return void share();
+    case 'copy-share':
+      navigator.clipboard?.writeText($('#share-url').value).then(() => toast('Link copied.'), () => {
+        $('#share-url').select();
+        toast('Select the link and copy it.');
+      });
+      return;
+    default:
+      throw new Error(`unknown action ${action}`);
+  }
+}
+
+function applySettings() {
+  const cfg = { ...session.config };
+  const num = (sel) => Number($(sel).value);
+  cfg['group.streams.session.timeout.ms'] = num('#set-session');
+  cfg['group.streams.heartbeat.interval.ms'] = num('#set-heartbeat');
+  cfg['group.streams.num.standby.replicas'] = num('#set-standby');
+  const groupId = $('#set-group').value.trim();
+  if (!groupId) throw new Error('The group id must not be empty.');
+  if (groupId !== session.app.groupId && session.steps.length) {
+    throw new Error('The group id can only be changed in an empty scenario (New).');
+  }
+  const before = session.toScenario();
+  const sc = structuredClone(before);
+  sc.config = cfg;
+  sc.app = { ...sc.app, groupId, tickMs: num('#set-tick') };
+  try {
+    session.load(sc);
+  } catch (e) {
+    session.load(before);
+    throw e;
+  }
+  toast('Settings applied; the timeline was re-run with them.');
+}
+
+async function share() {
+  const frag = await encodeFragment(session.toScenario());
+  const url = `${location.origin}${location.pathname}#${frag}`;
+  $('#share-url').value = url;
+  $('#share-open').href = url;
+  $('#dlg-share').showModal();
+  $('#share-url').select();
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  toast(`Downloaded ${name}.`);
+}
+
+function slug(s) {
+  return String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario';
+}
+
+function toast(text, error = false) {
+  const t = $('#toast');
+  t.textContent = text;
+  t.classList.toggle('error', error);
+  t.classList.add('show');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => t.classList.remove('show'), error ? 7000 : 3500);
+}
+
+// -- the topology dialog ------------------------------------------------------------------------
+
+function openTopology() {
+  $('#topology-text').value = JSON.stringify(session.appNow.topology, null, 2);
+  checkTopologyText();
+  $('#dlg-topology').showModal();
+  $('#topology-text').focus();
+}
+
+function parseTopologyText() {
+  const topology = JSON.parse($('#topology-text').value);
+  const id = topologyId(topology);
+  return { topology, id };
+}
+
+function checkTopologyText() {
+  const st = $('#topology-status');
+  try {
+    const { id } = parseTopologyText();
+    st.textContent = `topology id ${id}`;
+    st.classList.remove('bad');
+  } catch (e) {
+    st.textContent = e.message;
+    st.classList.add('bad');
+  }
+}
+
+function topologyTemplate() {
+  const src = session.snapshot().topics[0]?.name ?? 'orders';
+  const app = session.app.groupId;
+  const topology = [
+    { subtopologyId: '0', sourceTopics: [src], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [`${app}-by-key-repartition`], repartitionSourceTopics: [], copartitionGroups: [] },
+    {
+      subtopologyId: '1', sourceTopics: [], sourceTopicRegex: [],
+      stateChangelogTopics: [{ name: `${app}-by-key-counts-changelog`, partitions: 0, replicationFactor: -1, topicConfigs: [] }],
+      repartitionSinkTopics: [],
+      repartitionSourceTopics: [{ name: `${app}-by-key-repartition`, partitions: 0, replicationFactor: -1, topicConfigs: [] }],
+      copartitionGroups: [],
+    },
+  ];
+  $('#topology-text').value = JSON.stringify(topology, null, 2);
+  checkTopologyText();
+}
+
+function applyTopology(init) {
+  const { topology } = parseTopologyText();
+  session.setTopology(topology);
+  if (init) session.initialize();
+  $('#dlg-topology').close();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drawing
+
+function render() {
+  renderTransport();
+  renderActions();
+  renderGroup();
+  renderTimeline();
+  renderDetails();
+}
+
+function colorOf(label) {
+  const i = session.clients.list.findIndex((c) => c.label === label);
+  return i < 0 ? '#64748b' : PALETTE[i % PALETTE.length];
+}
+
+function avatarText(label) {
+  if (label.length <= 2) return label;
+  const m = /[-_.]([A-Za-z0-9]{1,2})$/.exec(label);
+  return m ? m[1] : label.slice(0, 2);
+}
+
+/** Member ids and topology ids in a coordinator message, as the page names them. */
+function humanize(text) {
+  return String(text)
+    .replace(/\b[0-9a-f]{64}\b/g, (h) => short(h))
+    .replace(/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g, (id) => session.clients.labelOf(id) ?? id);
+}
+
+function nameOf(memberId) {
+  return session.clients.labelOf(memberId) ?? short(memberId);
+}
+
+function timerText(t, now) {
+  const who = t.kind === 'retention' || t.kind === 'topology-initialization' ? (t.kind === 'retention' ? t.groupId : `topology ${short(t.subject)}`) : nameOf(t.subject);
+  return { who, left: fmtTime(Math.max(0, Number(t.deadlineMs) - now)) };
+}
+
+function renderTransport() {
+  const s = session;
+  $('#scrub').max = String(s.steps.length);
+  $('#scrub').value = String(s.cursor);
+  $('#step-counter').textContent = `Step ${s.cursor} of ${s.steps.length}`;
+  $('#clock').textContent = fmtTime(s.clockMs());
+  const next = s.nextDeadline();
+  const btn = $('#btn-next-timer');
+  btn.disabled = !next;
+  if (next) {
+    const { who, left } = timerText(next, s.clockMs());
+    btn.innerHTML = `<span class="long">Advance to next timer</span><span class="short">Next timer</span>: ${esc(next.kind)} ${esc(who)} in ${esc(left)}`;
+  } else {
+    btn.innerHTML = '<span class="long">Advance to next timer</span><span class="short">Next timer</span> (none pending)';
+  }
+  for (const a of ['start', 'back']) document.querySelector(`[data-action="${a}"]`).disabled = s.cursor === 0;
+  for (const a of ['forward', 'end']) document.querySelector(`[data-action="${a}"]`).disabled = s.cursor === s.steps.length;
+}
+
+function suggestInstanceId() {
+  const base = session.app.groupId.replace(/-app$/, '');
+  for (let i = 1; ; i++) {
+    const id = `${base}-${i}`;
+    if (!session.clients.list.some((c) => c.instanceId === id)) return id;
+  }
+}
+
+function syncAddMember() {
+  const form = $('#add-member');
+  const isStatic = form.kind.value === 'static';
+  $('#instance-field').hidden = !isStatic;
+  if (isStatic && !form.instance.value) form.instance.value = suggestInstanceId();
+}
+
+function renderActions() {
+  const s = session;
+  const now = s.clockMs();
+  const snap = s.snapshot();
+  // Timers.
+  const timers = [...snap.timers].sort((a, b) => Number(a.deadlineMs) - Number(b.deadlineMs));
+  $('#timers').innerHTML = timers.length
+    ? timers.map((t) => {
+      const { who, left } = timerText(t, now);
+      return `<li><span class="tkind k-${esc(t.kind)}" title="${esc(t.kind)}">${esc(KIND_SHORT[t.kind] ?? t.kind)}</span><span class="twho" title="${esc(who)}">${esc(who)}</span><span class="tleft" title="deadline at ${esc(fmtTime(t.deadlineMs))}">in ${esc(left)}</span></li>`;
+    }).join('')
+    : '<li class="muted">None.</li>';
+  // Process choice.
+  const sel = $('#add-process');
+  const keep = sel.value;
+  const procs = s.clients.processIds();
+  sel.innerHTML = `<option value="__new__">New process</option>${procs.map((p) => `<option value="${esc(p)}">${esc(p)} (another thread)</option>`).join('')}`;
+  sel.value = procs.includes(keep) ? keep : '__new__';
+  syncAddMember();
+  // Topology.
+  let tid = '';
+  try {
+    tid = s.topologyId();
+  } catch (e) {
+    tid = `(invalid: ${e.message})`;
+  }
+  $('#app-topology-id').textContent = short(tid);
+  $('#app-topology-id').title = tid;
+  // Topics.
+  const requested = s.requestedTopics();
+  $('#requested-topics').innerHTML = requested.length
+    ? `<div class="callout"><p>The coordinator asked the host to create:</p><ul>${requested.map((t) => `<li class="mono">${esc(t.name)} (${t.numPartitions})</li>`).join('')}</ul><button type="button" class="primary" data-action="create-requested" data-key="create-requested">Create requested topics</button></div>`
+    : '';
+  $('#topics').innerHTML = snap.topics.length
+    ? snap.topics.map((t) => `<li><span class="mono tname" title="${esc(t.name)}">${esc(t.name)}</span><span class="tparts">${t.partitions} p</span>
+        <button type="button" class="small-btn" data-action="add-partitions" data-topic="${esc(t.name)}" data-key="addp:${esc(t.name)}" aria-label="Add a partition to ${esc(t.name)}">+1</button>
+        <button type="button" class="small-btn danger" data-action="delete-topic" data-topic="${esc(t.name)}" data-key="del:${esc(t.name)}" aria-label="Delete topic ${esc(t.name)}">Delete</button></li>`).join('')
+    : '<li class="muted">No topics yet.</li>';
+  // Settings (unless being edited).
+  if (!$('#settings').contains(document.activeElement)) {
+    $('#set-group').value = s.app.groupId;
+    $('#set-session').value = s.config['group.streams.session.timeout.ms'] ?? 45000;
+    $('#set-heartbeat').value = s.config['group.streams.heartbeat.interval.ms'] ?? 5000;
+    $('#set-standby').value = s.config['group.streams.num.standby.replicas'] ?? 0;
+    $('#set-tick').value = s.app.tickMs;
+  }
+}
+
+function chips(keys, cls, field, extra = '') {
+  if (!keys.length) return `<span class="none" data-field="${field}">–</span>`;
+  return `<span class="chips" data-field="${field}">${keys.map((k) => `<span class="chip ${cls}" ${extra}>${esc(k)}</span>`).join('')}</span>`;
+}
+
+function assignmentColumn(title, tasks, pending, other, kind) {
+  const rows = [];
+  for (const r of ROLES) {
+    const keys = tasks[r];
+    const pend = pending ? pending[r] : [];
+    if (!keys.length && !pend.length && r !== 'active') continue;
+    let html = '';
+    if (keys.length) {
+      html += `<span class="chips" data-field="${kind}-${r}">${keys.map((k) => {
+        const waiting = other && !other[r].includes(k) && kind === 'target';
+        return `<span class="chip ${r}${waiting ? ' incoming' : ''}"${waiting ? ' title="in the target, not yet assigned"' : ''}>${esc(k)}</span>`;
+      }).join('')}</span>`;
+    } else if (!pend.length) {
+      html += `<span class="none" data-field="${kind}-${r}">–</span>`;
+    } else {
+      html += `<span class="chips" data-field="${kind}-${r}"></span>`;
+    }
+    if (pend.length) {
+      html += `<span class="chips" data-field="pending-${r}">${pend.map((k) => `<span class="chip ${r} revoking" title="pending revocation">↩ ${esc(k)}</span>`).join('')}</span>`;
+    }
+    rows.push(`<div class="role"><span class="rname">${r}</span>${html}</div>`);
+  }
+  return `<div class="col"><h4>${title}</h4>${rows.join('')}</div>`;
+}
+
+function memberButtons(c, m) {
+  if (!c) return '';
+  const b = (action, text, opts = {}) => `<button type="button" class="small-btn${opts.cls ? ` ${opts.cls}` : ''}" data-action="${action}" data-label="${esc(c.label)}" data-key="${action}:${esc(c.label)}"${opts.disabled ? ' disabled' : ''}${opts.title ? ` title="${esc(opts.title)}"` : ''}>${text}</button>`;
+  const out = [];
+  if (c.phase === 'member') {
+    out.push(b('heartbeat', 'Heartbeat', { title: 'Send a heartbeat reporting the tasks it owns' }));
+    out.push(b('revoke', 'Revoke', { disabled: !Clients.hasToRevoke(c), title: 'Give up the tasks it was told to revoke, then heartbeat' }));
+    if (c.asked) out.push(b('initialize', 'Initialize', { cls: 'primary', title: 'Send the topology (StreamsGroupInitialize)' }));
+    out.push(b('leave', 'Leave −1', { title: 'Leave the group for good' }));
+    if (c.instanceId) out.push(b('static-leave', 'Leave −2', { title: 'Static temporary leave: keep the tasks, no rebalance' }));
+    out.push(b('crash', 'Crash', { cls: 'danger', title: 'Stop heartbeating without a word' }));
+    out.push(b('shutdown', 'Shutdown', { title: 'Request the shutdown of the whole application (heartbeat with shutdownApplication = true)' }));
+  } else if (c.phase === 'rejoin') {
+    out.push(b('heartbeat', 'Rejoin', { cls: 'primary', title: 'Join again with epoch 0' }));
+    out.push(b('crash', 'Crash', { cls: 'danger' }));
+  } else if (['stopped', 'crashed', 'failed', 'left'].includes(c.phase)) {
+    out.push(b('restart', 'Restart', { cls: 'primary', title: c.instanceId ? 'Start again: join with a new member id and the same instance id' : 'Start again: join as a new member' }));
+  }
+  return out.join('');
+}
+
+function memberCard(m, g, c, timers, now) {
+  const cur = tasksOf(m.assignment);
+  const pend = tasksOf(m.pendingRevocation);
+  const tgt = tasksOf(m.targetAssignment);
+  const label = c?.label ?? short(m.memberId);
+  const reconciled = m.memberState === 'STABLE' && m.memberEpoch === g.assignmentEpoch;
+  const mine = timers.filter((t) => t.subject === m.memberId && t.groupId === g.groupId);
+  const timerHtml = mine.map((t) => `<span class="mtimer">${esc(t.kind)} in ${esc(fmtTime(Math.max(0, Number(t.deadlineMs) - now)))}</span>`).join('');
+  const clientBits = [];
+  if (c) {
+    clientBits.push(`<span class="phase p-${esc(c.phase)}">${esc(PHASE_TEXT[c.phase] ?? c.phase)}</span>`);
+    const rv = Clients.toRevoke(c);
+    const rvKeys = ROLES.flatMap((r) => rv[r]);
+    if (rvKeys.length && c.phase === 'member') clientBits.push(`<span class="warn">told to revoke ${esc(rvKeys.join(', '))}</span>`);
+    if (c.asked) clientBits.push('<span class="warn">asked to initialize the topology</span>');
+    if (c.lastError) clientBits.push(`<span class="err">last error: ${esc(typeof c.lastError.code === 'number' ? `${errorName(c.lastError.code)} (${c.lastError.code})` : c.lastError.code)}</span>`);
+    for (const st of c.phase === 'member' ? c.status ?? [] : []) {
+      clientBits.push(`<span class="status" title="${esc(humanize(st.statusDetail))}">${esc(STATUS_NAMES[st.statusCode] ?? st.statusCode)}</span>`);
+    }
+  }
+  const epochNote = m.memberEpoch === -2 ? ' <span class="muted">(away, −2)</span>' : '';
+  return `<article class="member-card${reconciled ? '' : ' busy'}${c && c.phase !== 'member' ? ' off' : ''}" data-member-id="${esc(m.memberId)}" data-label="${esc(label)}" style="--c:${colorOf(label)}" aria-label="Member ${esc(label)}">
+    <header>
+      <span class="avatar" aria-hidden="true">${esc(avatarText(label))}</span>
+      <div class="who">
+        <div class="name"><span data-field="label">${esc(label)}</span>${m.instanceId ? ' <span class="tag">static</span>' : ' <span class="tag dyn">dynamic</span>'}</div>
+        <div class="mono mid" title="member id ${esc(m.memberId)}">${esc(m.memberId)}</div>
+      </div>
+      <span class="mstate s-${esc(m.memberState)}" data-field="member-state">${esc(m.memberState)}</span>
+    </header>
+    <dl class="facts">
+      <div><dt>Epoch</dt><dd><strong data-field="member-epoch">${m.memberEpoch}</strong>${epochNote}</dd></div>
+      <div><dt>Previous</dt><dd data-field="previous-epoch">${m.previousMemberEpoch}</dd></div>
+      <div><dt>Process</dt><dd class="mono" data-field="process-id">${esc(m.processId)}</dd></div>
+      <div><dt>Instance</dt><dd class="mono" data-field="instance-id">${esc(m.instanceId ?? '–')}</dd></div>
+    </dl>
+    <div class="assign">
+      ${assignmentColumn('Current', cur, pend, null, 'current')}
+      ${assignmentColumn('Target', tgt, null, cur, 'target')}
+    </div>
+    ${timerHtml ? `<div class="mtimers">${timerHtml}</div>` : ''}
+    <div class="client">${clientBits.join('')}</div>
+    <div class="card-actions" role="group" aria-label="Actions of ${esc(label)}">${memberButtons(c, m)}</div>
+  </article>`;
+}
+
+/** Every task of the group's topology, from the topic image (PROTOCOL 2.11 step 4). */
+function topologyTasks(g, snap) {
+  const parts = new Map(snap.topics.map((t) => [t.name, t.partitions]));
+  const keys = [];
+  for (const st of g.topology ?? []) {
+    let n = 0;
+    for (const t of st.sourceTopics ?? []) n = Math.max(n, parts.get(t) ?? 0);
+    for (const t of st.repartitionSourceTopics ?? []) n = Math.max(n, parts.get(t.name) ?? 0);
+    for (let p = 0; p < n; p++) keys.push(`${st.subtopologyId}_${p}`);
+  }
+  return keys;
+}
+
+function taskMap(g, snap) {
+  const all = new Set(topologyTasks(g, snap));
+  const cur = new Map();
+  const pend = new Map();
+  const tgt = new Map();
+  const stb = new Map();
+  for (const m of g.members) {
+    const name = nameOf(m.memberId);
+    const a = tasksOf(m.assignment);
+    const p = tasksOf(m.pendingRevocation);
+    const t = tasksOf(m.targetAssignment);
+    for (const k of a.active) { all.add(k); cur.set(k, name); }
+    for (const k of p.active) { all.add(k); pend.set(k, name); }
+    for (const k of t.active) { all.add(k); tgt.set(k, name); }
+    for (const r of ['standby', 'warmup']) for (const k of [...a[r], ...t[r]]) { all.add(k); stb.set(k, [...new Set([...(stb.get(k) ?? []), name])]); }
+  }
+  if (!all.size) return '';
+  const bySub = new Map();
+  for (const k of sortKeys([...all])) {
+    const s = k.slice(0, k.lastIndexOf('_'));
+    if (!bySub.has(s)) bySub.set(s, []);
+    bySub.get(s).push(k);
+  }
+  const rows = [...bySub].map(([s, keys]) => `<div class="tm-row"><span class="tm-sub">Subtopology ${esc(s)}</span><div class="tm-cells">${keys.map((k) => {
+    const owner = cur.get(k) ?? pend.get(k) ?? null;
+    const target = tgt.get(k) ?? null;
+    const revoking = pend.has(k);
+    const moving = target && owner !== target;
+    const sb = stb.get(k);
+    const title = `${k}: ${owner ? `held by ${owner}${revoking ? ' (pending revocation)' : ''}` : 'not held'}${target ? `, target ${target}` : ', no target'}${sb ? `, standby/warm-up on ${sb.join(', ')}` : ''}`;
+    return `<div class="tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}${!owner && !target ? ' free' : ''}" title="${esc(title)}" data-task="${esc(k)}">
+      <span class="tm-id">${esc(k)}</span>
+      <span class="tm-own" style="--c:${owner ? colorOf(owner) : '#94a3b8'}">${esc(owner ?? '–')}</span>${moving ? `<span class="tm-to" style="--c:${colorOf(target)}">→ ${esc(target)}</span>` : ''}${sb ? `<span class="tm-sb">S ${esc(sb.join(','))}</span>` : ''}
+    </div>`;
+  }).join('')}</div></div>`).join('');
+  return `<section class="taskmap" aria-label="Task placement"><h3>Task placement <span class="legend"><span class="lg revoking">↩ pending revocation</span><span class="lg moving">→ target owner</span></span></h3>${rows}</section>`;
+}
+
+function whyBox(g) {
+  const s = session;
+  const lines = [];
+  const hist = rebalanceHistory(s).filter((h) => true);
+  const last = hist.at(-1);
+  if (last) {
+    lines.push(`<p><strong>Last rebalance:</strong> epoch ${last.from} → ${last.to} at <button type="button" class="link" data-action="jump" data-to="${last.step + 1}" data-key="why-jump">step ${last.step + 1}</button> (${esc(last.title)}): ${esc(last.reasons.map(reasonText).join('; '))}.</p>`);
+  }
+  const state = g.state;
+  if (state === 'INITIALIZING') {
+    const asked = s.clients.list.find((c) => c.asked);
+    lines.push(`<p>No topology yet${asked ? `: <strong>${esc(asked.label)}</strong> was asked to send it (Initialize).` : '. The next member that heartbeats is asked to send it.'}</p>`);
+  } else if (state === 'ASSIGNING') {
+    lines.push(`<p>The group epoch (${g.groupEpoch}) is ahead of the assignment epoch (${g.assignmentEpoch}): the next heartbeat of any member computes a new target assignment.</p>`);
+  } else if (state === 'RECONCILING') {
+    const waits = [];
+    for (const m of g.members) {
+      const n = esc(nameOf(m.memberId));
+      if (m.memberEpoch === -2) waits.push(`<li><strong>${n}</strong> is away (left with −2); it holds its tasks until it returns or its session times out.</li>`);
+      else if (m.memberState === 'UNREVOKED_TASKS') waits.push(`<li><strong>${n}</strong> must revoke ${esc(ROLES.flatMap((r) => tasksOf(m.pendingRevocation)[r]).join(', '))} and report it.</li>`);
+      else if (m.memberState === 'UNRELEASED_TASKS') waits.push(`<li><strong>${n}</strong> waits for tasks their previous owners still hold.</li>`);
+      else if (m.memberEpoch !== g.assignmentEpoch) waits.push(`<li><strong>${n}</strong> is at epoch ${m.memberEpoch}; its next heartbeat moves it to ${g.assignmentEpoch}.</li>`);
+    }
+    if (waits.length) lines.push(`<p>Reconciling towards epoch ${g.assignmentEpoch}; waiting for:</p><ul>${waits.join('')}</ul>`);
+  } else if (state === 'STABLE') {
+    lines.push(`<p>Every member is reconciled to the assignment epoch ${g.assignmentEpoch}.</p>`);
+  } else if (state === 'EMPTY') {
+    lines.push('<p>No members. The group is deleted when its retention timer fires.</p>');
+  }
+  const statuses = new Map();
+  for (const c of s.clients.list) if (c.phase === 'member') for (const st of c.status ?? []) statuses.set(st.statusCode, st.statusDetail);
+  if (g.shutdownRequestedBy) statuses.set(4, `${nameOf(g.shutdownRequestedBy)} requested a shutdown of the whole application: every member is told to shut down.`);
+  for (const [code, detail] of statuses) if (code !== 0) lines.push(`<p class="status-line"><span class="status">${esc(STATUS_NAMES[code] ?? code)}</span> ${esc(humanize(detail))}</p>`);
+  if (hist.length > 1) {
+    lines.push(`<details class="history"><summary>Rebalance history (${hist.length} epoch bumps)</summary><ol>${hist.map((h, i) => `<li><button type="button" class="link" data-action="jump" data-to="${h.step + 1}" data-key="hist:${i}">step ${h.step + 1}</button> epoch ${h.from} → ${h.to}: ${esc(h.reasons.map(reasonText).join('; '))} <span class="muted">(${esc(h.title)})</span></li>`).join('')}</ol></details>`);
+  }
+  return `<section class="why" aria-label="Why the group is in this state"><h3>Why?</h3>${lines.join('')}</section>`;
+}
+
+function renderGroup() {
+  const s = session;
+  const snap = s.snapshot();
+  const g = s.group();
+  const now = s.clockMs();
+  const el = $('#group');
+  const outside = [];
+  const deleted = s.outputs.slice(0, s.cursor).some((o) => (o?.explain ?? []).some((e) => e.code === 'GROUP_DELETED'));
+  if (!g && deleted) {
+    el.innerHTML = `<div class="empty"><h2>The group was deleted</h2><p>It had no members for the retention period (or was deleted on request). A member that joins creates it again.</p>${outsideClients(s.clients.list)}</div>`;
+    return;
+  }
+  if (!g) {
+    el.innerHTML = `<div class="empty">
+      <h2>No group yet</h2>
+      <p>Pick a preset above, or build a story by hand:</p>
+      <ol><li>create the source topic (<span class="mono">orders</span>, 6 partitions) in <em>Topics</em>;</li>
+      <li><em>Add member</em>: it joins with epoch 0 and is asked to initialize the topology;</li>
+      <li><em>Initialize</em>, create the topics the coordinator asks for, then heartbeat.</li></ol>
+      ${outsideClients(s.clients.list)}
+    </div>`;
+    return;
+  }
+  const replay = s.replayCheck();
+  const memberIds = new Set(g.members.map((m) => m.memberId));
+  const order = (m) => {
+    const i = s.clients.list.findIndex((c) => c.memberId === m.memberId);
+    return i < 0 ? 1e9 : i;
+  };
+  const members = [...g.members].sort((a, b) => order(a) - order(b));
+  for (const c of s.clients.list) if (!memberIds.has(c.memberId) || !c.memberId) outside.push(c);
+  el.innerHTML = `
+    <header class="group-head">
+      <div class="gtitle">
+        <h2><span class="muted">Group</span> <span class="mono" id="group-id">${esc(g.groupId)}</span></h2>
+        <span class="replay ${replay.equal ? 'ok' : 'bad'}" id="replay-check" title="A fresh coordinator replaying the ${replay.records} records written so far rebuilds ${replay.equal ? 'exactly this state' : 'a different state'}">${replay.equal ? '✓' : '✗'} rebuilt from ${replay.records} records</span>
+        <span class="state-badge st-${esc(g.state)}" id="group-state">${esc(g.state)}</span>
+      </div>
+      <dl class="kv">
+        <div><dt>Group epoch</dt><dd id="group-epoch">${g.groupEpoch}</dd></div>
+        <div><dt>Assignment epoch</dt><dd id="assignment-epoch">${g.assignmentEpoch}</dd></div>
+        <div><dt>Topology id</dt><dd class="mono" id="topology-id" title="${esc(g.topologyId ?? '')}">${esc(g.topologyId ? short(g.topologyId) : '–')}</dd></div>
+        <div><dt>Members</dt><dd id="member-count">${g.members.length}</dd></div>
+      </dl>
+    </header>
+    ${whyBox(g)}
+    ${taskMap(g, snap)}
+    <section class="members" aria-label="Members">
+      ${members.length ? members.map((m) => memberCard(m, g, s.clients.byMemberId(m.memberId), snap.timers, now)).join('') : '<p class="muted">No members.</p>'}
+    </section>
+    ${outsideClients(outside)}`;
+}
+
+function outsideClients(list) {
+  if (!list.length) return '';
+  return `<section class="outside" aria-label="Clients outside the group"><h3>Clients outside the group</h3><ul>${list.map((c) => `<li style="--c:${colorOf(c.label)}" data-label="${esc(c.label)}">
+    <span class="avatar small" aria-hidden="true">${esc(avatarText(c.label))}</span>
+    <span class="oname">${esc(c.label)}</span>
+    <span class="phase p-${esc(c.phase)}">${esc(c.phase === 'member' ? 'removed by the coordinator; the client finds out at its next heartbeat' : PHASE_TEXT[c.phase] ?? c.phase)}</span>
+    ${c.lastError ? `<span class="err">${esc(typeof c.lastError.code === 'number' ? errorName(c.lastError.code) : c.lastError.code)}</span>` : ''}
+    <span class="card-actions">${memberButtons(c, null)}</span></li>`).join('')}</ul></section>`;
+}
+
+function stepBadges(i) {
+  const s = session;
+  const out = s.outputs[i];
+  const step = s.steps[i];
+  const b = [];
+  if (step.event === 'note') b.push('<span class="badge note">note</span>');
+  else if (step.event) b.push('<span class="badge client">client side</span>');
+  if (out?.error) b.push(`<span class="badge err">${esc(out.error.code)}</span>`);
+  const code = out?.response?.errorCode;
+  if (typeof code === 'number' && code !== 0) b.push(`<span class="badge err" title="${esc(errorName(code))}">error ${code}</span>`);
+  for (const r of out?.response?.results ?? []) if (r.errorCode) b.push(`<span class="badge err">error ${r.errorCode}</span>`);
+  for (const e of out?.explain ?? []) {
+    if (e.code === 'GROUP_EPOCH_BUMPED') b.push(`<span class="badge bump" title="${esc(e.reasons.join(', '))}">epoch ${e.from}→${e.to}</span>`);
+    if (e.code === 'MEMBER_FENCED') b.push(`<span class="badge err">fenced ${esc(nameOf(e.memberId))}</span>`);
+  }
+  if (out?.records?.length) b.push(`<span class="badge rec">${out.records.length} rec</span>`);
+  return b.join('');
+}
+
+function renderTimeline() {
+  const s = session;
+  const ol = $('#timeline');
+  const items = [`<li class="${s.cursor === 0 ? 'current' : ''}"><button type="button" class="tl" data-action="jump" data-to="0" data-key="tl:0" ${s.cursor === 0 ? 'aria-current="step"' : ''}><span class="tl-n">0</span><span class="tl-t">–</span><span class="tl-main"><span class="tl-title">Start: empty coordinator</span></span></button></li>`];
+  s.steps.forEach((step, i) => {
+    const cls = i + 1 === s.cursor ? 'current' : i + 1 > s.cursor ? 'future' : '';
+    const t = step.input?.nowMs;
+    items.push(`<li class="${cls}"><button type="button" class="tl" data-action="jump" data-to="${i + 1}" data-key="tl:${i + 1}" ${i + 1 === s.cursor ? 'aria-current="step"' : ''}>
+      <span class="tl-n">${i + 1}</span><span class="tl-t">${t === undefined ? '·' : esc(fmtTime(t))}</span>
+      <span class="tl-main"><span class="tl-title">${esc(stepTitle(step))}</span><span class="tl-badges">${s.outputs[i] || step.event ? stepBadges(i) : ''}</span></span></button></li>`);
+  });
+  ol.innerHTML = items.join('');
+  const cur = ol.querySelector('li.current');
+  const box = ol.closest('.timeline-box');
+  if (cur && box.scrollHeight > box.clientHeight) {
+    const b = box.getBoundingClientRect();
+    const r = cur.getBoundingClientRect();
+    if (r.top < b.top + 36 || r.bottom > b.bottom - 8) box.scrollTop += r.top - b.top - box.clientHeight / 2;
+  }
+}
+
+function selectTab(name, focus) {
+  tab = name;
+  for (const b of document.querySelectorAll('[role="tab"]')) {
+    const on = b.dataset.tab === name;
+    b.setAttribute('aria-selected', String(on));
+    b.tabIndex = on ? 0 : -1;
+    if (on && focus) b.focus();
+  }
+  for (const p of document.querySelectorAll('[role="tabpanel"]')) p.hidden = p.id !== `pane-${name}`;
+  renderDetails();
+}
+
+function recordHtml(r, stepNo) {
+  const type = r.key?.type;
+  const d = r.key?.data ?? {};
+  const who = d.memberId ? ` · ${esc(nameOf(d.memberId))}` : '';
+  const tomb = r.value === null ? ' <span class="badge err">tombstone</span>' : '';
+  return `<li class="rec"><div class="rhead">${stepNo !== undefined ? `<span class="muted">#${stepNo}</span> ` : ''}<span class="rtype">${esc(type)} ${esc(RECORD_NAMES[type] ?? '')}</span>${who}${tomb}</div><code class="json">${esc(JSON.stringify(r))}</code></li>`;
+}
+
+function renderDetails() {
+  const s = session;
+  const i = s.cursor - 1;
+  const why = $('#pane-why');
+  const recs = $('#pane-records');
+  const io = $('#pane-io');
+  if (tab === 'why') {
+    if (i < 0) {
+      why.innerHTML = `<p class="lead">The start: a fresh coordinator with no groups and no topics.</p><p>Step forward (→) to see what each input does. The <em>Why</em> tab answers, for every step, what changed and why: epoch bumps with their reasons, fencing causes, tasks moved, and what each client was told.</p>`;
+    } else {
+      const items = explainStep(s, i);
+      why.innerHTML = `<h3 class="step-h">Step ${i + 1}: ${esc(stepTitle(s.steps[i]))}</h3>${s.steps[i].input ? `<p class="muted small">at ${esc(fmtTime(s.steps[i].input.nowMs))}</p>` : ''}<ul class="explain">${items.map((e) => `<li class="ex ex-${esc(e.kind)}"><span class="ex-k">${esc(e.kind)}</span><span>${esc(humanize(e.text))}</span></li>`).join('')}</ul>`;
+    }
+  } else if (tab === 'records') {
+    const head = `<div class="row spread"><label class="check"><input type="checkbox" id="whole-log" ${wholeLog ? 'checked' : ''}> Whole log up to this step</label><span class="muted small">dump-log JSON form</span></div>`;
+    let list = '';
+    if (wholeLog) {
+      const all = [];
+      for (let k = 0; k < s.cursor; k++) for (const r of s.outputs[k]?.records ?? []) all.push(recordHtml(r, k + 1));
+      list = all.length ? `<ol class="records">${all.join('')}</ol>` : '<p class="muted">No records yet.</p>';
+    } else if (i < 0) {
+      list = '<p class="muted">No step yet.</p>';
+    } else {
+      const rs = s.outputs[i]?.records ?? [];
+      list = rs.length ? `<ol class="records">${rs.map((r) => recordHtml(r)).join('')}</ol>` : '<p class="muted">This step wrote no records.</p>';
+    }
+    recs.innerHTML = head + list;
+    $('#whole-log').addEventListener('change', (ev) => {
+      wholeLog = ev.target.checked;
+      renderDetails();
+      $('#whole-log').focus();
+    });
+  } else {
+    if (i < 0) {
+      io.innerHTML = '<p class="muted">No step yet.</p>';
+    } else {
+      const step = s.steps[i];
+      const text = s.texts[i];
+      io.innerHTML = `<h3>Input</h3><pre class="json">${esc(JSON.stringify(step.input ?? { event: step.event, actor: step.actor, topology: step.topology }, null, 2))}</pre>
+        <h3>Output</h3><pre class="json">${text ? esc(JSON.stringify(JSON.parse(text), null, 2)) : '(a client-side event: no input, no output)'}</pre>`;
+    }
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  document.body.insertAdjacentHTML('afterbegin', `<p class="fatal">The coordinator could not be loaded: ${esc(e.message)}</p>`);
+});

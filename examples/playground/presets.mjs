@@ -1,0 +1,138 @@
+// Stories to start from. Each preset drives the simulated clients through the same actions the
+// page's buttons use, so every input is one a correct Streams client would send.
+
+import { DEFAULT_APP, DEFAULT_CONFIG } from './model.mjs';
+
+function startGroup(s, members, { note = true } = {}) {
+  s.createTopic('orders', 6, note ? 'The source topic "orders" (6 partitions) exists before the application starts.' : undefined);
+  const [first, ...rest] = members;
+  s.addMember({ ...first, note: note ? `The first instance starts and joins with epoch 0 and an empty member id: the coordinator creates the group (INITIALIZING, no topology yet), generates a member id and asks this member to send the topology.` : undefined });
+  const asked = s.clients.list[0].label;
+  s.initialize(asked, note ? `${asked} sends the topology (StreamsGroupInitialize). The changelog topic does not exist yet, so the coordinator stores the topology with no tasks assigned and asks the host to create it.` : undefined);
+  s.createRequestedTopics(note ? 'The host (the broker) creates the changelog topic and reports it.' : undefined);
+  s.heartbeat(asked, note ? `${asked} heartbeats. The group's topics changed (TOPIC_METADATA_CHANGED), so the epoch is bumped and the assignor runs: ${asked} is alone and gets all six tasks.` : undefined);
+  for (const m of rest) s.addMember(m);
+}
+
+export const PRESETS = [
+  {
+    id: 'startup',
+    name: 'Three-instance start-up',
+    description: 'Three instances of a stateful application start one after the other. Watch the first member initialize the topology, the host create the changelog topic, and tasks move from A to B and C only after A has revoked them.',
+    run(s) {
+      s.reset({ name: 'Three-instance start-up', description: this.description, config: { ...DEFAULT_CONFIG }, app: { ...DEFAULT_APP } });
+      startGroup(s, [{}]);
+      s.addMember({ note: 'B starts on its own process and joins. A new member bumps the group epoch; the sticky assignor moves three of A\'s tasks to B in the target. B gets nothing yet: A still holds them.' });
+      s.addMember({ note: 'C joins: another bump and another target computation. C\'s share comes out of A\'s and B\'s targets.' });
+      s.heartbeat('A', 'A heartbeats. Its target shrank to two tasks, so it must revoke four (UNREVOKED_TASKS); its epoch stays until it has done so.');
+      s.revoke('A', 'A closes the four tasks and reports what it still owns. The revocation is acknowledged: A moves to the assignment epoch.');
+      s.heartbeat('B', 'B heartbeats: its tasks are released now, so it receives them.');
+      s.heartbeat('C', 'C receives its tasks. Every member is at the assignment epoch: the group is STABLE.');
+    },
+  },
+  {
+    id: 'scale-out',
+    name: 'Scale out',
+    description: 'Two instances share six tasks. A third instance with two stream threads (two members on one process) joins; tasks are revoked first and handed over after.',
+    run(s) {
+      s.reset({ name: 'Scale out', description: this.description, config: { ...DEFAULT_CONFIG }, app: { ...DEFAULT_APP } });
+      startGroup(s, [{}, {}], { note: false });
+      s.settle();
+      s.push({ event: 'note', note: 'A and B are STABLE with three tasks each. Now the application scales out.' });
+      s.addMember({ processId: 'process-3', label: 'C', note: 'C, the first thread of a new process (process-3), joins: the group epoch is bumped and the target gives C two tasks.' });
+      s.addMember({ processId: 'process-3', label: 'D', note: 'D, the second thread of process-3, joins: another bump. Balance is per member (one member per stream thread), so the six tasks are spread 2-2-1-1 and process-3 (two members) gets two of them.' });
+      s.heartbeat('A', 'A learns which tasks it must revoke.');
+      s.heartbeat('B', 'So does B.');
+      s.revoke('A', 'A revokes and catches up to the assignment epoch.');
+      s.revoke('B', 'B revokes and catches up.');
+      s.heartbeat('C', 'C receives the tasks A and B released.');
+      s.heartbeat('D', 'D receives its tasks: the group is STABLE again.');
+    },
+  },
+  {
+    id: 'rolling-restart',
+    name: 'Rolling restart (static members)',
+    description: 'Three static members (group.instance.id). orders-1 restarts within the session timeout: no rebalance, no task moves. orders-2 takes longer than the session timeout: it is fenced, its tasks move, and it comes back as a new member.',
+    run(s) {
+      s.reset({ name: 'Rolling restart of static members', description: this.description, config: { ...DEFAULT_CONFIG }, app: { ...DEFAULT_APP } });
+      startGroup(s, [{ instanceId: 'orders-1' }, { instanceId: 'orders-2' }, { instanceId: 'orders-3' }], { note: false });
+      s.settle();
+      s.push({ event: 'note', note: 'Three static members are STABLE. The rolling restart begins.' });
+      s.staticLeave('orders-1', 'orders-1 shuts down for an upgrade and leaves with epoch -2: it stays in the group with its tasks; nobody else gets them and there is no rebalance.');
+      s.advance(10000, 'Ten seconds pass: well within the 45 s session timeout.');
+      s.restart('orders-1', 'orders-1 starts again and joins with a new member id and its instance id. The coordinator replaces the old member by the new one: same tasks, no epoch bump, no assignor run.');
+      s.heartbeatAll();
+      s.staticLeave('orders-2', 'orders-2 shuts down (-2) too, but its restart will take longer.');
+      s.advance(20000, 'Twenty seconds pass.');
+      s.heartbeat('orders-1', 'The running members keep heartbeating.');
+      s.heartbeat('orders-3');
+      s.advance(20000, 'Twenty more seconds.');
+      s.heartbeat('orders-1');
+      s.heartbeat('orders-3');
+      s.nextTimer('The next timer is orders-2\'s session timeout: 45 s after its last heartbeat. It fires: orders-2 is fenced, the epoch is bumped, and its tasks go to the others in the new target.');
+      s.settle();
+      s.restart('orders-2', 'orders-2 finally starts. Its instance id is free now, so it joins as a new member: another bump, and tasks move back to it.');
+      s.settle();
+    },
+  },
+  {
+    id: 'crash',
+    name: 'A crash',
+    description: 'Three dynamic members are STABLE. B crashes: it stops heartbeating without leaving. Nothing happens until its session timeout fires; then B is fenced and its tasks move to A and C.',
+    run(s) {
+      s.reset({ name: 'A crash', description: this.description, config: { ...DEFAULT_CONFIG }, app: { ...DEFAULT_APP } });
+      startGroup(s, [{}, {}, {}], { note: false });
+      s.settle();
+      s.crash('B', 'B\'s process is killed (kill -9): no leave request. The coordinator does not know yet.');
+      s.advance(20000, 'Twenty seconds pass. B\'s tasks are not processed, but the group looks STABLE.');
+      s.heartbeat('A');
+      s.heartbeat('C');
+      s.advance(20000, 'Twenty more seconds.');
+      s.heartbeat('A');
+      s.heartbeat('C');
+      s.nextTimer('B\'s session timeout fires 45 s after its last heartbeat: B is fenced, the group epoch is bumped (ASSIGNING until the next heartbeat computes a new target).');
+      s.heartbeat('A', 'A\'s heartbeat computes the new target: B\'s tasks go to A and C. They were B\'s, not A\'s or C\'s, so nothing needs revoking.');
+      s.heartbeat('C', 'C takes its share of B\'s tasks: STABLE.');
+    },
+  },
+  {
+    id: 'missing-source',
+    name: 'Missing source topic, then created',
+    description: 'The application reads "clicks", which does not exist yet. Initialization fails with STREAMS_MISSING_SOURCE_TOPICS; the group stays INITIALIZING until the topic is created. Then the coordinator derives the repartition topic\'s partition count and asks for the internal topics.',
+    run(s) {
+      const topology = [
+        {
+          subtopologyId: '0',
+          sourceTopics: ['clicks'],
+          sourceTopicRegex: [],
+          stateChangelogTopics: [],
+          repartitionSinkTopics: ['clicks-app-by-user-repartition'],
+          repartitionSourceTopics: [],
+          copartitionGroups: [],
+        },
+        {
+          subtopologyId: '1',
+          sourceTopics: [],
+          sourceTopicRegex: [],
+          stateChangelogTopics: [{ name: 'clicks-app-counts-changelog', partitions: 0, replicationFactor: -1, topicConfigs: [] }],
+          repartitionSinkTopics: [],
+          repartitionSourceTopics: [{ name: 'clicks-app-by-user-repartition', partitions: 0, replicationFactor: -1, topicConfigs: [] }],
+          copartitionGroups: [],
+        },
+      ];
+      s.reset({ name: 'Missing source topic, then created', description: this.description, config: { ...DEFAULT_CONFIG }, app: { ...DEFAULT_APP, groupId: 'clicks-app', topology } });
+      s.addMember({ note: 'A starts: it joins and is asked to initialize the topology.' });
+      s.initialize('A', 'A sends the topology, but its source topic "clicks" does not exist: STREAMS_MISSING_SOURCE_TOPICS. Nothing is stored; A\'s initialization timer is re-armed, so A is not fenced for it.');
+      s.heartbeat('A', 'A keeps heartbeating: the group has no topology (status UNINITIALIZED_TOPOLOGY) and A holds no tasks.');
+      s.createTopic('clicks', 4, 'Someone creates "clicks" with 4 partitions.');
+      s.initialize('A', 'A retries the initialization, which succeeds now. The repartition topic gets 4 partitions (like its upstream source), and so does the changelog; both are missing, so the coordinator asks the host to create them.');
+      s.heartbeat('A', 'A heartbeats: status MISSING_INTERNAL_TOPICS, still no tasks (a topology gets tasks only when every topic exists).');
+      s.createRequestedTopics('The host creates the repartition and changelog topics.');
+      s.heartbeat('A', 'The topic change makes the coordinator re-check the group: the topology is ready, the epoch is bumped and A gets all eight tasks (two subtopologies × 4 partitions).');
+    },
+  },
+];
+
+export function presetById(id) {
+  return PRESETS.find((p) => p.id === id) ?? null;
+}

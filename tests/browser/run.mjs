@@ -1,0 +1,576 @@
+// Browser tests of the protocol playground (examples/playground) in Debian's headless Chromium,
+// driven by playwright-core. scripts/test-browser.sh serves the site and passes BASE_URL.
+//
+// What the page shows is checked against the coordinator itself: the inputs the page sent
+// (taken from its "Export test" download) are run through the Node build of the same package,
+// and the group state, epochs, members and task placement the page draws must equal that
+// coordinator's snapshot. Screenshots go to test-output/playground/.
+
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = path.join(ROOT, 'test-output', 'playground');
+const BASE = process.env.BASE_URL ?? 'http://127.0.0.1:8765/';
+const ORIGIN = new URL(BASE).origin;
+const { Coordinator } = await import(path.join(ROOT, 'pkg', 'node.mjs'));
+const { runScenario } = await import(path.join(ROOT, 'pkg', 'scenario.mjs'));
+
+const PRESETS = ['startup', 'scale-out', 'rolling-restart', 'crash', 'missing-source'];
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const ROLES = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };
+
+fs.mkdirSync(path.join(OUT, 'downloads'), { recursive: true });
+
+// ---------------------------------------------------------------------------------------------
+// A tiny runner.
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
+
+let browser;
+let current = null; // {errors, external} of the running test
+
+async function openPage(viewport = DESKTOP, url = BASE) {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') current.errors.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => current.errors.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(ORIGIN) && !u.startsWith('data:') && !u.startsWith('blob:')) current.external.push(u);
+  });
+  page.on('requestfailed', (r) => current.errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) current.errors.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  return page;
+}
+
+async function shot(page, name, fullPage = false) {
+  await page.evaluate(() => document.querySelector('#toast')?.classList.remove('show'));
+  await page.waitForTimeout(250);
+  await page.screenshot({ path: path.join(OUT, `${name}.png`), fullPage });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The coordinator, in Node, for the same inputs.
+
+function tasks(list) {
+  const out = [];
+  for (const t of list ?? []) for (const p of t.partitions) out.push(`${t.subtopologyId}_${p}`);
+  return out;
+}
+
+function fmtTime(ms) {
+  const n = Number(ms);
+  if (n < 60000) return `${(n / 1000).toFixed(1)} s`;
+  if (n < 3600000) return `${Math.floor(n / 60000)} min ${((n % 60000) / 1000).toFixed(1)} s`;
+  if (n < 86400000) return `${Math.floor(n / 3600000)} h ${Math.floor((n % 3600000) / 60000)} min`;
+  return `${Math.floor(n / 86400000)} d ${Math.floor((n % 86400000) / 3600000)} h`;
+}
+
+function nodeRun(config, inputs) {
+  const c = new Coordinator(config);
+  const outputs = inputs.map((i) => c.handle(JSON.stringify(i)));
+  return { outputs, snapshot: c.snapshot(), lastNow: inputs.reduce((t, i) => Math.max(t, i.nowMs), 0) };
+}
+
+/** What the page should show for a Node snapshot. */
+function expected(snapshot, groupId, lastNow) {
+  const g = snapshot.groups.find((x) => x.groupId === groupId) ?? snapshot.groups[0] ?? null;
+  if (!g) return { group: null };
+  const members = g.members.map((m) => {
+    const cur = {};
+    const pend = {};
+    const tgt = {};
+    for (const [r, k] of Object.entries(ROLES)) {
+      cur[r] = tasks(m.assignment[k]);
+      pend[r] = tasks(m.pendingRevocation[k]);
+      tgt[r] = tasks(m.targetAssignment[k]);
+    }
+    return {
+      memberId: m.memberId,
+      epoch: String(m.memberEpoch),
+      previous: String(m.previousMemberEpoch),
+      state: m.memberState,
+      process: m.processId,
+      instance: m.instanceId ?? '–',
+      current: cur,
+      pending: pend,
+      target: tgt,
+    };
+  });
+  members.sort((a, b) => (a.memberId < b.memberId ? -1 : 1));
+  const owners = {};
+  for (const m of g.members) {
+    for (const t of [...tasks(m.assignment.activeTasks), ...tasks(m.pendingRevocation.activeTasks)]) owners[t] = m.memberId;
+  }
+  return {
+    group: {
+      groupId: g.groupId,
+      state: g.state,
+      groupEpoch: String(g.groupEpoch),
+      assignmentEpoch: String(g.assignmentEpoch),
+      topologyId: g.topologyId ?? '',
+      members: String(g.members.length),
+    },
+    members,
+    owners,
+    timers: snapshot.timers.length,
+    topics: snapshot.topics.map((t) => `${t.name}:${t.partitions}`),
+    clock: fmtTime(lastNow),
+  };
+}
+
+/** What the page shows. */
+async function shown(page) {
+  return page.evaluate(() => {
+    const text = (el) => (el ? el.textContent.trim() : null);
+    const q = (s) => text(document.querySelector(s));
+    const chips = (card, field) => [...card.querySelectorAll(`[data-field="${field}"] .chip`)].map((c) => c.textContent.replace('↩', '').trim());
+    const group = document.querySelector('#group-state')
+      ? {
+        groupId: q('#group-id'),
+        state: q('#group-state'),
+        groupEpoch: q('#group-epoch'),
+        assignmentEpoch: q('#assignment-epoch'),
+        topologyId: document.querySelector('#topology-id').title,
+        members: q('#member-count'),
+      }
+      : null;
+    const cards = [...document.querySelectorAll('.member-card')];
+    const members = cards.map((card) => {
+      const f = (name) => text(card.querySelector(`[data-field="${name}"]`));
+      const roles = (kind) => Object.fromEntries(['active', 'standby', 'warmup'].map((r) => [r, chips(card, `${kind}-${r}`)]));
+      return {
+        memberId: card.dataset.memberId,
+        epoch: f('member-epoch'),
+        previous: f('previous-epoch'),
+        state: f('member-state'),
+        process: f('process-id'),
+        instance: f('instance-id'),
+        current: roles('current'),
+        pending: roles('pending'),
+        target: roles('target'),
+      };
+    });
+    members.sort((a, b) => (a.memberId < b.memberId ? -1 : 1));
+    const labels = Object.fromEntries(cards.map((c) => [c.dataset.label, c.dataset.memberId]));
+    const owners = {};
+    for (const cell of document.querySelectorAll('.tm-cell')) {
+      const own = text(cell.querySelector('.tm-own'));
+      if (own && own !== '–') owners[cell.dataset.task] = labels[own] ?? `label:${own}`;
+    }
+    return {
+      group,
+      members,
+      owners,
+      timers: document.querySelectorAll('#timers li:not(.muted)').length,
+      topics: [...document.querySelectorAll('#topics li')].filter((li) => li.querySelector('.tname')).map((li) => `${text(li.querySelector('.tname'))}:${parseInt(text(li.querySelector('.tparts')), 10)}`),
+      clock: q('#clock'),
+      counter: q('#step-counter'),
+      replay: q('#replay-check'),
+    };
+  });
+}
+
+async function assertShows(page, exp, what) {
+  const s = await shown(page);
+  if (!exp.group) {
+    assert.equal(s.group, null, `${what}: the page shows a group, the coordinator has none`);
+    return s;
+  }
+  assert.deepEqual(s.group, exp.group, `${what}: group header`);
+  assert.deepEqual(s.members, exp.members, `${what}: member cards`);
+  assert.deepEqual(s.owners, exp.owners, `${what}: task placement`);
+  assert.equal(s.timers, exp.timers, `${what}: number of pending timers`);
+  assert.deepEqual(s.topics, exp.topics, `${what}: topics`);
+  assert.equal(s.clock, exp.clock, `${what}: clock`);
+  assert.match(s.replay ?? '', /^✓ rebuilt from \d+ records$/, `${what}: replay check`);
+  return s;
+}
+
+async function download(page, action) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-action="${action}"]`)]);
+  const file = path.join(OUT, 'downloads', dl.suggestedFilename());
+  await dl.saveAs(file);
+  return { file, data: JSON.parse(fs.readFileSync(file, 'utf8')) };
+}
+
+/** Exports the page's inputs, re-runs them in Node and checks outputs and view. */
+async function checkAgainstNode(page, what) {
+  const { data: scenario } = await download(page, 'export');
+  assert.ok(Array.isArray(scenario.steps) && scenario.steps.length > 0, `${what}: exported steps`);
+  // Every output the page got equals the Node coordinator's, byte for byte in JSON.
+  const handle = (config) => {
+    const c = new Coordinator(config);
+    return (text) => c.handle(text);
+  };
+  const { failure } = runScenario(scenario, handle);
+  assert.equal(failure, null, `${what}: the page's outputs differ from the Node coordinator's`);
+  const { data: saved } = await download(page, 'save');
+  const cursor = saved.cursor ?? saved.steps.length;
+  const inputs = saved.steps.slice(0, cursor).filter((s) => s.input).map((s) => s.input);
+  const run = nodeRun(saved.config, inputs);
+  const exp = expected(run.snapshot, saved.app.groupId, run.lastNow);
+  await assertShows(page, exp, what);
+  return { scenario, saved, exp };
+}
+
+async function choosePreset(page, id) {
+  await page.selectOption('#preset', id);
+  await page.waitForFunction((pid) => document.querySelector('#preset').value === pid && /Step (\d+) of \1$/.test(document.querySelector('#step-counter').textContent), id);
+}
+
+async function counter(page) {
+  const t = await page.textContent('#step-counter');
+  const m = /Step (\d+) of (\d+)/.exec(t);
+  return { at: Number(m[1]), of: Number(m[2]) };
+}
+
+/** The page at step `at` equals the coordinator after the inputs among the first `at` steps. */
+async function checkStep(page, saved, at, what) {
+  const c = await counter(page);
+  assert.equal(c.at, at, `${what}: step counter`);
+  const inputs = saved.steps.slice(0, at).filter((s) => s.input).map((s) => s.input);
+  const run = nodeRun(saved.config, inputs);
+  await assertShows(page, expected(run.snapshot, saved.app.groupId, run.lastNow), `${what} (step ${at})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tests.
+
+test('the page loads the real coordinator with no console errors', async () => {
+  const page = await openPage();
+  assert.equal(await page.title(), 'Streams rebalance playground');
+  assert.match(await page.textContent('#version'), /^v\d+\.\d+\.\d+/);
+  // The default story is loaded and drawn.
+  assert.equal(await page.textContent('#group-state'), 'STABLE');
+  assert.ok((await page.$$('.member-card')).length === 3);
+  await shot(page, 'load-1280x800');
+});
+
+for (const id of PRESETS) {
+  test(`preset ${id}: what the page shows equals the coordinator's output`, async () => {
+    const page = await openPage();
+    await choosePreset(page, id);
+    const { saved } = await checkAgainstNode(page, id);
+    const c = await counter(page);
+    assert.equal(c.at, saved.steps.length);
+    // The explain pane answers "why" for the last step.
+    const why = await page.textContent('#pane-why');
+    assert.match(why, /Step \d+:/);
+    await shot(page, `preset-${id}-1280x800`);
+    // A step in the middle, with the explanation of what happened there.
+    const bump = await page.$$eval('.tl', (els) => els.findLastIndex((e) => /epoch \d+→\d+/.test(e.textContent)));
+    assert.ok(bump > 0, 'some step bumps the group epoch');
+    await page.click(`.tl[data-to="${bump}"]`);
+    await checkStep(page, saved, bump, `${id} jump`);
+    assert.match(await page.textContent('#pane-why'), /Group epoch \d+ → \d+: /);
+    await shot(page, `preset-${id}-step${bump}-1280x800`);
+  });
+}
+
+test('step back and forward rebuild the exact state (buttons, keys, timeline, slider)', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'crash');
+  const { data: saved } = await download(page, 'save');
+  const n = saved.steps.length;
+  // Back with the button, one step at a time, checking each point.
+  for (let k = 1; k <= 4; k++) {
+    await page.click('[data-action="back"]');
+    await checkStep(page, saved, n - k, 'back button');
+  }
+  // Forward with the button.
+  await page.click('[data-action="forward"]');
+  await checkStep(page, saved, n - 3, 'forward button');
+  // Keys (focus on the page, not in a field).
+  await page.focus('[data-action="forward"]');
+  await page.keyboard.press('ArrowLeft');
+  await checkStep(page, saved, n - 4, 'ArrowLeft');
+  await page.keyboard.press('Home');
+  await checkStep(page, saved, 0, 'Home');
+  await page.keyboard.press('ArrowRight');
+  await checkStep(page, saved, 1, 'ArrowRight');
+  await page.keyboard.press('End');
+  await checkStep(page, saved, n, 'End');
+  // The timeline: jump to every point, backwards, and check it.
+  for (let at = n - 1; at >= 0; at -= 5) {
+    await page.click(`.tl[data-to="${at}"]`);
+    await checkStep(page, saved, at, 'timeline jump');
+  }
+  // The slider.
+  await page.$eval('#scrub', (el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, 10);
+  await checkStep(page, saved, 10, 'slider');
+  await shot(page, 'step-back-1280x800');
+  // A new action in the past replaces the later steps.
+  await page.click('[data-action="heartbeat-all"]');
+  const c = await counter(page);
+  assert.equal(c.at, c.of);
+  assert.ok(c.of < n + 3);
+});
+
+test('a shared URL reproduces the scenario and the step', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'rolling-restart');
+  await page.click('[data-action="back"]');
+  await page.click('[data-action="back"]');
+  const before = await shown(page);
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('#dlg-share[open]');
+  const url = await page.inputValue('#share-url');
+  assert.ok(url.startsWith(`${BASE}#z=`) || url.startsWith(`${BASE}#s=`), url);
+  await shot(page, 'share-dialog-1280x800');
+  await page.click('#dlg-share [value="close"]');
+  const other = await openPage(DESKTOP, url);
+  const after = await shown(other);
+  assert.deepEqual(after, before, 'the shared page shows the same state');
+  const { data: saved } = await download(other, 'save');
+  const c = await counter(other);
+  await checkStep(other, saved, c.at, 'shared link');
+  // And it can step forward to the end of the story.
+  await other.click('[data-action="end"]');
+  await checkStep(other, saved, saved.steps.length, 'shared link, end');
+});
+
+test('save and load a scenario file; load tests/scenarios and JSON lines files', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'missing-source');
+  const { file } = await download(page, 'save');
+  const before = await shown(page);
+  const other = await openPage();
+  await other.setInputFiles('#file', file);
+  await other.waitForFunction(() => /Loaded/.test(document.querySelector('#toast').textContent));
+  assert.deepEqual(await shown(other), before, 'the loaded file shows the same state');
+  // A scenario of the shared test suite and the demo story: the page runs their inputs.
+  for (const f of ['tests/scenarios/draft-worked-example.json', 'examples/demo/three-instances.jsonl']) {
+    const src = path.join(ROOT, f);
+    if (!fs.existsSync(src)) continue;
+    await other.setInputFiles('#file', src);
+    await other.waitForFunction((name) => document.querySelector('#toast').textContent.includes(name), path.basename(f));
+    await checkAgainstNode(other, f);
+  }
+  await shot(other, 'loaded-file-1280x800');
+});
+
+test('every action from the page, checked against the coordinator', async () => {
+  const page = await openPage();
+  await page.click('[data-action="new"]');
+  await page.waitForSelector('.empty');
+  // Topics.
+  await page.fill('#topic-name', 'orders');
+  await page.fill('#topic-partitions', '4');
+  await page.click('#create-topic button[type="submit"]');
+  // A dynamic member joins and is asked to initialize.
+  await page.click('#add-member button[type="submit"]');
+  await page.click('.member-card[data-label="A"] [data-action="initialize"]');
+  await page.click('[data-action="create-requested"]');
+  await page.click('.member-card[data-label="A"] [data-action="heartbeat"]');
+  assert.equal(await page.textContent('#group-state'), 'STABLE');
+  // A static member on a new process, and a second thread on A's process.
+  await page.check('#add-member input[value="static"]');
+  await page.fill('#add-instance', 'orders-1');
+  await page.click('#add-member button[type="submit"]');
+  await page.check('#add-member input[value="dynamic"]');
+  await page.selectOption('#add-process', 'process-1');
+  await page.click('#add-member button[type="submit"]');
+  await page.click('.member-card[data-label="A"] [data-action="heartbeat"]');
+  await page.click('.member-card[data-label="A"] [data-action="revoke"]');
+  await page.click('[data-action="settle"]');
+  await checkAgainstNode(page, 'after joins');
+  // Static leave (-2) and restart.
+  await page.click('.member-card[data-label="orders-1"] [data-action="static-leave"]');
+  assert.match(await page.textContent('.member-card[data-label="orders-1"] [data-field="member-epoch"]'), /^-2$/);
+  await page.click('[data-action="advance"][data-ms="5000"]');
+  await page.click('.member-card[data-label="orders-1"] [data-action="restart"]');
+  assert.match(await page.textContent('#pane-why'), /Static member orders-1 came back/);
+  // Crash B; the others keep heartbeating until B's session timeout fires.
+  await page.click('.member-card[data-label="B"] [data-action="crash"]');
+  await page.click('[data-action="advance"][data-ms="30000"]');
+  await page.click('[data-action="heartbeat-all"]');
+  await page.click('[data-action="next-timer"]');
+  assert.match(await page.textContent('#pane-why'), /B was removed from the group: no heartbeat arrived within the session timeout/);
+  await page.click('[data-action="settle"]');
+  await page.click('.outside [data-label="B"] [data-action="restart"]');
+  await page.click('[data-action="settle"]');
+  // More partitions: the topic change bumps the epoch at the next heartbeat.
+  await page.click('[data-action="add-partitions"][data-topic="orders"]');
+  await page.click('[data-action="settle"]');
+  assert.match(await page.textContent('.why'), /topics changed|Every member/);
+  // Edit the topology (a second subtopology with a repartition topic) and initialize it.
+  await page.click('[data-action="edit-topology"]');
+  await page.waitForSelector('#dlg-topology[open]');
+  await page.click('[data-action="topology-template"]');
+  assert.match(await page.textContent('#topology-status'), /^topology id [0-9a-f]{64}$/);
+  await shot(page, 'topology-dialog-1280x800');
+  await page.click('[data-action="topology-apply-init"]');
+  await page.click('[data-action="create-requested"]');
+  await page.click('[data-action="settle"]');
+  // A second topic, created and deleted.
+  await page.fill('#topic-name', 'audit');
+  await page.fill('#topic-partitions', '2');
+  await page.click('#create-topic button[type="submit"]');
+  await page.click('[data-action="delete-topic"][data-topic="audit"]');
+  // Shutdown request, a permanent leave, and an error: an old member id after a replacement.
+  await page.click('.member-card[data-label="A"] [data-action="shutdown"]');
+  assert.match(await page.textContent('.why'), /SHUTDOWN_APPLICATION/);
+  await page.click('.member-card[data-label="B"] [data-action="leave"]');
+  await page.click('[data-action="settle"]');
+  const { saved } = await checkAgainstNode(page, 'after every action');
+  const kinds = new Set(saved.steps.map((s) => s.action ?? s.event));
+  for (const k of ['create-topic', 'join', 'initialize', 'create-internal', 'heartbeat', 'revoke', 'static-leave', 'restart', 'crash', 'next-timer', 'add-partitions', 'topology', 'delete-topic', 'shutdown', 'leave', 'clock']) {
+    assert.ok(kinds.has(k), `the timeline has a ${k} step`);
+  }
+  await shot(page, 'actions-1280x800');
+  await shot(page, 'actions-full-1280', true);
+});
+
+test('static member restarting too late: UNRELEASED_INSTANCE_ID while the crashed holder lives', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'rolling-restart');
+  // orders-3 crashes (no -2) and restarts at once with a new member id: the instance id is
+  // still held by the old member, so the coordinator refuses (PROTOCOL 6.6).
+  await page.click('.member-card[data-label="orders-3"] [data-action="crash"]');
+  await page.click('.member-card[data-label="orders-3"] [data-action="restart"]');
+  assert.match(await page.textContent('#pane-why'), /UNRELEASED_INSTANCE_ID \(111\)/);
+  assert.match(await page.textContent('.tl[aria-current="step"]'), /error 111/);
+  await checkAgainstNode(page, 'unreleased instance id');
+  await shot(page, 'unreleased-instance-1280x800');
+});
+
+test('records pane shows the dump-log JSON form; input and output pane', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'startup');
+  await page.click('.tl[data-to="2"]');
+  await page.click('#tab-records');
+  const recs = await page.$$eval('#pane-records code.json', (els) => els.map((e) => JSON.parse(e.textContent)));
+  const { data: saved } = await download(page, 'save');
+  const run = nodeRun(saved.config, saved.steps.slice(0, 2).map((s) => s.input));
+  assert.deepEqual(recs, JSON.parse(run.outputs[1]).records);
+  assert.deepEqual(recs.map((r) => r.key.type), [17, 15, 19, 18, 20]);
+  await page.check('#whole-log');
+  assert.equal((await page.$$('#pane-records .rec')).length, JSON.parse(run.outputs[0]).records.length + recs.length);
+  await shot(page, 'records-pane-1280x800');
+  await page.click('#tab-io');
+  const pre = await page.$$eval('#pane-io pre', (els) => els.map((e) => JSON.parse(e.textContent)));
+  assert.deepEqual(pre[0], saved.steps[1].input);
+  assert.deepEqual(pre[1], JSON.parse(run.outputs[1]));
+  // Tabs follow the arrow keys.
+  await page.focus('#tab-io');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getAttribute('#tab-why', 'aria-selected'), 'true');
+});
+
+test('settings re-run the timeline: one standby replica, standby tasks shown', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'scale-out');
+  await page.click('details.box > summary');
+  await page.fill('#set-standby', '1');
+  await page.click('#settings button[type="submit"]');
+  await page.waitForFunction(() => /re-run/.test(document.querySelector('#toast').textContent));
+  const { saved } = await checkAgainstNode(page, 'standby replicas');
+  assert.equal(saved.config['group.streams.num.standby.replicas'], 1);
+  const standbys = await page.$$eval('.member-card [data-field="current-standby"] .chip', (els) => els.length);
+  assert.ok(standbys > 0, 'standby tasks are drawn');
+  await shot(page, 'standby-1280x800');
+});
+
+test('retention: a memberless group expires and is deleted', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'missing-source');
+  await page.click('.member-card[data-label="A"] [data-action="leave"]');
+  assert.equal(await page.textContent('#group-state'), 'EMPTY');
+  assert.match(await page.textContent('#timers'), /retention/);
+  await page.click('[data-action="next-timer"]');
+  await page.waitForSelector('.empty h2');
+  assert.equal(await page.textContent('.empty h2'), 'The group was deleted');
+  assert.match(await page.textContent('#pane-why'), /deleted \(RETENTION_EXPIRED\)/);
+  await checkAgainstNode(page, 'retention');
+});
+
+test('keyboard: skip link, named controls, actions keep the focus', async () => {
+  const page = await openPage();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.className), 'skip');
+  // Every control has an accessible name.
+  const unnamed = await page.$$eval('button, select, input:not([type="file"]), a[href]', (els) => els
+    .filter((e) => e.offsetParent !== null)
+    .filter((e) => {
+      const label = e.getAttribute('aria-label') || e.textContent.trim() || e.labels?.[0]?.textContent.trim() || e.getAttribute('aria-labelledby');
+      return !label;
+    })
+    .map((e) => e.outerHTML.slice(0, 80)));
+  assert.deepEqual(unnamed, []);
+  // Keyboard-only: focus "Heartbeat all", press Enter; the step count grows and focus stays.
+  const before = await counter(page);
+  await page.focus('[data-action="heartbeat-all"]');
+  await page.keyboard.press('Enter');
+  const after = await counter(page);
+  assert.equal(after.of, before.of + 3);
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.action), 'heartbeat-all');
+  // A member's button, by keyboard, keeps the focus on the redrawn button.
+  await page.focus('.member-card[data-label="B"] [data-action="heartbeat"]');
+  await page.keyboard.press('Space');
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.key), 'heartbeat:B');
+  // n advances to the next timer.
+  await page.focus('[data-action="forward"]');
+  const t0 = await page.textContent('#clock');
+  await page.keyboard.press('n');
+  assert.notEqual(await page.textContent('#clock'), t0);
+  await shot(page, 'keyboard-focus-1280x800');
+});
+
+test('phone width: one column, no horizontal scrolling, every preset drawn', async () => {
+  const page = await openPage(PHONE);
+  for (const id of PRESETS) {
+    await choosePreset(page, id);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${id}: ${overflow}px of horizontal overflow at 390px`);
+    await shot(page, `preset-${id}-390x844`);
+  }
+  await shot(page, 'phone-full-390', true);
+  await checkAgainstNode(page, 'phone');
+});
+
+// ---------------------------------------------------------------------------------------------
+
+browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+let passed = 0;
+let failed = 0;
+for (const t of tests) {
+  if (only && !only.test(t.name)) continue;
+  current = { errors: [], external: [] };
+  const started = Date.now();
+  try {
+    await t.fn();
+    assert.deepEqual(current.errors, [], 'console errors, page errors or failed requests');
+    assert.deepEqual(current.external, [], 'requests beyond the page\'s own files');
+    passed += 1;
+    console.log(`ok - ${t.name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failed += 1;
+    console.log(`not ok - ${t.name}\n  ${String(e.stack ?? e).split('\n').slice(0, 12).join('\n  ')}`);
+    if (current.errors.length) console.log(`  page errors: ${current.errors.join(' | ')}`);
+  }
+  for (const ctx of browser.contexts()) await ctx.close();
+}
+await browser.close();
+console.log(`screenshots: ${path.relative(ROOT, OUT)}/`);
+console.log(`browser: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
