@@ -16,7 +16,7 @@ export type Int64 = number | bigint;
 
 /** Constructor settings, named as Kafka names them (PROTOCOL 2.16). Every key is optional. */
 export interface Settings {
-  /** Wire dialect. Default `'kip1071-draft'`; `'kafka-4.2'` is not available in this version. */
+  /** Wire dialect. Default `'kip1071-draft'`; `'kafka-4.2'` speaks the protocol as Kafka 4.2 released it (the response types below describe the draft shapes). */
   dialect?: Dialect;
   /** Which assignor computes targets. Default `'sticky'`; `'manual'` takes `SetTargetAssignment`. */
   assignor?: 'sticky' | 'manual';

@@ -40,9 +40,9 @@ fn from_js(value: &JsValue, path: &str) -> Result<Value, BoundaryError> {
 /// Whether `value` holds an integer that a JS number cannot hold exactly.
 fn has_big_integer(value: &Value) -> bool {
     match value {
-        Value::Number(n) => n
-            .as_i64()
-            .map_or(n.as_u64().is_some(), |i| !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i)),
+        Value::Number(n) => n.as_i64().map_or(n.as_u64().is_some(), |i| {
+            !(-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i)
+        }),
         Value::Array(items) => items.iter().any(has_big_integer),
         Value::Object(map) => map.values().any(has_big_integer),
         _ => false,
@@ -142,7 +142,8 @@ impl JsCoordinator {
     pub fn replay(&mut self, records: JsValue, now_ms: Option<f64>) -> Result<(), JsValue> {
         let records = from_js(&records, "records").map_err(|e| js_error(&e))?;
         let now = now_ms.unwrap_or(self.inner.now_ms() as f64);
-        if !(now.is_finite() && now >= 0.0 && now.fract() == 0.0 && now <= MAX_SAFE_INTEGER as f64) {
+        if !(now.is_finite() && now >= 0.0 && now.fract() == 0.0 && now <= MAX_SAFE_INTEGER as f64)
+        {
             return Err(js_error(&BoundaryError::input(
                 "nowMs",
                 "must be a non-negative integer",
