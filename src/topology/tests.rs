@@ -815,7 +815,8 @@ fn regexes_run_in_linear_time() {
     let name = format!("{}!", "a".repeat(248));
     let topology = vec![st("0").regex(&["(a+)+b", "(a|aa)+", "(a*)*(b|c)"])];
     assert_eq!(validate(&topology), Ok(()));
-    let start = std::time::Instant::now();
+    // No timing here (that belongs to benchmarks): a backtracking engine would not finish
+    // these 2^248-path matches at all, so completing is the assertion.
     let v = view(&[(&name, 1)]);
     for _ in 0..20 {
         assert_eq!(
@@ -824,8 +825,6 @@ fn regexes_run_in_linear_time() {
         );
         assert!(!concerns_topic(&topology, &name));
     }
-    // Generous for a debug build on a busy machine; a backtracking engine would take ages.
-    assert!(start.elapsed() < std::time::Duration::from_secs(20));
 }
 
 #[test]
