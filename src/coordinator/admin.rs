@@ -505,16 +505,6 @@ fn describe_group(g: &Group) -> DescribedGroup {
             })
             .collect()
     });
-    let offsets = |o: &Option<Vec<crate::group::TaskOffset>>| -> Vec<TaskOffsetJson> {
-        o.iter()
-            .flatten()
-            .map(|t| TaskOffsetJson {
-                subtopology_id: t.subtopology_id.clone(),
-                partition: t.partition,
-                offset: t.offset,
-            })
-            .collect()
-    };
     let members = g
         .members
         .values()
@@ -533,8 +523,8 @@ fn describe_group(g: &Group) -> DescribedGroup {
                 .iter()
                 .map(KeyValueJson::from)
                 .collect(),
-            task_offsets: offsets(&m.soft.task_offsets),
-            task_end_offsets: offsets(&m.soft.task_end_offsets),
+            task_offsets: task_offsets_json(&m.soft.task_offsets),
+            task_end_offsets: task_offsets_json(&m.soft.task_end_offsets),
             assignment: AssignmentJson::from(&m.assigned),
             target_assignment: g
                 .targets
@@ -610,4 +600,16 @@ impl Coordinator {
             .collect();
         json!({"nowMs": self.now_ms, "groups": groups, "timers": timers, "topics": topics})
     }
+}
+
+/// Last reported task offsets (soft) as describe shows them; `[]` when none were reported.
+pub(crate) fn task_offsets_json(o: &Option<Vec<crate::group::TaskOffset>>) -> Vec<TaskOffsetJson> {
+    o.iter()
+        .flatten()
+        .map(|t| TaskOffsetJson {
+            subtopology_id: t.subtopology_id.clone(),
+            partition: t.partition,
+            offset: t.offset,
+        })
+        .collect()
 }

@@ -33,7 +33,7 @@ use super::{Batch, Coordinator, Output, TopicImage};
 use crate::api::{
     task_ids_json, AssignmentJson, DescribedGroup42, DescribedMember42, DescribedSubtopology42,
     DescribedTopology42, EndpointJson, EndpointToPartitions42Json, Explain, HeartbeatRequest,
-    HeartbeatResponse42, KeyValueJson, TaskIdsJson, TaskOffsetJson,
+    HeartbeatResponse42, KeyValueJson, TaskIdsJson,
 };
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{Group, Member, Status};
@@ -679,16 +679,6 @@ pub(crate) fn describe_group(g: &Group) -> DescribedGroup42 {
             }),
         },
     });
-    let offsets = |o: &Option<Vec<crate::group::TaskOffset>>| -> Vec<TaskOffsetJson> {
-        o.iter()
-            .flatten()
-            .map(|t| TaskOffsetJson {
-                subtopology_id: t.subtopology_id.clone(),
-                partition: t.partition,
-                offset: t.offset,
-            })
-            .collect()
-    };
     let members = g
         .members
         .values()
@@ -708,8 +698,8 @@ pub(crate) fn describe_group(g: &Group) -> DescribedGroup42 {
                 .iter()
                 .map(KeyValueJson::from)
                 .collect(),
-            task_offsets: offsets(&m.soft.task_offsets),
-            task_end_offsets: offsets(&m.soft.task_end_offsets),
+            task_offsets: super::admin::task_offsets_json(&m.soft.task_offsets),
+            task_end_offsets: super::admin::task_offsets_json(&m.soft.task_end_offsets),
             assignment: AssignmentJson::from(&m.assigned),
             target_assignment: g
                 .targets
