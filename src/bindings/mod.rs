@@ -1,6 +1,6 @@
 //! Host bindings: thin layers over the core that know how to talk to a host. Only this folder
 //! may use wasm-bindgen, js-sys or `unsafe`.
-#![allow(unsafe_code)]
+#![cfg_attr(target_arch = "wasm32", allow(unsafe_code))]
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 pub mod js;
