@@ -812,6 +812,24 @@ export interface SnapshotGroup extends Omit<DescribedGroup, 'members'> {
   topologyId: string | null;
   /** The member that asked the application to shut down, if any. */
   shutdownRequestedBy: string | null;
+  /** Why the group has (or has no) tasks: the topology's configuration against the topics. */
+  configuration: SnapshotConfiguration;
+}
+
+/** The configuration result of PROTOCOL 2.11; `subtopologies` only when `READY`. */
+export interface SnapshotConfiguration {
+  status:
+    | 'NO_TOPOLOGY'
+    | 'READY'
+    | 'MISSING_SOURCE_TOPICS'
+    | 'INVALID'
+    | 'SOURCE_TOPICS_INCORRECTLY_PARTITIONED'
+    | 'INTERNAL_TOPICS_INCORRECTLY_PARTITIONED'
+    | 'INTERNAL_TOPICS_MISMATCH'
+    | 'MISSING_INTERNAL_TOPICS';
+  /** Missing names, a message, or `{name, expected, found}` entries, by status. */
+  detail: string | string[] | { name: string; expected: number; found: number }[] | null;
+  subtopologies: { subtopologyId: string; numTasks: number; stateful: boolean }[];
 }
 
 export interface SnapshotTimer {

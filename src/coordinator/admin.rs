@@ -583,6 +583,7 @@ impl Coordinator {
                     v["topologyId"] = json!(g.topology.as_ref().map(|t| t.topology_id.clone()));
                 }
                 v["shutdownRequestedBy"] = json!(g.soft.shutdown_requester);
+                v["configuration"] = configuration_json(self.configured_of(g));
                 v
             })
             .collect();
@@ -612,4 +613,41 @@ pub(crate) fn task_offsets_json(o: &Option<Vec<crate::group::TaskOffset>>) -> Ve
             offset: t.offset,
         })
         .collect()
+}
+
+/// Why a group has (or has no) tasks: the configuration result of PROTOCOL 2.11, for views.
+fn configuration_json(configured: Option<&Configuration>) -> Value {
+    let (status, detail): (&str, Value) = match configured {
+        None => ("NO_TOPOLOGY", Value::Null),
+        Some(Configuration::Ready(_)) => ("READY", Value::Null),
+        Some(Configuration::MissingSourceTopics(list)) => ("MISSING_SOURCE_TOPICS", json!(list)),
+        Some(Configuration::Invalid(m)) => ("INVALID", json!(m)),
+        Some(Configuration::SourceTopicsIncorrectlyPartitioned(m)) => {
+            ("SOURCE_TOPICS_INCORRECTLY_PARTITIONED", json!(m))
+        }
+        Some(Configuration::InternalTopicsIncorrectlyPartitioned(m)) => {
+            ("INTERNAL_TOPICS_INCORRECTLY_PARTITIONED", json!(m))
+        }
+        Some(Configuration::InternalTopicsMismatch(list)) => (
+            "INTERNAL_TOPICS_MISMATCH",
+            json!(list
+                .iter()
+                .map(
+                    |(t, expected, found)| json!({"name": t, "expected": expected, "found": found})
+                )
+                .collect::<Vec<_>>()),
+        ),
+        Some(Configuration::MissingInternalTopics(topics)) => (
+            "MISSING_INTERNAL_TOPICS",
+            json!(topics.iter().map(|t| t.name.clone()).collect::<Vec<_>>()),
+        ),
+    };
+    let subtopologies: Vec<Value> = match configured {
+        Some(Configuration::Ready(subs)) => subs
+            .iter()
+            .map(|s| json!({"subtopologyId": s.subtopology_id, "numTasks": s.num_tasks, "stateful": s.stateful}))
+            .collect(),
+        _ => Vec::new(),
+    };
+    json!({"status": status, "detail": detail, "subtopologies": subtopologies})
 }
