@@ -7,7 +7,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::fence::{group_metadata_record, next_group_epoch};
+use super::fence::{bump, next_group_epoch};
 use super::heartbeat::is_blank;
 use super::kafka42;
 use super::{assignment::target_record, Batch, Coordinator, TopicImage};
@@ -394,13 +394,7 @@ impl Coordinator {
             .map_err(ProtocolError::invalid_request)?;
         let mut batch = Batch::default();
         let epoch = next_group_epoch(self.config.dialect, group.group_epoch);
-        batch.push(group_metadata_record(group, epoch));
-        batch.explain.push(Explain::GroupEpochBumped {
-            group_id: group_id.to_string(),
-            from: group.group_epoch,
-            to: epoch,
-            reasons: vec!["MANUAL_ASSIGNMENT"],
-        });
+        bump(group, epoch, vec!["MANUAL_ASSIGNMENT"], &mut batch);
         let mut moved = 0u64;
         let mut new_targets = BTreeMap::new();
         for member_id in group.members.keys() {

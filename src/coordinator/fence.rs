@@ -59,6 +59,17 @@ pub(crate) fn next_group_epoch(dialect: Dialect, epoch: i32) -> i32 {
     }
 }
 
+/// Bumps the group epoch to `to`: the group metadata record and its `explain` entry.
+pub(crate) fn bump(group: &Group, to: i32, reasons: Vec<&'static str>, batch: &mut Batch) {
+    batch.push(group_metadata_record(group, to));
+    batch.explain.push(Explain::GroupEpochBumped {
+        group_id: group.group_id.clone(),
+        from: group.group_epoch,
+        to,
+        reasons,
+    });
+}
+
 /// The current assignment record of `member` as it stands. In the 4.2 dialect both active lists
 /// carry the per-task assignment epochs (PROTOCOL 4.8); the draft has no such field, and leaving
 /// it out keeps live state equal to state replayed from the draft's records.

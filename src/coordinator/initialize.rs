@@ -3,10 +3,10 @@
 use std::collections::BTreeMap;
 
 use super::draft::mismatch_message;
-use super::fence::group_metadata_record;
+use super::fence::bump;
 use super::heartbeat::is_blank;
 use super::{Batch, Coordinator};
-use crate::api::{Explain, InitializeRequest, InitializeResponse, Output};
+use crate::api::{InitializeRequest, InitializeResponse, Output};
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{view_of, Group};
 use crate::records::{MemberMetadataValue, Record, RecordKey, RecordValue, TopologyValue};
@@ -169,17 +169,12 @@ impl Coordinator {
             ));
         }
         let epoch = group.group_epoch.saturating_add(1);
-        batch.push(group_metadata_record(group, epoch));
-        batch.explain.push(Explain::GroupEpochBumped {
-            group_id: gid.to_string(),
-            from: group.group_epoch,
-            to: epoch,
-            reasons: vec![if group.topology.is_none() {
-                "TOPOLOGY_INITIALIZED"
-            } else {
-                "TOPOLOGY_CHANGED"
-            }],
-        });
+        let reason = if group.topology.is_none() {
+            "TOPOLOGY_INITIALIZED"
+        } else {
+            "TOPOLOGY_CHANGED"
+        };
+        bump(group, epoch, vec![reason], &mut batch);
         let members: BTreeMap<String, &MemberMetadataValue> = group
             .members
             .iter()

@@ -172,16 +172,8 @@ impl Group {
             GroupState::Initializing
         } else if self.members.is_empty() {
             GroupState::Empty
-        } else if self.group_epoch > self.assignment_epoch {
-            GroupState::Assigning
-        } else if self
-            .members
-            .values()
-            .any(|m| !m.is_reconciled_to(self.assignment_epoch))
-        {
-            GroupState::Reconciling
         } else {
-            GroupState::Stable
+            self.assignment_state()
         }
     }
 
@@ -195,7 +187,14 @@ impl Group {
             .is_none_or(|t| t.epoch != self.validated_topology_epoch)
         {
             GroupState::NotReady
-        } else if self.group_epoch > self.assignment_epoch {
+        } else {
+            self.assignment_state()
+        }
+    }
+
+    /// Rows 3-5 of PROTOCOL 2.2, the same in both dialects.
+    fn assignment_state(&self) -> GroupState {
+        if self.group_epoch > self.assignment_epoch {
             GroupState::Assigning
         } else if self
             .members
