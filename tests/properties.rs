@@ -307,6 +307,9 @@ impl Sim {
                     .member_id
                     .clone()
                     .unwrap_or_else(|| "ghost".into());
+                // Timers due by the heartbeat's time fire first and may write records of
+                // their own; fire them now so that what follows is the heartbeat alone.
+                self.send(json!({"nowMs": self.now + 10, "type": "AdvanceTime"}));
                 let before = self.coordinator.group("g").cloned();
                 let out = self.heartbeat(
                     member,
