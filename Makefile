@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: setup demo test fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench
+.PHONY: update-scenarios setup demo test fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench
 
 setup:
 	@bash scripts/setup.sh
@@ -26,6 +26,10 @@ test-rust:
 # The core's unit tests again, compiled to wasm32 and run in Node (no -q: TOOLCHAIN P10).
 test-wasm-unit:
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner $(CARGO) test --target wasm32-unknown-unknown --lib
+
+# Rewrites tests/scenarios/*.out.jsonl from the native core; review the diff before committing.
+update-scenarios:
+	UPDATE_SCENARIOS=1 $(CARGO) test --test scenarios
 
 bench: setup
 	$(CARGO) bench

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The JS suites: node --test against the assembled package in pkg/ (`make pkg` builds it;
-# `make test-js` runs both). Needs the native references too: the scenario outputs of
-# `cargo test --test scenarios` and the `sgc` command, built here if missing or stale.
+# `make test-js` runs both). Needs the native references too: the committed scenario
+# outputs (tests/scenarios/<name>.out.jsonl) and the `sgc` command, built here if missing or stale.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,14 +13,11 @@ if [ ! -x tools/node_modules/.bin/tsc ]; then
   (cd tools && npm ci --no-audit --no-fund)
 fi
 
-# Native references: target/scenario-outputs/<name>.jsonl and the sgc command.
-cargo test --quiet --test scenarios
+# Native references: the committed tests/scenarios/<name>.out.jsonl and the sgc command.
 cargo build --quiet --bin sgc
 target_dir=$(cargo metadata --format-version 1 --no-deps |
   python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 export SGC_BIN="$target_dir/debug/sgc"
-# tests/scenarios.rs writes beside the manifest, whatever CARGO_TARGET_DIR says.
-export SGC_SCENARIO_OUTPUTS="$PWD/target/scenario-outputs"
 
 node --version
 node --test tests/js/*.test.mjs

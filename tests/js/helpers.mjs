@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const PKG = process.env.SGC_PKG_DIR ? resolve(process.env.SGC_PKG_DIR) : join(ROOT, 'pkg');
 export const SCENARIOS = join(ROOT, 'tests/scenarios');
-/** Written by `cargo test --test scenarios` (tests/scenarios.rs). */
+/** The committed native outputs, `<name>.out.jsonl` beside each scenario (tests/scenarios.rs). */
 export const SCENARIO_OUTPUTS = process.env.SGC_SCENARIO_OUTPUTS
   ? resolve(process.env.SGC_SCENARIO_OUTPUTS)
-  : join(ROOT, 'target/scenario-outputs');
+  : SCENARIOS;
 /** The native `sgc` command (scripts/test-js.sh builds it and sets SGC_BIN). */
 export const SGC_BIN = process.env.SGC_BIN ?? join(ROOT, 'target/debug/sgc');
 export const TOOLS_BIN = join(ROOT, 'tools/node_modules/.bin');

@@ -1,5 +1,5 @@
 // Every tests/scenarios/*.json through the wasm package in Node gives exactly the outputs of
-// the native core (target/scenario-outputs/<name>.jsonl, one line per step).
+// the native core, committed as tests/scenarios/<name>.out.jsonl (one line per step).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -29,8 +29,8 @@ for (const file of files) {
   const name = basename(file, '.json');
   test(`scenario ${name}`, async (t) => {
     const scenario = JSON.parse(readFileSync(join(SCENARIOS, file), 'utf8'));
-    const expectedPath = join(SCENARIO_OUTPUTS, `${name}.jsonl`);
-    assert.ok(existsSync(expectedPath), `${expectedPath} is missing: run \`cargo test --test scenarios\``);
+    const expectedPath = join(SCENARIO_OUTPUTS, `${name}.out.jsonl`);
+    assert.ok(existsSync(expectedPath), `${expectedPath} is missing: run \`make update-scenarios\``);
     const native = readFileSync(expectedPath, 'utf8').split('\n');
     if (native.at(-1) === '') native.pop();
     assert.equal(native.length, scenario.steps.length, 'one native output line per step');
