@@ -55,7 +55,8 @@ pub fn task_ids(map: &TaskMap) -> Vec<TaskIds> {
         .map(|(sub, parts)| TaskIds {
             subtopology_id: sub.clone(),
             partitions: parts.iter().copied().collect(),
-            assignment_epochs: None,
+            // The schema's default (PROTOCOL 5.6); `None` would be written as null.
+            assignment_epochs: Some(Vec::new()),
         })
         .collect()
 }

@@ -105,3 +105,76 @@ fn a_configuration_failure_is_130() {
     assert_eq!(out["records"], json!([]));
     assert!(c.group("g").is_none());
 }
+
+/// PROTOCOL 5.6: `LastAssignmentConfigs` defaults to the empty list, so Kafka leaves an empty
+/// list out of the bytes and the JSON form. A group replayed with an empty list (as a log may
+/// hold it) writes its next group metadata record without tag 1.
+#[test]
+fn an_empty_last_assignment_configs_list_is_left_out_of_later_writes() {
+    let config = json!({"dialect": "kafka-4.2", "recordBytes": true,
+                        "group.streams.initial.rebalance.delay.ms": 0});
+    let mut live = Coordinator::from_json_config(&config).unwrap();
+    let mut log: Vec<Value> = Vec::new();
+    for input in [topics(0), join(1000, "a"), join(2000, "b")] {
+        let out = send(&mut live, input);
+        log.extend(out["records"].as_array().unwrap().iter().map(|r| {
+            let mut r = r.clone();
+            let obj = r.as_object_mut().unwrap();
+            obj.remove("keyBytes");
+            obj.remove("valueBytes");
+            if r["key"]["type"] == 17 {
+                r["value"]["data"]["lastAssignmentConfigs"] = json!([]);
+            }
+            r
+        }));
+    }
+    let mut rebuilt = Coordinator::from_json_config(&config).unwrap();
+    let out = send(
+        &mut rebuilt,
+        json!({"nowMs": 3000, "type": "Replay", "records": log}),
+    );
+    assert!(out.get("error").is_none(), "{out}");
+    // "b" leaves: the fence bumps the epoch with the group's stored configs.
+    let out = send(
+        &mut rebuilt,
+        json!({"nowMs": 4000, "type": "StreamsGroupHeartbeat", "request": {
+            "groupId": "g", "memberId": "b", "memberEpoch": -1, "endpointInformationEpoch": 0}}),
+    );
+    assert_eq!(out["response"]["errorCode"], 0, "{out}");
+    let metadata: Vec<&Value> = out["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["key"]["type"] == 17)
+        .collect();
+    assert_eq!(metadata.len(), 1, "{out}");
+    let data = &metadata[0]["value"]["data"];
+    assert!(data.get("lastAssignmentConfigs").is_none(), "{data}");
+    // Version, epoch, hash, then a tag section with tag 0 (the validated epoch) only.
+    let epoch = data["epoch"].as_i64().unwrap() as i32;
+    let hash = data["metadataHash"].as_i64().unwrap();
+    let validated = data["validatedTopologyEpoch"].as_i64().unwrap() as i32;
+    let mut expected = vec![0u8, 0];
+    expected.extend(epoch.to_be_bytes());
+    expected.extend(hash.to_be_bytes());
+    expected.extend([1, 0, 4]);
+    expected.extend(validated.to_be_bytes());
+    assert_eq!(metadata[0]["valueBytes"], json!(b64(&expected)));
+}
+
+/// Standard base64 with padding, as the outputs carry record bytes.
+fn b64(bytes: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |n, b| (n << 8) | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}

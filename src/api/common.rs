@@ -25,7 +25,8 @@ impl From<&TaskIdsJson> for TaskIds {
         TaskIds {
             subtopology_id: t.subtopology_id.clone(),
             partitions: t.partitions.clone(),
-            assignment_epochs: None,
+            // The schema's default (PROTOCOL 5.6); `None` would be written as null.
+            assignment_epochs: Some(Vec::new()),
         }
     }
 }

@@ -156,7 +156,7 @@ impl Group {
             partition_metadata: PartitionMetadataValue::default(),
             metadata_hash: 0,
             validated_topology_epoch: -1,
-            last_assignment_configs: None,
+            last_assignment_configs: Some(Vec::new()),
             members: BTreeMap::new(),
             targets: BTreeMap::new(),
             static_index: BTreeMap::new(),

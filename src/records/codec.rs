@@ -223,13 +223,15 @@ fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mu
             if v42 {
                 put_i64(out, v.metadata_hash);
                 let validated = v.validated_topology_epoch != -1;
-                let tags = u64::from(validated) + u64::from(v.last_assignment_configs.is_some());
-                put_uvarint(out, tags);
+                // Default: the empty list (PROTOCOL 5.6); null is written as a null array.
+                let configs = v.last_assignment_configs.as_deref();
+                let write_configs = configs.is_none_or(|c| !c.is_empty());
+                put_uvarint(out, u64::from(validated) + u64::from(write_configs));
                 if validated {
                     put_tagged(out, 0, &v.validated_topology_epoch);
                 }
-                if let Some(configs) = &v.last_assignment_configs {
-                    put_tagged(out, 1, &KeyValues(configs));
+                if write_configs {
+                    put_tagged(out, 1, &NullableKeyValues(configs));
                 }
             } else {
                 put_no_tagged_fields(out);
@@ -270,7 +272,7 @@ fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mu
                     put_no_tagged_fields(out);
                 }
             }
-            KeyValues(&v.client_tags).write(out);
+            NullableKeyValues(Some(&v.client_tags)).write(out);
             put_no_tagged_fields(out);
         }
         RecordValue::TargetAssignmentMetadata(v) => {
@@ -317,24 +319,31 @@ pub(crate) fn current_task_lists(v: &CurrentMemberAssignmentValue) -> [&Vec<Task
 }
 
 /// `[]KeyValue` (client tags, last assignment configs): also a tagged payload.
-struct KeyValues<'a>(&'a [KeyValue]);
+/// A nullable `[]KeyValue` payload; `None` is the null array (varint 0).
+struct NullableKeyValues<'a>(Option<&'a [KeyValue]>);
 
-impl Payload for KeyValues<'_> {
+impl Payload for NullableKeyValues<'_> {
     fn write<S: Sink + ?Sized>(&self, out: &mut S) {
-        put_compact_array(out, self.0, |out, kv| {
-            put_compact_string(out, &kv.key);
-            put_compact_string(out, &kv.value);
-            put_no_tagged_fields(out);
-        });
+        match self.0 {
+            None => put_uvarint(out, 0),
+            Some(items) => put_compact_array(out, items, |out, kv| {
+                put_compact_string(out, &kv.key);
+                put_compact_string(out, &kv.value);
+                put_no_tagged_fields(out);
+            }),
+        }
     }
 }
 
-/// `[]int32` as a tagged payload (`AssignmentEpochs`).
-struct Int32s<'a>(&'a [i32]);
+/// A nullable `[]int32` payload; `None` is the null array (varint 0).
+struct NullableInt32s<'a>(Option<&'a [i32]>);
 
-impl Payload for Int32s<'_> {
+impl Payload for NullableInt32s<'_> {
     fn write<S: Sink + ?Sized>(&self, out: &mut S) {
-        put_compact_array(out, self.0, |out, v| put_i32(out, *v));
+        match self.0 {
+            None => put_uvarint(out, 0),
+            Some(items) => put_compact_array(out, items, |out, v| put_i32(out, *v)),
+        }
     }
 }
 
@@ -343,12 +352,13 @@ fn write_task_ids<S: Sink + ?Sized>(out: &mut S, tasks: &[TaskIds], with_epochs:
     put_compact_array(out, tasks, |out, t| {
         put_compact_string(out, &t.subtopology_id);
         put_compact_array(out, &t.partitions, |out, p| put_i32(out, *p));
-        match (&t.assignment_epochs, with_epochs) {
-            (Some(epochs), true) => {
+        // Default: the empty list (PROTOCOL 5.6); null is written as a null array.
+        match (t.assignment_epochs.as_deref(), with_epochs) {
+            (Some([]), _) | (_, false) => put_no_tagged_fields(out),
+            (epochs, true) => {
                 put_uvarint(out, 1);
-                put_tagged(out, 0, &Int32s(epochs));
+                put_tagged(out, 0, &NullableInt32s(epochs));
             }
-            _ => put_no_tagged_fields(out),
         }
     });
 }
@@ -584,7 +594,8 @@ fn read_task_ids(r: &mut Reader<'_>, with_epochs: bool) -> WireResult<Vec<TaskId
         let mut t = TaskIds {
             subtopology_id: r.compact_string().at("subtopologyId")?,
             partitions: r.compact_array(4, |r| r.i32()).at("partitions")?,
-            assignment_epochs: None,
+            // An absent tag is the schema's default, the empty list (PROTOCOL 5.6).
+            assignment_epochs: with_epochs.then(Vec::new),
         };
         r.tagged_fields(|tag, p| {
             if with_epochs && tag == 0 {

@@ -186,8 +186,15 @@ fn task_ids_json(tasks: &[TaskIds], with_epochs: bool) -> Value {
             let mut m = Map::new();
             m.insert("subtopologyId".into(), t.subtopology_id.as_str().into());
             m.insert("partitions".into(), t.partitions.clone().into());
-            if let (true, Some(epochs)) = (with_epochs, &t.assignment_epochs) {
-                m.insert("assignmentEpochs".into(), epochs.clone().into());
+            // As in the bytes: the empty list is the default and left out; null is written.
+            match (with_epochs, &t.assignment_epochs) {
+                (true, None) => {
+                    m.insert("assignmentEpochs".into(), Value::Null);
+                }
+                (true, Some(epochs)) if !epochs.is_empty() => {
+                    m.insert("assignmentEpochs".into(), epochs.clone().into());
+                }
+                _ => {}
             }
             Value::Object(m)
         })
@@ -285,8 +292,15 @@ fn value_to_json(dialect: Dialect, value: &RecordValue) -> Value {
                         v.validated_topology_epoch.into(),
                     );
                 }
-                if let Some(configs) = &v.last_assignment_configs {
-                    m.insert("lastAssignmentConfigs".into(), key_values_json(configs));
+                // As in the bytes: the empty list is the default and left out; null is written.
+                match &v.last_assignment_configs {
+                    None => {
+                        m.insert("lastAssignmentConfigs".into(), Value::Null);
+                    }
+                    Some(configs) if !configs.is_empty() => {
+                        m.insert("lastAssignmentConfigs".into(), key_values_json(configs));
+                    }
+                    Some(_) => {}
                 }
             }
         }
@@ -415,10 +429,12 @@ fn value_from_json(
                 if let Some(e) = tagged(m, p, "validatedTopologyEpoch", int32)? {
                     g.validated_topology_epoch = e;
                 }
-                g.last_assignment_configs = tagged(m, p, "lastAssignmentConfigs", |v, p| {
+                // Absent: the default, the empty list; `null`: null (PROTOCOL 5.6).
+                if let Some(configs) = tagged(m, p, "lastAssignmentConfigs", |v, p| {
                     nullable(v, p, |v, p| list(v, p, key_value))
-                })?
-                .flatten();
+                })? {
+                    g.last_assignment_configs = configs;
+                }
             }
             RecordValue::GroupMetadata(g)
         }
@@ -540,11 +556,12 @@ fn task_ids(v: &Value, p: &Path<'_>, with_epochs: bool) -> Result<TaskIds, Bound
     Ok(TaskIds {
         subtopology_id: field(m, p, "subtopologyId", string)?,
         partitions: field(m, p, "partitions", |v, p| list(v, p, int32))?,
+        // Absent: the default, the empty list; `null`: null (PROTOCOL 5.6).
         assignment_epochs: if with_epochs {
             tagged(m, p, "assignmentEpochs", |v, p| {
                 nullable(v, p, |v, p| list(v, p, int32))
             })?
-            .flatten()
+            .unwrap_or(Some(Vec::new()))
         } else {
             None
         },

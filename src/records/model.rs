@@ -31,7 +31,10 @@ impl Dialect {
     }
 }
 
-/// `TaskIds`; `assignment_epochs` exists only in 4.2 current-assignment active lists (tag 0).
+/// `TaskIds`; `assignment_epochs` exists only in the 4.2 current-assignment lists (tag 0,
+/// nullable). As with `LastAssignmentConfigs`, Kafka's default is the empty list: an empty list
+/// is left out of the bytes and JSON, `None` (null) is written explicitly, and an absent tag reads
+/// as `Some(vec![])` (PROTOCOL 5.6). The draft has no such field and reads `None`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskIds {
     pub subtopology_id: String,
@@ -122,7 +125,9 @@ pub struct GroupMetadataValue {
     pub metadata_hash: i64,
     /// 4.2, tag 0, default -1.
     pub validated_topology_epoch: i32,
-    /// 4.2, tag 1, nullable, default null.
+    /// 4.2, tag 1, nullable. Kafka's generator reads the schema's `"default": null` as the
+    /// empty list: an empty list is left out of the bytes and JSON, and `None` (null) is written
+    /// explicitly (PROTOCOL 5.6). An absent tag reads as `Some(vec![])`.
     pub last_assignment_configs: Option<Vec<KeyValue>>,
 }
 
@@ -132,7 +137,7 @@ impl Default for GroupMetadataValue {
             epoch: 0,
             metadata_hash: 0,
             validated_topology_epoch: -1,
-            last_assignment_configs: None,
+            last_assignment_configs: Some(Vec::new()),
         }
     }
 }

@@ -491,8 +491,10 @@ fn golden_k42_group_metadata() {
 
 #[test]
 fn golden_k42_group_metadata_tagged_fields() {
-    // A validated topology epoch alone: tag 0, 4 bytes.
-    let record = k42_group_metadata(None, 3);
+    // A validated topology epoch alone: tag 0, 4 bytes. The empty list is the default of
+    // `LastAssignmentConfigs` (the schema's `"default": null` is Kafka's "no default"), so it
+    // is left out of the bytes and the JSON form (PROTOCOL 5.6).
+    let record = k42_group_metadata(Some(vec![]), 3);
     check_golden(
         K42,
         &record,
@@ -503,13 +505,17 @@ fn golden_k42_group_metadata_tagged_fields() {
         record_to_json(K42, &record, false)["value"]["data"].to_string(),
         r#"{"epoch":2,"metadataHash":0,"validatedTopologyEpoch":3}"#
     );
-    // An empty list is not null: it is written.
-    let record = k42_group_metadata(Some(vec![]), 3);
+    // Null is not the default: tag 1, size 1, the null array 0x00; `null` in JSON.
+    let record = k42_group_metadata(None, 3);
     check_golden(
         K42,
         &record,
         "00 11 | 00 01 67",
-        Some("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 00 | 02 | 00 04 00 00 00 03 | 01 01 01"),
+        Some("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 00 | 02 | 00 04 00 00 00 03 | 01 01 00"),
+    );
+    assert_eq!(
+        record_to_json(K42, &record, false)["value"]["data"].to_string(),
+        r#"{"epoch":2,"metadataHash":0,"validatedTopologyEpoch":3,"lastAssignmentConfigs":null}"#
     );
     // Neither: an empty section; a large hash.
     let record = Record::new(
@@ -594,7 +600,23 @@ fn golden_k42_current_member_assignment() {
         record_to_json(K42, &record, false)["value"]["data"]["activeTasks"].to_string(),
         r#"[{"subtopologyId":"0","partitions":[0,1],"assignmentEpochs":[2,2]}]"#
     );
-    // Without epochs the 4.2 layout equals the draft one.
+    // With the default (empty) epochs the 4.2 layout equals the draft one: Kafka leaves an
+    // empty `AssignmentEpochs` out (PROTOCOL 5.6).
+    let record = Record::new(
+        group_key(RecordType::CurrentMemberAssignment),
+        RecordValue::CurrentMemberAssignment(current_assignment(Some(vec![]))),
+    );
+    check_golden(
+        K42,
+        &record,
+        "00 16 | 00 01 67 | 00 02 6d 31",
+        Some(DRAFT_CURRENT_HEX),
+    );
+    assert_eq!(
+        record_to_json(K42, &record, false)["value"]["data"]["activeTasks"].to_string(),
+        r#"[{"subtopologyId":"0","partitions":[0,1]}]"#
+    );
+    // Null epochs: tag 0, size 1, the null array 0x00; `null` in JSON.
     let record = Record::new(
         group_key(RecordType::CurrentMemberAssignment),
         RecordValue::CurrentMemberAssignment(current_assignment(None)),
@@ -603,7 +625,15 @@ fn golden_k42_current_member_assignment() {
         K42,
         &record,
         "00 16 | 00 01 67 | 00 02 6d 31",
-        Some(DRAFT_CURRENT_HEX),
+        Some(
+            "00 00 | 00 00 00 02 | 00 00 00 01 | 01
+             02 | 02 30 | 03 00 00 00 00 00 00 00 01 | 01 00 01 00
+             01 | 01 | 01 | 01 | 01 | 00",
+        ),
+    );
+    assert_eq!(
+        record_to_json(K42, &record, false)["value"]["data"]["activeTasks"].to_string(),
+        r#"[{"subtopologyId":"0","partitions":[0,1],"assignmentEpochs":null}]"#
     );
 }
 
@@ -731,16 +761,27 @@ fn unknown_tags_are_skipped() {
             epoch: 2,
             metadata_hash: 5,
             validated_topology_epoch: 3,
-            last_assignment_configs: None,
+            last_assignment_configs: Some(vec![]),
         }))
     );
-    // A default written explicitly (Kafka never does) still reads as the default.
+    // Defaults written explicitly (Kafka never does: -1 and the empty list) still read as the
+    // defaults.
     let value =
-        hex("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 00 | 02 | 00 04 ff ff ff ff | 01 01 00");
+        hex("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 00 | 02 | 00 04 ff ff ff ff | 01 01 01");
     assert_eq!(
         decode_value(K42, RecordType::GroupMetadata, &value),
         Ok(RecordValue::GroupMetadata(GroupMetadataValue {
             epoch: 2,
+            ..Default::default()
+        }))
+    );
+    // A null list is not the default.
+    let value = hex("00 00 | 00 00 00 02 | 00 00 00 00 00 00 00 00 | 01 | 01 01 00");
+    assert_eq!(
+        decode_value(K42, RecordType::GroupMetadata, &value),
+        Ok(RecordValue::GroupMetadata(GroupMetadataValue {
+            epoch: 2,
+            last_assignment_configs: None,
             ..Default::default()
         }))
     );
@@ -1291,7 +1332,8 @@ fn json_tagged_fields_may_be_absent_or_present() {
             }),
         ))
     };
-    assert_eq!(parse(K42, gm(json!({}))), Ok(value(-1, None)));
+    // Absent is the default, the empty list; null is null (PROTOCOL 5.6).
+    assert_eq!(parse(K42, gm(json!({}))), Ok(value(-1, Some(vec![]))));
     assert_eq!(
         parse(
             K42,
