@@ -43,6 +43,43 @@ pub struct Coordinator {
     now_ms: i64,
 }
 
+/// What the timers fired before an input may change, kept so that a failing input can undo
+/// them: the groups they touched as they were, every timer, and the time.
+struct Checkpoint {
+    groups: Vec<(String, Option<Group>)>,
+    timers: Timers,
+    now_ms: i64,
+}
+
+impl Checkpoint {
+    fn new(c: &Coordinator) -> Self {
+        Checkpoint {
+            groups: Vec::new(),
+            timers: c.timers.clone(),
+            now_ms: c.now_ms,
+        }
+    }
+
+    /// Keeps `group_id` as it is now, unless already kept.
+    fn keep(&mut self, c: &Coordinator, group_id: &str) {
+        if !self.groups.iter().any(|(g, _)| g == group_id) {
+            self.groups
+                .push((group_id.to_string(), c.groups.get(group_id).cloned()));
+        }
+    }
+
+    fn restore(self, c: &mut Coordinator) {
+        for (gid, group) in self.groups {
+            match group {
+                Some(group) => c.groups.insert(gid, group),
+                None => c.groups.remove(&gid),
+            };
+        }
+        c.timers = self.timers;
+        c.now_ms = self.now_ms;
+    }
+}
+
 /// Records, explanations and soft effects an operation wants to commit.
 #[derive(Debug, Default)]
 pub(crate) struct Batch {
@@ -99,13 +136,36 @@ impl Coordinator {
     }
 
     /// Handles one input: fires due timers, then the input itself.
+    ///
+    /// Atomic: an input answered with a boundary error changes nothing, not even through the
+    /// timers due by its time; they stay pending and fire with the next input (DESIGN 2).
     pub fn handle(&mut self, input: Input) -> Result<Output, BoundaryError> {
         self.precheck(&input)?;
+        // A Replay's records are decoded once, here at the boundary.
+        let replayed = match &input.kind {
+            InputKind::Replay { records } => self.decode_records(records)?,
+            _ => Vec::new(),
+        };
         let raw_now = input.now_ms;
         let now = raw_now.max(self.now_ms);
+        // A Replay is the one input that can still fail once the due timers fired: its records
+        // meet the state those timers left. Keep what the timers change to undo them then.
+        let mut checkpoint = (matches!(input.kind, InputKind::Replay { .. })
+            && self.timers.next_deadline().is_some_and(|d| d <= now))
+        .then(|| Checkpoint::new(self));
+        let before_ms = self.now_ms;
         let mut out = Output::default();
-        self.fire_timers(now, &mut out);
+        self.fire_timers(now, &mut out, checkpoint.as_mut());
         self.now_ms = now;
+        if let InputKind::Replay { .. } = input.kind {
+            if let Err(e) = self.replay_records(now, &replayed) {
+                match checkpoint {
+                    Some(checkpoint) => checkpoint.restore(self),
+                    None => self.now_ms = before_ms,
+                }
+                return Err(e);
+            }
+        }
         match input.kind {
             InputKind::StreamsGroupHeartbeat { client, request } => {
                 self.heartbeat(now, raw_now, &client, &request, &mut out)
@@ -123,7 +183,7 @@ impl Coordinator {
             } => self.topic_metadata(&topics, &deleted_topics)?,
             InputKind::AdvanceTime => {}
             InputKind::DeleteGroups { group_ids } => self.delete_groups(now, &group_ids, &mut out),
-            InputKind::Replay { records } => self.replay_json(now, &records, &mut out)?,
+            InputKind::Replay { .. } => {}
             InputKind::SetTargetAssignment {
                 group_id,
                 assignment,
@@ -148,11 +208,18 @@ impl Coordinator {
     /// Rebuilds state from records (e.g. a `__consumer_offsets` partition) at `now_ms`.
     pub fn replay(&mut self, records: &[Record], now_ms: i64) -> Result<(), BoundaryError> {
         let now = now_ms.max(self.now_ms);
+        let indexed: Vec<(usize, Record)> = records.iter().cloned().enumerate().collect();
+        self.replay_records(now, &indexed)?;
         self.now_ms = now;
-        self.replay_records(now, records)
+        Ok(())
     }
 
     /// Applies records of an operation after the size check; any failure leaves state as it was.
+    ///
+    /// The coordinator's own records apply by construction. Only a tombstone can fail against
+    /// the state (when a replayed log left it inconsistent), so a batch with tombstones keeps the
+    /// groups it touches to put them back on failure; the others cannot fail once every key and
+    /// value agree.
     fn commit(&mut self, batch: &Batch) -> Result<(), ProtocolError> {
         let size: usize = batch
             .records
@@ -168,15 +235,36 @@ impl Coordinator {
                 ),
             ));
         }
-        // The coordinator's own records always apply; a failure here is a bug, reported as
-        // an internal error rather than a panic.
+        let internal = |e: String| {
+            ProtocolError::new(
+                ErrorCode::UnknownServerError,
+                format!("Internal error: {e}"),
+            )
+        };
+        if !batch.records.iter().all(Record::is_consistent) {
+            return Err(internal(
+                "a record's key and value are of different types".into(),
+            ));
+        }
+        let mut backup: Vec<(String, Option<Group>)> = Vec::new();
+        if batch.records.iter().any(|r| r.value.is_none()) {
+            for r in &batch.records {
+                let gid = r.key.group_id();
+                if !backup.iter().any(|(g, _)| g == gid) {
+                    backup.push((gid.to_string(), self.groups.get(gid).cloned()));
+                }
+            }
+        }
         for r in &batch.records {
-            group::apply(&mut self.groups, r).map_err(|e| {
-                ProtocolError::new(
-                    ErrorCode::UnknownServerError,
-                    format!("Internal error: {e}"),
-                )
-            })?;
+            if let Err(e) = group::apply(&mut self.groups, r) {
+                for (gid, group) in backup {
+                    match group {
+                        Some(group) => self.groups.insert(gid, group),
+                        None => self.groups.remove(&gid),
+                    };
+                }
+                return Err(internal(e));
+            }
         }
         Ok(())
     }
@@ -259,5 +347,81 @@ impl Coordinator {
     /// The group state as the dialect derives it (PROTOCOL 2.2).
     pub fn group_state(&self, group: &Group) -> GroupState {
         group.state_in(self.config.dialect)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{
+        CurrentMemberAssignmentValue, GroupMetadataValue, RecordKey, RecordValue,
+    };
+
+    fn group_metadata(epoch: i32) -> Record {
+        Record::new(
+            RecordKey::GroupMetadata {
+                group_id: "g".into(),
+            },
+            RecordValue::GroupMetadata(GroupMetadataValue {
+                epoch,
+                ..Default::default()
+            }),
+        )
+    }
+
+    fn member_at_epoch_1() -> Record {
+        Record::new(
+            RecordKey::CurrentMemberAssignment {
+                group_id: "g".into(),
+                member_id: "m".into(),
+            },
+            RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+                member_epoch: 1,
+                ..Default::default()
+            }),
+        )
+    }
+
+    #[test]
+    fn a_batch_that_fails_midway_leaves_the_groups_as_they_were() {
+        let mut c = Coordinator::new(Config::default()).unwrap();
+        c.replay(&[group_metadata(1), member_at_epoch_1()], 0)
+            .unwrap();
+        let before = c.groups.clone();
+        // The epoch bump applies, then the member tombstone fails (its current assignment is
+        // still at epoch 1): nothing of the batch may stay applied.
+        let batch = Batch {
+            records: vec![
+                group_metadata(2),
+                Record::tombstone(RecordKey::MemberMetadata {
+                    group_id: "g".into(),
+                    member_id: "m".into(),
+                }),
+            ],
+            explain: vec![],
+        };
+        assert!(c.commit(&batch).is_err());
+        assert_eq!(c.groups, before);
+        assert_eq!(c.groups["g"].group_epoch, 1);
+    }
+
+    #[test]
+    fn a_record_whose_key_and_value_disagree_creates_no_group() {
+        let mut groups = BTreeMap::new();
+        let record = Record {
+            key: RecordKey::Topology {
+                group_id: "new".into(),
+            },
+            value: Some(RecordValue::GroupMetadata(GroupMetadataValue::default())),
+        };
+        assert!(group::apply(&mut groups, &record).is_err());
+        assert!(groups.is_empty());
+        let mut c = Coordinator::new(Config::default()).unwrap();
+        let batch = Batch {
+            records: vec![group_metadata(1), record],
+            explain: vec![],
+        };
+        assert!(c.commit(&batch).is_err());
+        assert!(c.groups.is_empty());
     }
 }

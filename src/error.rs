@@ -3,6 +3,15 @@
 
 use serde::Serialize;
 
+/// A broken internal invariant: a bug in this crate, never an answer to input. It panics with a
+/// clear message rather than answering a protocol error over state it cannot trust (README,
+/// "Panics and errors"); no input reaches it, which the fuzz targets check.
+#[cold]
+#[track_caller]
+pub(crate) fn bug(what: &str) -> ! {
+    panic!("streams-group-coordinator bug: {what}; please report it with the inputs that led here")
+}
+
 /// Kafka's error codes as this coordinator uses them (PROTOCOL 2.17, 3.16, 4.11). Codes
 /// 129-134 mean different things in the two dialects, so they are named per dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -57,6 +57,12 @@ enum Op {
     Garbage {
         member: usize,
     },
+    /// An input answered with a boundary error, sent `late` ms after the last one without
+    /// firing the due timers first: it must change nothing, those timers included.
+    Failing {
+        kind: usize,
+        late: i64,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -73,6 +79,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..3usize, 1..7i32).prop_map(|(topic, count)| Op::Partitions { topic, count }),
         1 => Just(Op::Initialize),
         1 => (0..6usize).prop_map(|member| Op::Garbage { member }),
+        2 => (0..6usize, 0..70_000i64).prop_map(|(kind, late)| Op::Failing { kind, late }),
     ]
 }
 
@@ -143,6 +150,53 @@ impl Sim {
         }
         self.outputs.push(text);
         out
+    }
+
+    /// Sends an input that must fail at the boundary and checks that nothing changed.
+    fn failing(&mut self, kind: usize, at: i64) {
+        let text = match kind {
+            // Decodes, but cannot be applied: a member's metadata tombstone right after its
+            // current assignment put it at epoch 1.
+            0 => json!({"nowMs": at, "type": "Replay", "records": [
+                {"key": {"type": self.type_id(5), "data": {"groupId": "g", "memberId": "zz"}},
+                 "value": {"version": 0, "data": {"memberEpoch": 1, "previousMemberEpoch": 0,
+                    "state": 0, "activeTasks": [], "standbyTasks": [], "warmupTasks": [],
+                    "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [],
+                    "warmupTasksPendingRevocation": []}}},
+                {"key": {"type": self.type_id(2), "data": {"groupId": "g", "memberId": "zz"}},
+                 "value": null}]})
+            .to_string(),
+            1 => json!({"nowMs": at, "type": "Replay",
+                        "records": [{"key": {"type": self.type_id(0), "data": {}}, "value": null}]})
+            .to_string(),
+            2 => json!({"nowMs": at, "type": "TopicMetadata",
+                        "topics": [{"name": "in", "partitions": 3}], "deletedTopics": ["in"]})
+            .to_string(),
+            3 => json!({"nowMs": at, "type": "NoSuchInput"}).to_string(),
+            4 => json!({"nowMs": at, "type": "StreamsGroupHeartbeat",
+                        "request": {"groupId": "g", "memberEpoch": "x"}})
+            .to_string(),
+            _ => format!("{{\"nowMs\": {at}, \"type\": \"AdvanceTime\""),
+        };
+        let before = observed(&self.coordinator);
+        let out = self.coordinator.handle_json(&text);
+        assert!(out.starts_with("{\"error\":"), "{text} did not fail: {out}");
+        assert_eq!(
+            observed(&self.coordinator),
+            before,
+            "a failed input changed the coordinator: {text}"
+        );
+    }
+
+    /// The dialect's type id of a record type, in `RecordType` order (PROTOCOL 5.1).
+    fn type_id(&self, t: usize) -> i64 {
+        let draft = [15, 16, 17, 18, 19, 20, 21];
+        let k42 = [17, 0, 19, 20, 21, 22, 23];
+        if self.k42() {
+            k42[t]
+        } else {
+            draft[t]
+        }
     }
 
     fn k42(&self) -> bool {
@@ -302,6 +356,7 @@ impl Sim {
                     );
                 }
             }
+            Op::Failing { kind, late } => self.failing(kind, self.now + late),
             Op::Garbage { member } => {
                 let id = self.clients[member]
                     .member_id
@@ -497,6 +552,16 @@ fn check_invariants(coordinator: &Coordinator, group: &Group) {
             );
         }
     }
+}
+
+/// Everything observable of a coordinator: groups (hard and derived state), timers, the clock.
+fn observed(c: &Coordinator) -> String {
+    format!(
+        "{:?}\n{:?}\n{}",
+        c.groups(),
+        c.timers().iter().collect::<Vec<_>>(),
+        c.now_ms()
+    )
 }
 
 fn run(dialect: &'static str, ops: &[Op]) -> Sim {

@@ -1,7 +1,9 @@
 //! Runs every `tests/scenarios/*.json` through the native coordinator (DESIGN 6): each step's
 //! output must contain what its `expect` names (objects recursively, arrays element by element
-//! with equal length). Full outputs are written to `target/scenario-outputs/` so that other
-//! bindings can be compared with them byte for byte.
+//! with equal length), and the full outputs must equal the committed `<name>.out.jsonl` beside
+//! the scenario byte for byte (one line per step), so that any behaviour change is a diff to
+//! review. `UPDATE_SCENARIOS=1 cargo test --test scenarios` (or `make update-scenarios`)
+//! rewrites the committed outputs. The other bindings compare with the same files.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -76,24 +78,61 @@ fn run(path: &Path) -> Result<Vec<String>, String> {
     Ok(outputs)
 }
 
+/// The committed full outputs of a scenario file.
+fn committed_outputs(scenario: &Path) -> PathBuf {
+    let name = scenario
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    scenario.with_file_name(format!("{name}.out.jsonl"))
+}
+
+/// The first line where `committed` and `actual` differ, for the failure message.
+fn first_difference(committed: &str, actual: &str) -> String {
+    let (c, a): (Vec<&str>, Vec<&str>) = (committed.lines().collect(), actual.lines().collect());
+    for i in 0..c.len().max(a.len()) {
+        let (cl, al) = (c.get(i).copied(), a.get(i).copied());
+        if cl != al {
+            return format!(
+                "step {i} differs\n  committed: {}\n  actual:    {}",
+                cl.unwrap_or("<no line>"),
+                al.unwrap_or("<no line>")
+            );
+        }
+    }
+    "the files differ only in their line endings".to_string()
+}
+
 #[test]
 fn every_scenario_matches_its_expectations() {
     let files = scenario_files();
     assert!(!files.is_empty(), "no scenario files");
-    let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/scenario-outputs");
-    let _ = fs::create_dir_all(&out_dir);
+    let update = std::env::var_os("UPDATE_SCENARIOS").is_some_and(|v| v == "1");
     let mut failures = Vec::new();
     for f in &files {
         match run(f) {
             Ok(outputs) => {
-                let name = f
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().to_string())
-                    .unwrap_or_default();
-                let _ = fs::write(
-                    out_dir.join(format!("{name}.jsonl")),
-                    outputs.join("\n") + "\n",
-                );
+                let text = outputs.join("\n") + "\n";
+                let committed_path = committed_outputs(f);
+                if update {
+                    if let Err(e) = fs::write(&committed_path, &text) {
+                        failures.push(format!("{}: {e}", committed_path.display()));
+                    }
+                } else {
+                    match fs::read_to_string(&committed_path) {
+                        Ok(committed) if committed == text => {}
+                        Ok(committed) => failures.push(format!(
+                            "{}: the outputs differ from {} (run `make update-scenarios` and review the diff if the change is intended): {}",
+                            f.display(),
+                            committed_path.display(),
+                            first_difference(&committed, &text)
+                        )),
+                        Err(e) => failures.push(format!(
+                            "{}: {e} (run `make update-scenarios` to write it)",
+                            committed_path.display()
+                        )),
+                    }
+                }
                 // Determinism: a second run gives the same bytes.
                 let again = run(f).unwrap_or_default();
                 if again != outputs {
@@ -113,6 +152,29 @@ fn every_scenario_matches_its_expectations() {
         files.len(),
         failures.join("\n")
     );
+}
+
+#[test]
+fn every_committed_output_belongs_to_a_scenario() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let scenarios: Vec<PathBuf> = scenario_files()
+        .iter()
+        .map(|f| committed_outputs(f))
+        .collect();
+    let stray: Vec<String> = fs::read_dir(&dir)
+        .expect("tests/scenarios exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".out.jsonl") && !scenarios.contains(p))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(stray.is_empty(), "outputs without a scenario: {stray:?}");
+}
+
+#[test]
+fn a_changed_output_is_detected() {
+    let committed = "{\"a\":1}\n{\"b\":2}\n";
+    assert!(first_difference(committed, "{\"a\":1}\n{\"b\":3}\n").starts_with("step 1 differs"));
+    assert!(first_difference(committed, "{\"a\":1}\n").contains("<no line>"));
 }
 
 #[test]

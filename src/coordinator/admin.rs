@@ -45,16 +45,6 @@ impl Coordinator {
                 }
                 Ok(())
             }
-            InputKind::Replay { records } => {
-                let decoded = self.decode_records(records)?;
-                let mut trial = self.groups.clone();
-                for (i, r) in decoded.iter() {
-                    group::apply(&mut trial, r).map_err(|e| {
-                        BoundaryError::new(BoundaryCode::InvalidRecord, format!("records[{i}]"), e)
-                    })?;
-                }
-                Ok(())
-            }
             InputKind::StreamsGroupHeartbeat { request, .. }
                 if self.config.dialect == Dialect::Kafka42 =>
             {
@@ -78,7 +68,12 @@ impl Coordinator {
         }
     }
 
-    fn decode_records(&self, records: &[Value]) -> Result<Vec<(usize, Record)>, BoundaryError> {
+    /// Decodes a Replay input's records, each with its index in the input (records the dialect
+    /// skips, PROTOCOL 5.4, are left out).
+    pub(super) fn decode_records(
+        &self,
+        records: &[Value],
+    ) -> Result<Vec<(usize, Record)>, BoundaryError> {
         let mut out = Vec::with_capacity(records.len());
         for (i, v) in records.iter().enumerate() {
             if let Some(r) = record_from_json(self.config.dialect, v, &format!("records[{i}]"))? {
@@ -88,29 +83,15 @@ impl Coordinator {
         Ok(out)
     }
 
-    pub(super) fn replay_json(
-        &mut self,
-        now: i64,
-        records: &[Value],
-        _out: &mut Output,
-    ) -> Result<(), BoundaryError> {
-        let decoded: Vec<Record> = self
-            .decode_records(records)?
-            .into_iter()
-            .map(|(_, r)| r)
-            .collect();
-        self.replay_records(now, &decoded)
-    }
-
     /// Applies records atomically and then their soft effects (PROTOCOL 5.4).
     pub(super) fn replay_records(
         &mut self,
         now: i64,
-        records: &[Record],
+        records: &[(usize, Record)],
     ) -> Result<(), BoundaryError> {
         let touched: BTreeSet<String> = records
             .iter()
-            .map(|r| r.key.group_id().to_string())
+            .map(|(_, r)| r.key.group_id().to_string())
             .collect();
         let mut work: BTreeMap<String, Group> = touched
             .iter()
@@ -118,7 +99,7 @@ impl Coordinator {
             .collect();
         let mut touched_members: BTreeSet<(String, String)> = BTreeSet::new();
         let mut added_member: BTreeSet<String> = BTreeSet::new();
-        for (i, r) in records.iter().enumerate() {
+        for (i, r) in records {
             let effect = group::apply(&mut work, r).map_err(|e| {
                 BoundaryError::new(BoundaryCode::InvalidRecord, format!("records[{i}]"), e)
             })?;

@@ -10,7 +10,8 @@ use crate::api::{
     task_ids_json, EndpointJson, EndpointToPartitionsJson, Explain, HeartbeatRequest,
     HeartbeatResponse, Output, StatusJson, TaskIdsJson, TopicPartitionJson,
 };
-use crate::error::{ErrorCode, ProtocolError};
+use crate::error::bug;
+use crate::error::ProtocolError;
 use crate::group::{Group, Member, Status};
 use crate::tasks::Assignment;
 use crate::timers::{TimerData, TimerKey, TimerKind};
@@ -118,7 +119,7 @@ impl Coordinator {
         assigned_before: Option<&Assignment>,
         req: &HeartbeatRequest,
         out: &mut Output,
-    ) -> Result<serde_json::Value, ProtocolError> {
+    ) -> serde_json::Value {
         let member_id = member.member_id.as_str();
         // R13: ask this member to initialize the topology.
         let topology_id = member.metadata.topology_id.clone();
@@ -146,10 +147,7 @@ impl Coordinator {
             && req.warmup_tasks.is_some()
             && req.rebalance_timeout_ms != -1;
         let Some(group) = self.groups.get_mut(gid) else {
-            return Err(ProtocolError::new(
-                ErrorCode::UnknownServerError,
-                "Internal error: group vanished.",
-            ));
+            bug("the group of a committed heartbeat is gone");
         };
         let statuses = statuses(group, member);
         let group_topology_id = group
@@ -165,10 +163,7 @@ impl Coordinator {
         // The map is O(group); build it only when this member is to receive it.
         let endpoints = send_endpoints.then(|| endpoint_partitions(group));
         let Some(stored) = group.members.get_mut(member_id) else {
-            return Err(ProtocolError::new(
-                ErrorCode::UnknownServerError,
-                "Internal error: member vanished.",
-            ));
+            bug("the member of a committed heartbeat is gone");
         };
         let send_status = join || stored.soft.last_status.as_ref() != Some(&statuses);
         let send_topology_id =
@@ -199,7 +194,7 @@ impl Coordinator {
             warmup_tasks: tasks(warmup),
             partitions_by_user_endpoint: endpoints,
         };
-        Ok(serde_json::to_value(response).unwrap_or_default())
+        serde_json::to_value(response).unwrap_or_default()
     }
 }
 

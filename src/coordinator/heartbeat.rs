@@ -15,6 +15,7 @@ use super::fence::{
 use super::kafka42::Refresh;
 use super::{assignment::target_record, draft, kafka42, Batch, Coordinator};
 use crate::api::{ClientInfo, Explain, HeartbeatRequest, Output};
+use crate::error::bug;
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::member_id::{generate, MemberIdSeed};
 use crate::group::{Group, Member, MemberState, TaskOffset};
@@ -225,11 +226,9 @@ impl Coordinator {
             session,
             TimerData::None,
         );
+        // The committed heartbeat left its group and member in place.
         let Some(group) = self.groups.get_mut(&gid) else {
-            return Err(ProtocolError::new(
-                ErrorCode::UnknownServerError,
-                "Internal error: group vanished.",
-            ));
+            bug("the group of a committed heartbeat is gone");
         };
         group.soft.refresh_due = false;
         if let Some(configured) = plan.refreshed {
@@ -254,12 +253,12 @@ impl Coordinator {
                 plan.assigned_before.as_ref(),
                 req,
                 out,
-            )?,
+            ),
             Dialect::Kafka42 => {
                 if plan.arm_delay {
                     self.arm_initial_delay(now, &gid, out);
                 }
-                self.kafka42_response(&gid, &member_id, plan.assigned_before.as_ref(), req)?
+                self.kafka42_response(&gid, &member_id, plan.assigned_before.as_ref(), req)
             }
         };
         out.response = Some(response);

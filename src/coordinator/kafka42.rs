@@ -35,6 +35,7 @@ use crate::api::{
     DescribedTopology42, EndpointJson, EndpointToPartitions42Json, Explain, HeartbeatRequest,
     HeartbeatResponse42, KeyValueJson, TaskIdsJson,
 };
+use crate::error::bug;
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{Group, Member, Status};
 use crate::records::{
@@ -402,18 +403,14 @@ impl Coordinator {
         member_id: &str,
         assigned_before: Option<&Assignment>,
         req: &HeartbeatRequest,
-    ) -> Result<Value, ProtocolError> {
-        let internal = |what: &str| {
-            ProtocolError::new(
-                ErrorCode::UnknownServerError,
-                format!("Internal error: {what} vanished."),
-            )
+    ) -> Value {
+        // The committed heartbeat left its group and member in place.
+        let Some(group) = self.groups.get(group_id) else {
+            bug("the group of a committed heartbeat is gone");
         };
-        let group = self.groups.get(group_id).ok_or_else(|| internal("group"))?;
-        let member = group
-            .members
-            .get(member_id)
-            .ok_or_else(|| internal("member"))?;
+        let Some(member) = group.members.get(member_id) else {
+            bug("the member of a committed heartbeat is gone");
+        };
         let statuses = statuses(group, member, self.initial_delay_pending(group_id));
         let send_tasks = req.member_epoch == 0 || assigned_before != Some(&member.assigned);
         let (active, standby, warmup) = member.assigned.to_task_ids();
@@ -439,7 +436,7 @@ impl Coordinator {
             endpoint_information_epoch: endpoint_epoch,
             partitions_by_user_endpoint: endpoints,
         };
-        Ok(serde_json::to_value(response).unwrap_or_default())
+        serde_json::to_value(response).unwrap_or_default()
     }
 }
 

@@ -1,14 +1,23 @@
 //! Firing due timers before an input is handled (DESIGN 2, PROTOCOL 2.9).
 
 use super::fence::FenceCause;
-use super::{Coordinator, Output};
+use super::{Checkpoint, Coordinator, Output};
 use crate::api::Explain;
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
 impl Coordinator {
-    /// Fires every timer due at or before `now`, each at its own deadline, in order.
-    pub(super) fn fire_timers(&mut self, now: i64, out: &mut Output) {
+    /// Fires every timer due at or before `now`, each at its own deadline, in order; with a
+    /// checkpoint, each group a timer may change is kept there first.
+    pub(super) fn fire_timers(
+        &mut self,
+        now: i64,
+        out: &mut Output,
+        mut checkpoint: Option<&mut Checkpoint>,
+    ) {
         while let Some((key, timer)) = self.timers.pop_due(now) {
+            if let Some(checkpoint) = checkpoint.as_deref_mut() {
+                checkpoint.keep(self, &key.group_id);
+            }
             let at = timer.deadline.max(self.now_ms);
             self.now_ms = at;
             self.fire(at, &key, &timer.data, out);

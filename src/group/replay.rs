@@ -9,6 +9,8 @@ use crate::records::{Record, RecordKey, RecordValue, TaskIds};
 use crate::tasks::Assignment;
 use crate::topology;
 
+const KEY_VALUE_MISMATCH: &str = "the record's key and value are of different types";
+
 /// What applying a record did, for the soft effects a `Replay` input has (PROTOCOL 5.4).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ApplyEffect {
@@ -17,13 +19,18 @@ pub struct ApplyEffect {
     pub group_removed: bool,
 }
 
-/// Applies `record`; an error leaves the groups untouched.
+/// Applies `record`; an error leaves the groups untouched. Only tombstones can fail against the
+/// state (their ordering rules); any other record fails only when its key and value disagree,
+/// which is checked before anything changes.
 pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<ApplyEffect, String> {
     let group_id = record.key.group_id();
     let mut effect = ApplyEffect::default();
     let Some(value) = &record.value else {
         return apply_tombstone(groups, &record.key);
     };
+    if !record.is_consistent() {
+        return Err(KEY_VALUE_MISMATCH.to_string());
+    }
     let group = groups
         .entry(group_id.to_string())
         .or_insert_with(|| Group::new(group_id));
@@ -94,7 +101,7 @@ pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<Ap
             effect.member_added = added;
             replace_member(group, member, added);
         }
-        _ => return Err("the record's key and value are of different types".to_string()),
+        _ => return Err(KEY_VALUE_MISMATCH.to_string()),
     }
     Ok(effect)
 }

@@ -271,6 +271,13 @@ impl Record {
         }
     }
 
+    /// The key and value are of the same record type (a tombstone always is).
+    pub fn is_consistent(&self) -> bool {
+        self.value
+            .as_ref()
+            .is_none_or(|v| v.record_type() == self.key.record_type())
+    }
+
     pub fn tombstone(key: RecordKey) -> Self {
         Record { key, value: None }
     }
