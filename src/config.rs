@@ -1,6 +1,6 @@
 //! Coordinator settings, named as Kafka names them (PROTOCOL 2.16).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::{BoundaryCode, BoundaryError};
 use crate::records::Dialect;
@@ -35,6 +35,17 @@ pub struct Config {
     pub initial_rebalance_delay_ms: i32,
     pub offsets_retention_minutes: i32,
     pub offsets_topic_num_partitions: i32,
+    /// Bounded cost: the most tasks one subtopology may have (its partition count, whether the
+    /// host reports the topics or a client declares repartition topics).
+    pub max_tasks_per_subtopology: i32,
+    /// Bounded cost: the most tasks a group's topology may have in all, and so the most owned
+    /// tasks and task offsets one heartbeat may list.
+    pub max_tasks: i32,
+    /// Bounded cost: the most `sourceTopicRegex` entries a topology may have.
+    pub max_regex_patterns: i32,
+    /// Bounded cost: the most bytes one compiled source-topic regex may take (regex-lite's size
+    /// limit), which bounds the cost of matching it against a topic name.
+    pub max_regex_compiled_bytes: i32,
     pub record_bytes: bool,
     pub max_record_batch_bytes: i64,
 }
@@ -53,28 +64,118 @@ impl Default for Config {
             initial_rebalance_delay_ms: 3_000,
             offsets_retention_minutes: 10_080,
             offsets_topic_num_partitions: 50,
+            max_tasks_per_subtopology: 65_536,
+            max_tasks: 262_144,
+            max_regex_patterns: 100,
+            max_regex_compiled_bytes: 32 * 1024,
             record_bytes: false,
             max_record_batch_bytes: 1_048_576,
         }
     }
 }
 
-/// The settings a coordinator accepts; anything else is an `INVALID_CONFIG` boundary error.
-pub const SETTINGS: &[&str] = &[
-    "dialect",
-    "assignor",
-    "group.streams.session.timeout.ms",
-    "group.streams.heartbeat.interval.ms",
-    "group.streams.max.size",
-    "group.streams.num.standby.replicas",
-    "group.streams.acceptable.recovery.lag",
-    "group.streams.task.offset.interval.ms",
-    "group.streams.initial.rebalance.delay.ms",
-    "offsets.retention.minutes",
-    "offsets.topic.num.partitions",
-    "recordBytes",
-    "maxRecordBatchBytes",
+/// One integer setting: its Kafka-style name, its range and where it lives in [`Config`].
+struct IntSetting {
+    name: &'static str,
+    min: i32,
+    max: i32,
+    slot: fn(&mut Config) -> &mut i32,
+}
+
+/// Every integer setting with its range: the one table that both [`Config::from_json`] and
+/// [`Config::validate`] (every constructor) check against.
+const INT_SETTINGS: &[IntSetting] = &[
+    IntSetting {
+        name: "group.streams.session.timeout.ms",
+        min: 1,
+        max: i32::MAX,
+        slot: |c| &mut c.session_timeout_ms,
+    },
+    IntSetting {
+        name: "group.streams.heartbeat.interval.ms",
+        min: 1,
+        max: i32::MAX,
+        slot: |c| &mut c.heartbeat_interval_ms,
+    },
+    IntSetting {
+        name: "group.streams.max.size",
+        min: 1,
+        max: i32::MAX,
+        slot: |c| &mut c.max_size,
+    },
+    IntSetting {
+        name: "group.streams.num.standby.replicas",
+        min: 0,
+        max: 1000,
+        slot: |c| &mut c.num_standby_replicas,
+    },
+    IntSetting {
+        name: "group.streams.acceptable.recovery.lag",
+        min: 0,
+        max: i32::MAX,
+        slot: |c| &mut c.acceptable_recovery_lag,
+    },
+    IntSetting {
+        name: "group.streams.task.offset.interval.ms",
+        min: 1,
+        max: i32::MAX,
+        slot: |c| &mut c.task_offset_interval_ms,
+    },
+    IntSetting {
+        name: "group.streams.initial.rebalance.delay.ms",
+        min: 0,
+        max: i32::MAX,
+        slot: |c| &mut c.initial_rebalance_delay_ms,
+    },
+    IntSetting {
+        name: "offsets.retention.minutes",
+        min: 1,
+        max: i32::MAX,
+        slot: |c| &mut c.offsets_retention_minutes,
+    },
+    IntSetting {
+        name: "offsets.topic.num.partitions",
+        min: 1,
+        max: i32::MAX,
+        slot: |c| &mut c.offsets_topic_num_partitions,
+    },
+    IntSetting {
+        name: "group.streams.max.tasks.per.subtopology",
+        min: 1,
+        max: 1 << 24,
+        slot: |c| &mut c.max_tasks_per_subtopology,
+    },
+    IntSetting {
+        name: "group.streams.max.tasks",
+        min: 1,
+        max: 1 << 24,
+        slot: |c| &mut c.max_tasks,
+    },
+    IntSetting {
+        name: "group.streams.topology.max.regex.patterns",
+        min: 0,
+        max: 100_000,
+        slot: |c| &mut c.max_regex_patterns,
+    },
+    IntSetting {
+        name: "group.streams.topology.max.regex.compiled.bytes",
+        min: 1,
+        max: 1 << 20,
+        slot: |c| &mut c.max_regex_compiled_bytes,
+    },
 ];
+
+/// The settings a coordinator accepts besides the integer ones; anything else is an
+/// `INVALID_CONFIG` boundary error.
+const OTHER_SETTINGS: &[&str] = &["dialect", "assignor", "recordBytes", "maxRecordBatchBytes"];
+
+/// Every setting a coordinator accepts.
+pub fn settings() -> impl Iterator<Item = &'static str> {
+    OTHER_SETTINGS
+        .iter()
+        .copied()
+        .chain(INT_SETTINGS.iter().map(|s| s.name))
+}
 
 impl Config {
     /// Parses a JSON settings object; `null` gives the defaults.
@@ -86,7 +187,7 @@ impl Config {
             _ => return Err(err("", "the configuration must be a JSON object")),
         };
         for key in map.keys() {
-            if !SETTINGS.contains(&key.as_str()) {
+            if !settings().any(|s| s == key) {
                 return Err(err(key, format!("unknown setting {key:?}")));
             }
         }
@@ -108,69 +209,15 @@ impl Config {
                 _ => return Err(err("assignor", "must be \"sticky\" or \"manual\"")),
             };
         }
-        int(
-            map,
-            "group.streams.session.timeout.ms",
-            1,
-            i32::MAX,
-            &mut config.session_timeout_ms,
-        )?;
-        int(
-            map,
-            "group.streams.heartbeat.interval.ms",
-            1,
-            i32::MAX,
-            &mut config.heartbeat_interval_ms,
-        )?;
-        int(
-            map,
-            "group.streams.max.size",
-            1,
-            i32::MAX,
-            &mut config.max_size,
-        )?;
-        int(
-            map,
-            "group.streams.num.standby.replicas",
-            0,
-            1000,
-            &mut config.num_standby_replicas,
-        )?;
-        int(
-            map,
-            "group.streams.acceptable.recovery.lag",
-            0,
-            i32::MAX,
-            &mut config.acceptable_recovery_lag,
-        )?;
-        int(
-            map,
-            "group.streams.task.offset.interval.ms",
-            1,
-            i32::MAX,
-            &mut config.task_offset_interval_ms,
-        )?;
-        int(
-            map,
-            "group.streams.initial.rebalance.delay.ms",
-            0,
-            i32::MAX,
-            &mut config.initial_rebalance_delay_ms,
-        )?;
-        int(
-            map,
-            "offsets.retention.minutes",
-            1,
-            i32::MAX,
-            &mut config.offsets_retention_minutes,
-        )?;
-        int(
-            map,
-            "offsets.topic.num.partitions",
-            1,
-            i32::MAX,
-            &mut config.offsets_topic_num_partitions,
-        )?;
+        for setting in INT_SETTINGS {
+            if let Some(v) = map.get(setting.name) {
+                *(setting.slot)(&mut config) = v
+                    .as_i64()
+                    .and_then(|n| i32::try_from(n).ok())
+                    .filter(|n| setting.contains(*n))
+                    .ok_or_else(|| setting.out_of_range())?;
+            }
+        }
         if let Some(v) = map.get("recordBytes") {
             config.record_bytes = v
                 .as_bool()
@@ -182,7 +229,26 @@ impl Config {
                 .filter(|n| *n >= 1)
                 .ok_or_else(|| err("maxRecordBatchBytes", "must be an integer of at least 1"))?;
         }
+        config.validate()?;
         Ok(config)
+    }
+
+    /// Checks every setting against its range, as `from_json` does; a `Config` built in code
+    /// goes through this in [`crate::Coordinator::new`].
+    pub fn validate(&self) -> Result<(), BoundaryError> {
+        let mut copy = self.clone();
+        for setting in INT_SETTINGS {
+            if !setting.contains(*(setting.slot)(&mut copy)) {
+                return Err(setting.out_of_range());
+            }
+        }
+        if self.max_record_batch_bytes < 1 {
+            return Err(err(
+                "maxRecordBatchBytes",
+                "must be an integer of at least 1",
+            ));
+        }
+        Ok(())
     }
 
     /// Retention period in milliseconds.
@@ -191,25 +257,21 @@ impl Config {
     }
 }
 
-fn err(path: &str, message: impl Into<String>) -> BoundaryError {
-    BoundaryError::new(BoundaryCode::InvalidConfig, path, message)
+impl IntSetting {
+    fn contains(&self, n: i32) -> bool {
+        (self.min..=self.max).contains(&n)
+    }
+
+    fn out_of_range(&self) -> BoundaryError {
+        err(
+            self.name,
+            format!("must be an integer from {} to {}", self.min, self.max),
+        )
+    }
 }
 
-fn int(
-    map: &Map<String, Value>,
-    key: &str,
-    min: i32,
-    max: i32,
-    slot: &mut i32,
-) -> Result<(), BoundaryError> {
-    if let Some(v) = map.get(key) {
-        *slot = v
-            .as_i64()
-            .filter(|n| *n >= i64::from(min) && *n <= i64::from(max))
-            .and_then(|n| i32::try_from(n).ok())
-            .ok_or_else(|| err(key, format!("must be an integer from {min} to {max}")))?;
-    }
-    Ok(())
+fn err(path: &str, message: impl Into<String>) -> BoundaryError {
+    BoundaryError::new(BoundaryCode::InvalidConfig, path, message)
 }
 
 #[cfg(test)]
@@ -245,5 +307,27 @@ mod tests {
         .unwrap();
         assert_eq!(c.assignor, AssignorKind::Manual);
         assert!(c.record_bytes);
+    }
+
+    #[test]
+    fn a_config_built_in_code_meets_the_same_ranges() {
+        assert!(Config::default().validate().is_ok());
+        let c = Config {
+            session_timeout_ms: 0,
+            ..Config::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().path,
+            "group.streams.session.timeout.ms"
+        );
+        let c = Config {
+            max_tasks: -5,
+            ..Config::default()
+        };
+        assert_eq!(c.validate().unwrap_err().path, "group.streams.max.tasks");
+        assert!(crate::Coordinator::new(c).is_err());
+        let e =
+            Config::from_json(&json!({"group.streams.max.tasks.per.subtopology": 0})).unwrap_err();
+        assert_eq!(e.path, "group.streams.max.tasks.per.subtopology");
     }
 }

@@ -23,6 +23,7 @@ use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
 use crate::records::{encoded_size, Dialect, Record, Uuid};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
+use crate::topology;
 
 /// One topic as the host reported it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +97,7 @@ impl Batch {
 impl Coordinator {
     /// A coordinator with the given settings (`Config::from_json` parses Kafka-named ones).
     pub fn new(config: Config) -> Result<Coordinator, BoundaryError> {
+        config.validate()?;
         Ok(Coordinator {
             config,
             groups: BTreeMap::new(),
@@ -246,6 +248,7 @@ impl Coordinator {
                 "a record's key and value are of different types".into(),
             ));
         }
+        let limits = self.limits();
         let mut backup: Vec<(String, Option<Group>)> = Vec::new();
         if batch.records.iter().any(|r| r.value.is_none()) {
             for r in &batch.records {
@@ -256,7 +259,7 @@ impl Coordinator {
             }
         }
         for r in &batch.records {
-            if let Err(e) = group::apply(&mut self.groups, r) {
+            if let Err(e) = group::apply(&mut self.groups, r, &limits) {
                 for (gid, group) in backup {
                     match group {
                         Some(group) => self.groups.insert(gid, group),
@@ -344,6 +347,11 @@ impl Coordinator {
         self.timers.cancel(&TimerKey::new(kind, group_id, subject));
     }
 
+    /// The limits on one topology's cost, from the settings.
+    pub(crate) fn limits(&self) -> topology::Limits {
+        topology::Limits::from(&self.config)
+    }
+
     /// The group state as the dialect derives it (PROTOCOL 2.2).
     pub fn group_state(&self, group: &Group) -> GroupState {
         group.state_in(self.config.dialect)
@@ -414,7 +422,7 @@ mod tests {
             },
             value: Some(RecordValue::GroupMetadata(GroupMetadataValue::default())),
         };
-        assert!(group::apply(&mut groups, &record).is_err());
+        assert!(group::apply(&mut groups, &record, &topology::Limits::default()).is_err());
         assert!(groups.is_empty());
         let mut c = Coordinator::new(Config::default()).unwrap();
         let batch = Batch {

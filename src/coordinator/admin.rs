@@ -99,8 +99,9 @@ impl Coordinator {
             .collect();
         let mut touched_members: BTreeSet<(String, String)> = BTreeSet::new();
         let mut added_member: BTreeSet<String> = BTreeSet::new();
+        let limits = self.limits();
         for (i, r) in records {
-            let effect = group::apply(&mut work, r).map_err(|e| {
+            let effect = group::apply(&mut work, r, &limits).map_err(|e| {
                 BoundaryError::new(BoundaryCode::InvalidRecord, format!("records[{i}]"), e)
             })?;
             if let Some(m) = r.key.member_id() {
@@ -198,11 +199,17 @@ impl Coordinator {
         if changed.is_empty() {
             return Ok(());
         }
+        let topics = &self.topics;
         for group in self.groups.values_mut() {
             let Some(t) = &group.topology else { continue };
+            // Matches of deleted topics are forgotten, so that memory follows the image.
+            group
+                .soft
+                .patterns
+                .retain_topics(|name| topics.contains_key(name));
             if changed
                 .iter()
-                .any(|c| topology::concerns_topic(&t.subtopologies, c))
+                .any(|c| topology::concerns_topic_with(&t.subtopologies, &group.soft.patterns, c))
             {
                 group.soft.refresh_due = true;
             }

@@ -35,6 +35,7 @@ impl Coordinator {
                 .map(|id| (id.clone(), previous.get(id).cloned().unwrap_or_default()))
                 .collect(),
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
+                self.check_assignment_cost(subs, members, previous, epoch)?;
                 let specs: Vec<MemberSpec> = members
                     .iter()
                     .map(|(id, md)| MemberSpec {
@@ -109,16 +110,50 @@ impl Coordinator {
         Ok(new_targets)
     }
 
+    /// Refuses an assignment whose records could not fit the batch before computing it: every
+    /// active task that no member's previous target holds must appear in a target record
+    /// written now, at 4 bytes at least each (bounded cost; the batch limit would refuse the
+    /// records only after the whole computation).
+    fn check_assignment_cost(
+        &self,
+        subs: &[topology::ConfiguredSubtopology],
+        members: &BTreeMap<String, &MemberMetadataValue>,
+        previous: &BTreeMap<String, Assignment>,
+        epoch: i32,
+    ) -> Result<(), ProtocolError> {
+        let held: i64 = members
+            .keys()
+            .filter_map(|id| previous.get(id))
+            .map(|a| a.active.values().map(|p| p.len() as i64).sum::<i64>())
+            .sum();
+        let placed = (topology::total_tasks(subs) - held).max(0);
+        let at_least = placed.saturating_mul(4);
+        if at_least > self.config.max_record_batch_bytes {
+            return Err(ProtocolError::new(
+                ErrorCode::UnknownServerError,
+                format!(
+                    "Failed to compute a new target assignment for epoch {epoch}: its records \
+                     would take at least {at_least} bytes, more than the maximum record batch \
+                     size of {} bytes.",
+                    self.config.max_record_batch_bytes
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// The draft partition metadata of the required topics of `subtopologies`, from the topic
     /// image (PROTOCOL 2.12, 5.2).
     pub(crate) fn partition_metadata(
         &self,
         subtopologies: Option<&[Subtopology]>,
+        patterns: &topology::SourcePatterns,
     ) -> PartitionMetadataValue {
         let Some(subs) = subtopologies else {
             return PartitionMetadataValue::default();
         };
-        let required = topology::required_topics(subs, self.topics.keys().map(String::as_str));
+        let required =
+            topology::required_topics_with(subs, patterns, self.topics.keys().map(String::as_str));
         let topics = required
             .iter()
             .filter_map(|name| {

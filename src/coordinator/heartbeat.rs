@@ -77,18 +77,50 @@ impl Coordinator {
             Dialect::Kip1071Draft => draft::validate(req),
             Dialect::Kafka42 => kafka42::validate(req),
         };
-        let result = valid.and_then(|()| {
-            if req.member_epoch == -1 || req.member_epoch == -2 {
-                self.leave(now, req, out)
-            } else {
-                self.regular_heartbeat(now, raw_now, client, req, out)
-            }
-        });
+        let result = valid
+            .and_then(|()| self.check_request_size(req))
+            .and_then(|()| {
+                if req.member_epoch == -1 || req.member_epoch == -2 {
+                    self.leave(now, req, out)
+                } else {
+                    self.regular_heartbeat(now, raw_now, client, req, out)
+                }
+            });
         if let Err(e) = result {
             out.response = Some(match self.config.dialect {
                 Dialect::Kip1071Draft => draft::error_response(&e),
                 Dialect::Kafka42 => kafka42::error_response(&e),
             });
+        }
+    }
+
+    /// Bounded cost: one heartbeat lists at most `group.streams.max.tasks` owned tasks, task
+    /// offsets and task end offsets, as many as a group may have tasks.
+    fn check_request_size(&self, req: &HeartbeatRequest) -> Result<(), ProtocolError> {
+        let max = self.config.max_tasks.max(0) as usize;
+        let owned: usize = [&req.active_tasks, &req.standby_tasks, &req.warmup_tasks]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|t| t.partitions.len())
+            .sum();
+        let lists = [
+            ("owned tasks", owned),
+            (
+                "task offsets",
+                req.task_offsets.as_ref().map_or(0, Vec::len),
+            ),
+            (
+                "task end offsets",
+                req.task_end_offsets.as_ref().map_or(0, Vec::len),
+            ),
+        ];
+        match lists.iter().find(|(_, n)| *n > max) {
+            Some((what, n)) => Err(invalid(format!(
+                "The heartbeat lists {n} {what}, more than the {max} tasks that \
+                 group.streams.max.tasks allows."
+            ))),
+            None => Ok(()),
         }
     }
 
@@ -438,7 +470,7 @@ impl Coordinator {
         // 4.4 step 4 (4.2): the topology arrives in the join.
         let new_topology: Option<TopologyValue> = match dialect {
             Dialect::Kip1071Draft => None,
-            Dialect::Kafka42 => kafka42::topology_step(group, req)?,
+            Dialect::Kafka42 => kafka42::topology_step(group, req, &self.limits())?,
         };
         if let Some(t) = &new_topology {
             batch.push(crate::records::Record::new(
@@ -458,10 +490,15 @@ impl Coordinator {
                 if group.soft.refresh_due || !reasons.is_empty() {
                     let pm = self.partition_metadata(
                         group.topology.as_ref().map(|t| t.subtopologies.as_slice()),
+                        &group.soft.patterns,
                     );
                     if pm != group.partition_metadata {
                         new_configuration = group.topology.as_ref().map(|t| {
-                            topology::configure(&t.subtopologies, &crate::group::view_of(&pm))
+                            self.limits().bound(topology::configure_with(
+                                &t.subtopologies,
+                                &group.soft.patterns,
+                                &crate::group::view_of(&pm),
+                            ))
                         });
                         batch.push(crate::records::Record::new(
                             crate::records::RecordKey::PartitionMetadata {
@@ -484,6 +521,10 @@ impl Coordinator {
             Some(r) => r.configured(group),
             None => new_configuration.as_ref().or(group.configured.as_ref()),
         };
+        if dialect == Dialect::Kip1071Draft {
+            // Bounded soft state: owned tasks must exist, as in 4.2 (PROTOCOL 4.4 step 5).
+            kafka42::check_owned_tasks(configured, req)?;
+        }
         let mut group_epoch = group.group_epoch;
         if !reasons.is_empty() {
             group_epoch = next_group_epoch(dialect, group.group_epoch);

@@ -95,8 +95,11 @@ impl Coordinator {
             ));
         }
         topology::validate(&req.topology)
+            .and_then(|()| self.limits().check(&req.topology))
             .map_err(|m| ProtocolError::new(ErrorCode::StreamsInvalidTopology, m))?;
-        let configuration = topology::configure(&req.topology, &self.image_view());
+        let configuration = self
+            .limits()
+            .bound(topology::configure(&req.topology, &self.image_view()));
         // Only a successful Initialize asks the host to create topics: a failed one stored nothing.
         let mut topics_to_create = Vec::new();
         match &configuration {
@@ -158,8 +161,13 @@ impl Coordinator {
                 subtopologies: req.topology.clone(),
             }),
         ));
-        let pm = self.partition_metadata(Some(&req.topology));
-        let configured = topology::configure(&req.topology, &view_of(&pm));
+        let patterns = topology::SourcePatterns::compile(&req.topology);
+        let pm = self.partition_metadata(Some(&req.topology), &patterns);
+        let configured = self.limits().bound(topology::configure_with(
+            &req.topology,
+            &patterns,
+            &view_of(&pm),
+        ));
         if pm != group.partition_metadata {
             batch.push(Record::new(
                 RecordKey::PartitionMetadata {

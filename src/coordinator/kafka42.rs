@@ -44,6 +44,7 @@ use crate::records::{
 };
 use crate::tasks::{union, Assignment};
 use crate::timers::{TimerData, TimerKey, TimerKind};
+use crate::topology::Limits;
 use crate::topology::{self, Configuration, Subtopology, TopicConfig, TopicInfo, ValidationRule};
 
 /// `ASSIGNMENT_DELAYED`'s detail; Kafka's wording is not known (PROTOCOL 4.5).
@@ -170,16 +171,22 @@ pub(super) fn leave_response(member_id: &str, member_epoch: i32) -> Value {
 pub(super) fn topology_step(
     group: &Group,
     req: &HeartbeatRequest,
+    limits: &Limits,
 ) -> Result<Option<TopologyValue>, ProtocolError> {
     let Some(t) = &req.topology else {
         return Ok(None);
     };
     match &group.topology {
-        None => Ok(Some(TopologyValue {
-            topology_id: String::new(),
-            epoch: t.epoch,
-            subtopologies: t.subtopologies.clone(),
-        })),
+        None => limits
+            .check(&t.subtopologies)
+            .map_err(invalid_topology)
+            .map(|()| {
+                Some(TopologyValue {
+                    topology_id: String::new(),
+                    epoch: t.epoch,
+                    subtopologies: t.subtopologies.clone(),
+                })
+            }),
         Some(g) if g.epoch > t.epoch => Ok(None),
         Some(g) if g.epoch == t.epoch && g.subtopologies == t.subtopologies => Ok(None),
         Some(_) => Err(invalid("Topology updates are not supported yet.")),
@@ -317,7 +324,9 @@ impl Coordinator {
                 .iter()
                 .filter_map(|name| self.topics.get(name).map(|image| (name.as_str(), image))),
         );
-        let configured = topology::configure(&t.subtopologies, &self.image_view());
+        let configured = self
+            .limits()
+            .bound(topology::configure(&t.subtopologies, &self.image_view()));
         if let Configuration::Invalid(message) = &configured {
             return Err(invalid_topology(message.clone()));
         }

@@ -13,7 +13,7 @@ use crate::records::{
     Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
 };
 use crate::tasks::Assignment;
-use crate::topology::Configuration;
+use crate::topology::{Configuration, SourcePatterns};
 
 pub use owners::OwnerIndex;
 pub use replay::{apply, ApplyEffect};
@@ -111,6 +111,9 @@ pub struct GroupSoft {
     /// 4.2: the configured topology as the last refresh left it (PROTOCOL 2.1, 4.4 step 5);
     /// `None` until the first refresh (e.g. after a rebuild).
     pub configured: Option<Configuration>,
+    /// The topology's source-topic regexes, compiled once per topology and remembering every
+    /// topic they were matched against (kept current by [`apply`]).
+    pub patterns: SourcePatterns,
 }
 
 impl PartialEq for GroupSoft {

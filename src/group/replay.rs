@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::{Group, Member, MemberState};
 use crate::records::{Record, RecordKey, RecordValue, TaskIds};
 use crate::tasks::Assignment;
-use crate::topology;
+use crate::topology::{self, Limits, SourcePatterns};
 
 const KEY_VALUE_MISMATCH: &str = "the record's key and value are of different types";
 
@@ -22,11 +22,15 @@ pub struct ApplyEffect {
 /// Applies `record`; an error leaves the groups untouched. Only tombstones can fail against the
 /// state (their ordering rules); any other record fails only when its key and value disagree,
 /// which is checked before anything changes.
-pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<ApplyEffect, String> {
+pub fn apply(
+    groups: &mut BTreeMap<String, Group>,
+    record: &Record,
+    limits: &Limits,
+) -> Result<ApplyEffect, String> {
     let group_id = record.key.group_id();
     let mut effect = ApplyEffect::default();
     let Some(value) = &record.value else {
-        return apply_tombstone(groups, &record.key);
+        return apply_tombstone(groups, &record.key, limits);
     };
     if !record.is_consistent() {
         return Err(KEY_VALUE_MISMATCH.to_string());
@@ -43,7 +47,7 @@ pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<Ap
         }
         (RecordKey::PartitionMetadata { .. }, RecordValue::PartitionMetadata(v)) => {
             group.partition_metadata = v.clone();
-            reconfigure(group);
+            reconfigure(group, limits);
         }
         (RecordKey::TargetAssignmentMetadata { .. }, RecordValue::TargetAssignmentMetadata(v)) => {
             group.assignment_epoch = v.assignment_epoch;
@@ -59,7 +63,7 @@ pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<Ap
         }
         (RecordKey::Topology { .. }, RecordValue::Topology(v)) => {
             group.topology = Some(v.clone());
-            reconfigure(group);
+            reconfigure(group, limits);
         }
         (RecordKey::MemberMetadata { member_id, .. }, RecordValue::MemberMetadata(v)) => {
             let added = !group.members.contains_key(member_id);
@@ -109,6 +113,7 @@ pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<Ap
 fn apply_tombstone(
     groups: &mut BTreeMap<String, Group>,
     key: &RecordKey,
+    limits: &Limits,
 ) -> Result<ApplyEffect, String> {
     let mut effect = ApplyEffect::default();
     let Some(group) = groups.get_mut(key.group_id()) else {
@@ -132,7 +137,7 @@ fn apply_tombstone(
         }
         RecordKey::PartitionMetadata { .. } => {
             group.partition_metadata = Default::default();
-            reconfigure(group);
+            reconfigure(group, limits);
         }
         RecordKey::TargetAssignmentMetadata { .. } => {
             if !group.targets.is_empty() {
@@ -149,7 +154,7 @@ fn apply_tombstone(
         }
         RecordKey::Topology { .. } => {
             group.topology = None;
-            reconfigure(group);
+            reconfigure(group, limits);
         }
         RecordKey::CurrentMemberAssignment { member_id, .. } => {
             if let Some(old) = group.members.get(member_id) {
@@ -249,9 +254,20 @@ fn active_epochs<'a>(
 }
 
 /// Recomputes the derived configured topology (draft: from the stored partition metadata).
-fn reconfigure(group: &mut Group) {
-    group.configured = group
+fn reconfigure(group: &mut Group, limits: &Limits) {
+    let subs = group
         .topology
         .as_ref()
-        .map(|t| topology::configure(&t.subtopologies, &group.view()));
+        .map_or(&[][..], |t| &t.subtopologies);
+    if !group.soft.patterns.is_for(subs) {
+        group.soft.patterns = SourcePatterns::compile(subs);
+    }
+    let view = group.view();
+    group.configured = group.topology.as_ref().map(|t| {
+        limits.bound(topology::configure_with(
+            &t.subtopologies,
+            &group.soft.patterns,
+            &view,
+        ))
+    });
 }

@@ -37,6 +37,7 @@
 
 pub mod configure;
 pub mod id;
+pub mod limits;
 pub mod model;
 pub mod patterns;
 pub mod validate;
@@ -45,6 +46,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use configure::configure_with;
 pub use id::{canonical_form, TOPOLOGY_ID_VERSION};
+pub use limits::{total_tasks, Limits};
 pub use model::*;
 pub use patterns::SourcePatterns;
 pub use validate::{

@@ -1,0 +1,199 @@
+//! Bounded cost: what one topology may ask of the coordinator. A client declares repartition
+//! topics and source-topic regexes and the host reports partition counts, and either could
+//! otherwise drive time and memory up to 2^31 tasks; the limits refuse such work before any
+//! per-task step runs.
+
+use super::model::Subtopology;
+use super::patterns;
+use super::{Configuration, ConfiguredSubtopology};
+
+/// The coordinator's limits on one topology (settings in [`crate::Config`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// `group.streams.max.tasks.per.subtopology`.
+    pub max_tasks_per_subtopology: i32,
+    /// `group.streams.max.tasks`.
+    pub max_tasks: i32,
+    /// `group.streams.topology.max.regex.patterns`.
+    pub max_regex_patterns: i32,
+    /// `group.streams.topology.max.regex.compiled.bytes`.
+    pub max_regex_compiled_bytes: i32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::from(&crate::Config::default())
+    }
+}
+
+impl From<&crate::Config> for Limits {
+    fn from(c: &crate::Config) -> Self {
+        Limits {
+            max_tasks_per_subtopology: c.max_tasks_per_subtopology,
+            max_tasks: c.max_tasks,
+            max_regex_patterns: c.max_regex_patterns,
+            max_regex_compiled_bytes: c.max_regex_compiled_bytes,
+        }
+    }
+}
+
+impl Limits {
+    /// What a client declares in its topology: the number of source-topic regexes, each one's
+    /// compiled size, and the partition counts of repartition topics. Run after the structural
+    /// validation (V1-V10); the error is the message of an invalid-topology answer.
+    pub fn check(&self, subtopologies: &[Subtopology]) -> Result<(), String> {
+        let patterns: usize = subtopologies
+            .iter()
+            .map(|s| s.source_topic_regex.len())
+            .sum();
+        if patterns > self.max_regex_patterns.max(0) as usize {
+            return Err(format!(
+                "The topology has {patterns} source topic regular expressions, more than the {} \
+                 that group.streams.topology.max.regex.patterns allows.",
+                self.max_regex_patterns
+            ));
+        }
+        let size = self.max_regex_compiled_bytes.max(0) as usize;
+        for s in subtopologies {
+            if let Some(r) = s
+                .source_topic_regex
+                .iter()
+                .find(|r| patterns::compile_full_match_within(r, size).is_none())
+            {
+                return Err(format!(
+                    "Source topic regex {r} of subtopology {} takes more than the {size} bytes \
+                     that group.streams.topology.max.regex.compiled.bytes allows when compiled.",
+                    s.subtopology_id
+                ));
+            }
+        }
+        if let Some(t) = subtopologies
+            .iter()
+            .flat_map(|s| &s.repartition_source_topics)
+            .find(|t| t.partitions > self.max_tasks_per_subtopology)
+        {
+            return Err(format!(
+                "Repartition topic {} has {} partitions, more than the {} tasks per subtopology \
+                 that group.streams.max.tasks.per.subtopology allows.",
+                t.name, t.partitions, self.max_tasks_per_subtopology
+            ));
+        }
+        Ok(())
+    }
+
+    /// A ready configuration whose task counts exceed the limits is not ready: its topics are
+    /// partitioned beyond what this coordinator assigns (reported like incorrectly partitioned
+    /// source topics, with the limit named). Runs before the assignor sees a single task.
+    pub fn bound(&self, configuration: Configuration) -> Configuration {
+        let Configuration::Ready(subs) = &configuration else {
+            return configuration;
+        };
+        if let Some(s) = subs
+            .iter()
+            .find(|s| s.num_tasks > self.max_tasks_per_subtopology)
+        {
+            return Configuration::SourceTopicsIncorrectlyPartitioned(format!(
+                "Subtopology {} has {} tasks, more than the {} that \
+                 group.streams.max.tasks.per.subtopology allows.",
+                s.subtopology_id, s.num_tasks, self.max_tasks_per_subtopology
+            ));
+        }
+        let total = total_tasks(subs);
+        if total > i64::from(self.max_tasks) {
+            return Configuration::SourceTopicsIncorrectlyPartitioned(format!(
+                "The topology has {total} tasks, more than the {} that group.streams.max.tasks \
+                 allows.",
+                self.max_tasks
+            ));
+        }
+        configuration
+    }
+}
+
+/// The number of tasks of a configured topology.
+pub fn total_tasks(subs: &[ConfiguredSubtopology]) -> i64 {
+    subs.iter().map(|s| i64::from(s.num_tasks.max(0))).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::TopicInfo;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    fn sub(id: &str, regexes: &[&str], repartition: &[i32]) -> Subtopology {
+        Subtopology {
+            subtopology_id: id.into(),
+            source_topics: vec!["in".into()],
+            source_topic_regex: regexes.iter().map(|r| r.to_string()).collect(),
+            repartition_source_topics: repartition
+                .iter()
+                .enumerate()
+                .map(|(i, p)| TopicInfo {
+                    name: format!("r{i}"),
+                    partitions: *p,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            max_tasks_per_subtopology: 100,
+            max_tasks: 150,
+            max_regex_patterns: 2,
+            max_regex_compiled_bytes: 4096,
+        }
+    }
+
+    #[test]
+    fn declared_sizes_over_the_limits_are_refused() {
+        let l = limits();
+        assert_eq!(l.check(&[sub("0", &["a.*", "b.*"], &[100])]), Ok(()));
+        let e = l.check(&[sub("0", &["a.*"], &[]), sub("1", &["b", "c"], &[])]);
+        assert!(e
+            .unwrap_err()
+            .contains("3 source topic regular expressions"));
+        let e = l.check(&[sub("0", &[], &[101])]).unwrap_err();
+        assert!(e.contains("r0 has 101 partitions"), "{e}");
+        // A pattern whose compiled program is large (a bounded repetition of a class).
+        let big = "[a-z]{1000}";
+        let e = l.check(&[sub("0", &[big], &[])]).unwrap_err();
+        assert!(
+            e.contains("group.streams.topology.max.regex.compiled.bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_configuration_over_the_task_limits_is_not_ready() {
+        let l = limits();
+        let ready = |counts: &[i32]| {
+            Configuration::Ready(
+                counts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| ConfiguredSubtopology {
+                        subtopology_id: i.to_string(),
+                        num_tasks: *n,
+                        stateful: false,
+                        input_topics: vec![],
+                    })
+                    .collect(),
+            )
+        };
+        assert_eq!(l.bound(ready(&[100, 50])), ready(&[100, 50]));
+        let Configuration::SourceTopicsIncorrectlyPartitioned(m) = l.bound(ready(&[101])) else {
+            panic!("not bounded");
+        };
+        assert!(m.contains("Subtopology 0 has 101 tasks"), "{m}");
+        let Configuration::SourceTopicsIncorrectlyPartitioned(m) = l.bound(ready(&[100, 51]))
+        else {
+            panic!("not bounded");
+        };
+        assert!(m.contains("151 tasks"), "{m}");
+    }
+}
