@@ -46,6 +46,9 @@ pub struct Config {
     /// Bounded cost: the most bytes one compiled source-topic regex may take (regex-lite's size
     /// limit), which bounds the cost of matching it against a topic name.
     pub max_regex_compiled_bytes: i32,
+    /// Bounded cost: the most a new topology's regexes may cost to match against the topic
+    /// names (compiled bytes times name bytes).
+    pub max_regex_match_cost: i64,
     pub record_bytes: bool,
     pub max_record_batch_bytes: i64,
 }
@@ -64,10 +67,11 @@ impl Default for Config {
             initial_rebalance_delay_ms: 3_000,
             offsets_retention_minutes: 10_080,
             offsets_topic_num_partitions: 50,
-            max_tasks_per_subtopology: 65_536,
-            max_tasks: 262_144,
-            max_regex_patterns: 100,
-            max_regex_compiled_bytes: 32 * 1024,
+            max_tasks_per_subtopology: 32_768,
+            max_tasks: 50_000,
+            max_regex_patterns: 10,
+            max_regex_compiled_bytes: 8 * 1024,
+            max_regex_match_cost: 1 << 28,
             record_bytes: false,
             max_record_batch_bytes: 1_048_576,
         }
@@ -167,7 +171,13 @@ const INT_SETTINGS: &[IntSetting] = &[
 
 /// The settings a coordinator accepts besides the integer ones; anything else is an
 /// `INVALID_CONFIG` boundary error.
-const OTHER_SETTINGS: &[&str] = &["dialect", "assignor", "recordBytes", "maxRecordBatchBytes"];
+const OTHER_SETTINGS: &[&str] = &[
+    "dialect",
+    "assignor",
+    "recordBytes",
+    "maxRecordBatchBytes",
+    "group.streams.topology.max.regex.match.cost",
+];
 
 /// Every setting a coordinator accepts.
 pub fn settings() -> impl Iterator<Item = &'static str> {
@@ -223,6 +233,14 @@ impl Config {
                 .as_bool()
                 .ok_or_else(|| err("recordBytes", "must be true or false"))?;
         }
+        if let Some(v) = map.get("group.streams.topology.max.regex.match.cost") {
+            config.max_regex_match_cost = v.as_i64().filter(|n| *n >= 0).ok_or_else(|| {
+                err(
+                    "group.streams.topology.max.regex.match.cost",
+                    "must be an integer of at least 0",
+                )
+            })?;
+        }
         if let Some(v) = map.get("maxRecordBatchBytes") {
             config.max_record_batch_bytes = v
                 .as_i64()
@@ -241,6 +259,12 @@ impl Config {
             if !setting.contains(*(setting.slot)(&mut copy)) {
                 return Err(setting.out_of_range());
             }
+        }
+        if self.max_regex_match_cost < 0 {
+            return Err(err(
+                "group.streams.topology.max.regex.match.cost",
+                "must be an integer of at least 0",
+            ));
         }
         if self.max_record_batch_bytes < 1 {
             return Err(err(

@@ -26,13 +26,49 @@ use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
 use crate::topology;
 
 /// One topic as the host reported it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct TopicImage {
     pub partitions: i32,
     pub topic_id: Uuid,
     /// `racks[p]`: sorted, distinct rack ids of partition `p`.
     pub racks: Vec<Vec<String>>,
+    /// The 4.2 topic hash, computed once per report: it walks every partition, so a refresh
+    /// must not pay it again (bounded cost).
+    hash: std::sync::OnceLock<i64>,
 }
+
+impl TopicImage {
+    pub fn new(partitions: i32, topic_id: Uuid, racks: Vec<Vec<String>>) -> Self {
+        TopicImage {
+            partitions,
+            topic_id,
+            racks,
+            hash: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Kafka's topic hash of this image under `name` (PROTOCOL 4.5), remembered. A topic with
+    /// more partitions than `walk_limit` (`group.streams.max.tasks.per.subtopology`: no group
+    /// that reads it can be assigned) is hashed without its partitions, so that a host
+    /// reporting 2^31 of them costs nothing.
+    pub fn hash(&self, name: &str, walk_limit: i32) -> i64 {
+        *self.hash.get_or_init(|| {
+            if self.partitions > walk_limit {
+                kafka42::topic_header_hash(name, self)
+            } else {
+                kafka42::topic_hash(name, self)
+            }
+        })
+    }
+}
+
+impl PartialEq for TopicImage {
+    fn eq(&self, other: &Self) -> bool {
+        (self.partitions, &self.topic_id, &self.racks)
+            == (other.partitions, &other.topic_id, &other.racks)
+    }
+}
+impl Eq for TopicImage {}
 
 /// A deterministic, sans-IO streams group coordinator.
 #[derive(Clone, Debug)]

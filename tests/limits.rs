@@ -59,10 +59,10 @@ fn a_host_reported_partition_count_over_the_limit_leaves_the_group_not_ready() {
         "{out}"
     );
     // Past the default limit but under a raised one, a group is assigned.
-    let mut c = k42(json!({"group.streams.max.tasks.per.subtopology": 100_000}));
+    let mut c = k42(json!({"group.streams.max.tasks.per.subtopology": 40_000}));
     send(
         &mut c,
-        json!({"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 70_000}]}),
+        json!({"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 35_000}]}),
     );
     let out = send(&mut c, join42(1000, "m1", simple_topology()));
     assert_eq!(out["response"]["status"], json!([]), "{out}");
@@ -110,7 +110,7 @@ fn draft_join(c: &mut Coordinator, now: i64) -> String {
 fn too_many_or_too_large_regexes_are_an_invalid_topology() {
     let mut c = draft();
     draft_join(&mut c, 0);
-    let many: Vec<String> = (0..101).map(|i| format!("t{i}-.*")).collect();
+    let many: Vec<String> = (0..11).map(|i| format!("t{i}-.*")).collect();
     let out = send(
         &mut c,
         initialize(
@@ -122,7 +122,7 @@ fn too_many_or_too_large_regexes_are_an_invalid_topology() {
     assert!(out["response"]["errorMessage"]
         .as_str()
         .unwrap()
-        .contains("101 source topic regular expressions"));
+        .contains("11 source topic regular expressions"));
     // A short pattern whose compiled program is huge.
     let out = send(
         &mut c,

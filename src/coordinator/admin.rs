@@ -466,11 +466,7 @@ fn topic_image(t: &TopicSpec, path: &str) -> Result<TopicImage, BoundaryError> {
                 .collect()
         }
     };
-    Ok(TopicImage {
-        partitions: t.partitions,
-        topic_id,
-        racks,
-    })
+    Ok(TopicImage::new(t.partitions, topic_id, racks))
 }
 
 fn describe_group(g: &Group) -> DescribedGroup {

@@ -111,9 +111,9 @@ impl Coordinator {
     }
 
     /// Refuses an assignment whose records could not fit the batch before computing it: every
-    /// active task that no member's previous target holds must appear in a target record
-    /// written now, at 4 bytes at least each (bounded cost; the batch limit would refuse the
-    /// records only after the whole computation).
+    /// active task and standby copy that no member's previous target holds must appear in a
+    /// target record written now, at 4 bytes at least each (bounded cost; the batch limit would
+    /// refuse the records only after the whole computation).
     fn check_assignment_cost(
         &self,
         subs: &[topology::ConfiguredSubtopology],
@@ -121,12 +121,25 @@ impl Coordinator {
         previous: &BTreeMap<String, Assignment>,
         epoch: i32,
     ) -> Result<(), ProtocolError> {
-        let held: i64 = members
-            .keys()
-            .filter_map(|id| previous.get(id))
-            .map(|a| a.active.values().map(|p| p.len() as i64).sum::<i64>())
+        let held = |list: fn(&Assignment) -> &crate::tasks::TaskMap| -> i64 {
+            members
+                .keys()
+                .filter_map(|id| previous.get(id))
+                .map(|a| list(a).values().map(|p| p.len() as i64).sum::<i64>())
+                .sum()
+        };
+        // Standbys: each stateful task gets min(replicas, other processes) copies.
+        let processes: std::collections::BTreeSet<&str> =
+            members.values().map(|m| m.process_id.as_str()).collect();
+        let copies = i64::from(self.config.num_standby_replicas)
+            .min(processes.len().saturating_sub(1) as i64);
+        let stateful: i64 = subs
+            .iter()
+            .filter(|s| s.stateful)
+            .map(|s| i64::from(s.num_tasks.max(0)))
             .sum();
-        let placed = (topology::total_tasks(subs) - held).max(0);
+        let placed = (topology::total_tasks(subs) - held(|a| &a.active)).max(0)
+            + (stateful.saturating_mul(copies) - held(|a| &a.standby)).max(0);
         let at_least = placed.saturating_mul(4);
         if at_least > self.config.max_record_batch_bytes {
             return Err(ProtocolError::new(

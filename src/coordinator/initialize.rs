@@ -96,6 +96,10 @@ impl Coordinator {
         }
         topology::validate(&req.topology)
             .and_then(|()| self.limits().check(&req.topology))
+            .and_then(|()| {
+                self.limits()
+                    .check_regex_cost(&req.topology, self.topics.keys().map(String::as_str))
+            })
             .map_err(|m| ProtocolError::new(ErrorCode::StreamsInvalidTopology, m))?;
         let configuration = self
             .limits()

@@ -319,10 +319,11 @@ impl Coordinator {
         };
         let required =
             topology::required_topics(&t.subtopologies, self.topics.keys().map(String::as_str));
-        let metadata_hash = metadata_hash(
+        let metadata_hash = metadata_hash_within(
             required
                 .iter()
                 .filter_map(|name| self.topics.get(name).map(|image| (name.as_str(), image))),
+            self.config.max_tasks_per_subtopology,
         );
         let configured = self
             .limits()
@@ -627,17 +628,7 @@ fn java_length(s: &str) -> i32 {
 /// Encoding: [`HashInput`]. Any change of the topic's id, name, partition count or racks changes
 /// the input bytes, so (barring an XXH3 collision) the hash.
 pub fn topic_hash(name: &str, topic: &TopicImage) -> i64 {
-    let id = topic.topic_id.0;
-    let (mut msb, mut lsb) = ([0u8; 8], [0u8; 8]);
-    msb.copy_from_slice(id.get(..8).unwrap_or(&[0; 8]));
-    lsb.copy_from_slice(id.get(8..).unwrap_or(&[0; 8]));
-    let mut input = HashInput::default();
-    input
-        .byte(0)
-        .long(i64::from_be_bytes(msb))
-        .long(i64::from_be_bytes(lsb))
-        .string(name)
-        .int(topic.partitions);
+    let mut input = topic_header(name, topic);
     for i in 0..topic.partitions {
         input.int(i);
         let racks = usize::try_from(i)
@@ -651,16 +642,44 @@ pub fn topic_hash(name: &str, topic: &TopicImage) -> i64 {
     input.hash()
 }
 
+/// The topic hash without the partitions' part, for topics over the task limits.
+pub fn topic_header_hash(name: &str, topic: &TopicImage) -> i64 {
+    topic_header(name, topic).hash()
+}
+
+fn topic_header(name: &str, topic: &TopicImage) -> HashInput {
+    let id = topic.topic_id.0;
+    let (mut msb, mut lsb) = ([0u8; 8], [0u8; 8]);
+    msb.copy_from_slice(id.get(..8).unwrap_or(&[0; 8]));
+    lsb.copy_from_slice(id.get(8..).unwrap_or(&[0; 8]));
+    let mut input = HashInput::default();
+    input
+        .byte(0)
+        .long(i64::from_be_bytes(msb))
+        .long(i64::from_be_bytes(lsb))
+        .string(name)
+        .int(topic.partitions);
+    input
+}
+
 /// The group's metadata hash (Kafka's `computeGroupHash`): 0 when `topics` (the existing
 /// required topics) is empty, else XXH3-64 over their hashes as `long`s in name order.
 pub fn metadata_hash<'a>(topics: impl Iterator<Item = (&'a str, &'a TopicImage)>) -> i64 {
+    metadata_hash_within(topics, i32::MAX)
+}
+
+/// [`metadata_hash`], walking the partitions of topics up to `walk_limit` only.
+pub(super) fn metadata_hash_within<'a>(
+    topics: impl Iterator<Item = (&'a str, &'a TopicImage)>,
+    walk_limit: i32,
+) -> i64 {
     let sorted: BTreeMap<&str, &TopicImage> = topics.collect();
     if sorted.is_empty() {
         return 0;
     }
     let mut input = HashInput::default();
     for (name, topic) in sorted {
-        input.long(topic_hash(name, topic));
+        input.long(topic.hash(name, walk_limit));
     }
     input.hash()
 }
@@ -813,14 +832,14 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     fn image(partitions: i32, racks: Vec<Vec<&str>>) -> TopicImage {
-        TopicImage {
+        TopicImage::new(
             partitions,
-            topic_id: Uuid([7; 16]),
-            racks: racks
+            Uuid([7; 16]),
+            racks
                 .into_iter()
                 .map(|r| r.into_iter().map(String::from).collect())
                 .collect(),
-        }
+        )
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub struct Limits {
     pub max_regex_patterns: i32,
     /// `group.streams.topology.max.regex.compiled.bytes`.
     pub max_regex_compiled_bytes: i32,
+    /// `group.streams.topology.max.regex.match.cost`.
+    pub max_regex_match_cost: i64,
 }
 
 impl Default for Limits {
@@ -33,6 +35,7 @@ impl From<&crate::Config> for Limits {
             max_tasks: c.max_tasks,
             max_regex_patterns: c.max_regex_patterns,
             max_regex_compiled_bytes: c.max_regex_compiled_bytes,
+            max_regex_match_cost: c.max_regex_match_cost,
         }
     }
 }
@@ -76,6 +79,37 @@ impl Limits {
                 "Repartition topic {} has {} partitions, more than the {} tasks per subtopology \
                  that group.streams.max.tasks.per.subtopology allows.",
                 t.name, t.partitions, self.max_tasks_per_subtopology
+            ));
+        }
+        Ok(())
+    }
+
+    /// The cost of matching every source-topic regex against the topic names `topics` (those a
+    /// pattern's literal prefix lets through): compiled bytes times name bytes, which bounds a
+    /// linear-time match. A new topology over `group.streams.topology.max.regex.match.cost` is
+    /// refused before any match runs; once stored, each topic is matched once (remembered).
+    pub fn check_regex_cost<'a>(
+        &self,
+        subtopologies: &[Subtopology],
+        topics: impl Iterator<Item = &'a str> + Clone,
+    ) -> Result<(), String> {
+        let mut cost: i64 = 0;
+        for r in subtopologies.iter().flat_map(|s| &s.source_topic_regex) {
+            let size = patterns::compiled_size(r).unwrap_or(0) as i64;
+            let prefix = patterns::literal_prefix(r);
+            let names: i64 = topics
+                .clone()
+                .filter(|t| t.starts_with(prefix))
+                .map(|t| t.len() as i64)
+                .sum();
+            cost = cost.saturating_add(size.saturating_mul(names));
+        }
+        if cost > self.max_regex_match_cost {
+            return Err(format!(
+                "Matching the source topic regexes against the existing topics would cost {cost} \
+                 (compiled bytes times topic name bytes), more than the {} that \
+                 group.streams.topology.max.regex.match.cost allows.",
+                self.max_regex_match_cost
             ));
         }
         Ok(())
@@ -146,6 +180,7 @@ mod tests {
             max_tasks: 150,
             max_regex_patterns: 2,
             max_regex_compiled_bytes: 4096,
+            max_regex_match_cost: 1_000_000,
         }
     }
 
@@ -166,6 +201,28 @@ mod tests {
             e.contains("group.streams.topology.max.regex.compiled.bytes"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn regexes_that_would_cost_too_much_to_match_are_refused() {
+        let l = limits();
+        let names: Vec<String> = (0..100)
+            .map(|i| format!("{}{i}", "x".repeat(200)))
+            .collect();
+        let cheap = [sub("0", &["orders-.*"], &[])];
+        assert_eq!(
+            l.check_regex_cost(&cheap, names.iter().map(String::as_str)),
+            Ok(())
+        );
+        let costly = [sub("0", &["(?:a|b|c|x)*y?"], &[])];
+        let e = l
+            .check_regex_cost(&costly, names.iter().map(String::as_str))
+            .unwrap_err();
+        assert!(
+            e.contains("group.streams.topology.max.regex.match.cost"),
+            "{e}"
+        );
+        assert_eq!(l.check_regex_cost(&costly, std::iter::empty()), Ok(()));
     }
 
     #[test]

@@ -33,6 +33,21 @@ pub fn compile_full_match_within(pattern: &str, size_limit: usize) -> Option<Reg
     build_within(&format!("^(?:{pattern})$"), size_limit)
 }
 
+/// The compiled size of `pattern`'s full-match form, to the nearest power of two above it (the
+/// smallest size limit it compiles within), or `None` if it does not compile at all.
+pub fn compiled_size(pattern: &str) -> Option<usize> {
+    let full = format!("^(?:{pattern})$");
+    let fits = |limit: usize| RegexBuilder::new(&full).size_limit(limit).build().is_ok();
+    if !fits(PATTERN_SIZE_LIMIT) {
+        return None;
+    }
+    let mut size = 64;
+    while size < PATTERN_SIZE_LIMIT && !fits(size) {
+        size *= 2;
+    }
+    Some(size)
+}
+
 /// Compiles `pattern` for full matches, or `None` if it does not compile.
 ///
 /// Only the anchored form is compiled, which is what configuration needs; a pattern with an
