@@ -33,6 +33,9 @@ pub struct Config {
     pub acceptable_recovery_lag: i32,
     pub task_offset_interval_ms: i32,
     pub initial_rebalance_delay_ms: i32,
+    /// Assignment batching (Kafka 4.3): after a target assignment is computed, the next one waits
+    /// until this much time has passed; 0 computes at every group-epoch bump.
+    pub assignment_interval_ms: i32,
     pub offsets_retention_minutes: i32,
     pub offsets_topic_num_partitions: i32,
     /// Bounded cost: the most tasks one subtopology may have (its partition count, whether the
@@ -65,6 +68,7 @@ impl Default for Config {
             acceptable_recovery_lag: 10_000,
             task_offset_interval_ms: 60_000,
             initial_rebalance_delay_ms: 3_000,
+            assignment_interval_ms: 0,
             offsets_retention_minutes: 10_080,
             offsets_topic_num_partitions: 50,
             max_tasks_per_subtopology: 32_768,
@@ -130,6 +134,12 @@ const INT_SETTINGS: &[IntSetting] = &[
         min: 0,
         max: i32::MAX,
         slot: |c| &mut c.initial_rebalance_delay_ms,
+    },
+    IntSetting {
+        name: "group.streams.assignment.interval.ms",
+        min: 0,
+        max: i32::MAX,
+        slot: |c| &mut c.assignment_interval_ms,
     },
     IntSetting {
         name: "offsets.retention.minutes",

@@ -21,7 +21,7 @@ use crate::api::{Explain, Input, InputKind, Output};
 use crate::config::Config;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
-use crate::records::{encoded_size, Dialect, Record, Uuid};
+use crate::records::{encoded_size, Dialect, Record, RecordKey, Uuid};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
 use crate::topology;
 
@@ -322,6 +322,14 @@ impl Coordinator {
         }
         let before = self.snapshot_states(group_id, &batch.records);
         self.commit(&batch)?;
+        // Assignment batching counts from every committed target assignment (soft state).
+        if batch.records.iter().any(|r| {
+            matches!(r.key, RecordKey::TargetAssignmentMetadata { .. }) && r.value.is_some()
+        }) {
+            if let Some(group) = self.groups.get_mut(group_id) {
+                group.soft.last_assignment_ms = Some(self.now_ms);
+            }
+        }
         out.records.extend(batch.records);
         out.explain.extend(batch.explain);
         if let (Some((state, members)), Some(group)) = (before, self.groups.get(group_id)) {

@@ -11,6 +11,8 @@ pub enum TimerKind {
     TopologyInitialization,
     InitialRebalanceDelay,
     Retention,
+    /// Assignment batching: the group's next target assignment is due.
+    AssignmentInterval,
 }
 
 impl TimerKind {
@@ -21,6 +23,7 @@ impl TimerKind {
             TimerKind::TopologyInitialization => "topology-initialization",
             TimerKind::InitialRebalanceDelay => "initial-rebalance-delay",
             TimerKind::Retention => "retention",
+            TimerKind::AssignmentInterval => "assignment-interval",
         }
     }
 }

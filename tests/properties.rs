@@ -99,8 +99,21 @@ struct Client {
 const DRAFT: &str = "kip1071-draft";
 const K42: &str = "kafka-4.2";
 
-fn config(dialect: &str) -> Value {
-    json!({"dialect": dialect, "group.streams.num.standby.replicas": 1})
+/// With assignment batching (`group.streams.assignment.interval.ms` = 1000).
+const DRAFT_BATCHED: &str = "kip1071-draft+batched";
+const K42_BATCHED: &str = "kafka-4.2+batched";
+
+/// The dialect of a run name (`DRAFT`, `K42`, or one of them `+batched`).
+fn dialect_of(run: &str) -> &str {
+    run.split('+').next().unwrap_or(run)
+}
+
+fn config(run: &str) -> Value {
+    let mut config = json!({"dialect": dialect_of(run), "group.streams.num.standby.replicas": 1});
+    if run.ends_with("+batched") {
+        config["group.streams.assignment.interval.ms"] = json!(1000);
+    }
+    config
 }
 
 struct Sim {
@@ -200,7 +213,7 @@ impl Sim {
     }
 
     fn k42(&self) -> bool {
-        self.dialect == K42
+        dialect_of(self.dialect) == K42
     }
 
     /// A join in the coordinator's dialect: the draft names its topology by id, 4.2 sends it.
@@ -607,6 +620,21 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Assignment batching: the same invariants, replay and determinism.
+    #[test]
+    fn invariants_hold_with_assignment_batching(ops in proptest::collection::vec(op(), 1..60)) {
+        replay_and_determinism(DRAFT_BATCHED, &ops)?;
+    }
+
+    #[test]
+    fn invariants_hold_with_assignment_batching_kafka42(ops in proptest::collection::vec(op(), 1..60)) {
+        replay_and_determinism(K42_BATCHED, &ops)?;
+    }
+}
+
 fn settle(dialect: &'static str, mut ops: Vec<Op>) {
     for m in 1..4 {
         ops.push(Op::Join {
@@ -664,6 +692,22 @@ fn a_simulated_group_settles() {
             Op::Initialize,
         ],
     );
+}
+
+/// With assignment batching the group still converges once time passes.
+#[test]
+fn a_simulated_group_settles_with_assignment_batching() {
+    for run in [DRAFT_BATCHED, K42_BATCHED] {
+        let mut ops = vec![Op::Join {
+            member: 0,
+            process: 0,
+            static_member: false,
+        }];
+        if run == DRAFT_BATCHED {
+            ops.push(Op::Initialize);
+        }
+        settle(run, ops);
+    }
 }
 
 #[test]

@@ -340,10 +340,17 @@ pub enum Explain {
         member_id: String,
         topology_id: String,
     },
-    /// 4.2: the first member of a memberless group armed the initial rebalance delay; no target
-    /// is computed before `untilMs` (PROTOCOL 4.7).
+    /// No target is computed before `untilMs`: in 4.2 the first member of a memberless group
+    /// armed the initial rebalance delay (PROTOCOL 4.7); with `cause` `ASSIGNMENT_INTERVAL`, the
+    /// group epoch was bumped within `group.streams.assignment.interval.ms` of the last
+    /// computation (assignment batching), and members reconcile towards the last target.
     #[serde(rename_all = "camelCase")]
-    AssignmentDelayed { group_id: String, until_ms: i64 },
+    AssignmentDelayed {
+        group_id: String,
+        until_ms: i64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cause: Option<&'static str>,
+    },
     #[serde(rename_all = "camelCase")]
     TimerDropped {
         group_id: String,

@@ -14,6 +14,7 @@ use crate::records::{
     TargetAssignmentMemberValue, TargetAssignmentMetadataValue, TopicMetadata,
 };
 use crate::tasks::Assignment;
+use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::{self, Configuration, Subtopology};
 
 impl Coordinator {
@@ -108,6 +109,66 @@ impl Coordinator {
             assignor: self.config.assignor.name(),
         });
         Ok(new_targets)
+    }
+
+    /// Assignment batching: the group's next target assignment is due at `until` (once per
+    /// delay: a pending timer is left as it is).
+    pub(crate) fn batch_assignment(&mut self, group_id: &str, until: i64, out: &mut crate::Output) {
+        let key = TimerKey::new(TimerKind::AssignmentInterval, group_id, "");
+        if self.timers.get(&key).is_some() {
+            return;
+        }
+        self.timers.schedule(key, until, TimerData::None);
+        out.explain.push(Explain::AssignmentDelayed {
+            group_id: group_id.to_string(),
+            until_ms: until,
+            cause: Some("ASSIGNMENT_INTERVAL"),
+        });
+    }
+
+    /// The batched assignment is due: the target assignment for the current group epoch, unless
+    /// one was computed meanwhile or the group has no members. `false` when the batch limit
+    /// refused the records.
+    pub(crate) fn fire_assignment_interval(
+        &mut self,
+        group_id: &str,
+        out: &mut crate::Output,
+    ) -> bool {
+        let Some(group) = self.groups.get(group_id) else {
+            return true;
+        };
+        if group.members.is_empty() || group.group_epoch <= group.assignment_epoch {
+            return true;
+        }
+        let configured = match self.config.dialect {
+            crate::Dialect::Kip1071Draft => group.configured.as_ref(),
+            crate::Dialect::Kafka42 => group.soft.configured.as_ref(),
+        };
+        // 4.2 keeps its configuration in memory; until a heartbeat refreshed it, that heartbeat
+        // computes instead.
+        if self.config.dialect == crate::Dialect::Kafka42 && configured.is_none() {
+            return true;
+        }
+        let members: BTreeMap<String, &MemberMetadataValue> = group
+            .members
+            .iter()
+            .map(|(id, m)| (id.clone(), &m.metadata))
+            .collect();
+        let mut batch = Batch::default();
+        if self
+            .compute_targets(
+                group_id,
+                &members,
+                &group.targets,
+                configured,
+                group.group_epoch,
+                &mut batch,
+            )
+            .is_err()
+        {
+            return true;
+        }
+        self.commit_group(group_id, batch, out).is_ok()
     }
 
     /// Refuses an assignment whose records could not fit the batch before computing it: every

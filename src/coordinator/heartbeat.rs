@@ -62,6 +62,8 @@ struct Plan {
     refreshed: Option<Configuration>,
     /// 4.2: this heartbeat found the group memberless and arms the initial rebalance delay.
     arm_delay: bool,
+    /// Assignment batching: the bump's assignment waits until then.
+    batched_until: Option<i64>,
 }
 
 impl Coordinator {
@@ -222,7 +224,7 @@ impl Coordinator {
         req: &HeartbeatRequest,
         out: &mut Output,
     ) -> Result<(), ProtocolError> {
-        let plan = self.plan_heartbeat(raw_now, client, req)?;
+        let plan = self.plan_heartbeat(now, raw_now, client, req)?;
         let gid = req.group_id.clone();
         let member_id = plan.member_id.clone();
         self.commit_group(&gid, plan.batch, out)?;
@@ -277,6 +279,9 @@ impl Coordinator {
                 stored.soft.task_end_offsets = req.task_end_offsets.as_ref().map(|l| offsets(l));
             }
         }
+        if let Some(until) = plan.batched_until {
+            self.batch_assignment(&gid, until, out);
+        }
         let response = match self.config.dialect {
             Dialect::Kip1071Draft => self.finish_draft_heartbeat(
                 now,
@@ -300,6 +305,7 @@ impl Coordinator {
     /// R1-R10: decides every record of a regular heartbeat without changing state.
     fn plan_heartbeat(
         &self,
+        now: i64,
         raw_now: i64,
         client: &ClientInfo,
         req: &HeartbeatRequest,
@@ -552,10 +558,22 @@ impl Coordinator {
             let t = targets.remove(&h.member_id).unwrap_or_default();
             targets.insert(member_id.clone(), t);
         }
+        // Assignment batching: within the interval of the last computation, the bump waits;
+        // except for a member that moved to another process, whose old target could put two
+        // copies of a task on one process.
+        let interval = i64::from(self.config.assignment_interval_ms);
+        let moved = !is_new && member.metadata.process_id != found.metadata.process_id;
+        let batched_until = group
+            .soft
+            .last_assignment_ms
+            .map(|last| last.saturating_add(interval))
+            .filter(|until| {
+                interval > 0 && !moved && now < *until && group_epoch > group.assignment_epoch
+            });
         let (target, assignment_epoch) = if arm_delay || delay_pending {
             // The placeholder: an empty assignment at epoch max(1, assignmentEpoch) (4.7).
             (Assignment::default(), group.assignment_epoch.max(1))
-        } else if group_epoch > group.assignment_epoch {
+        } else if group_epoch > group.assignment_epoch && batched_until.is_none() {
             let mut members: BTreeMap<String, &MemberMetadataValue> = group
                 .members
                 .iter()
@@ -609,6 +627,7 @@ impl Coordinator {
             topics_to_create,
             refreshed: refresh.and_then(Refresh::into_refreshed),
             arm_delay,
+            batched_until,
         })
     }
 }

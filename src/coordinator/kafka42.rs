@@ -367,6 +367,7 @@ impl Coordinator {
         out.explain.push(Explain::AssignmentDelayed {
             group_id: group_id.to_string(),
             until_ms: until,
+            cause: None,
         });
     }
 

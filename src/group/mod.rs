@@ -114,6 +114,9 @@ pub struct GroupSoft {
     /// The topology's source-topic regexes, compiled once per topology and remembering every
     /// topic they were matched against (kept current by [`apply`]).
     pub patterns: SourcePatterns,
+    /// When this coordinator last computed the group's target assignment (assignment batching);
+    /// `None` after a rebuild, so that a rebuilt coordinator computes at the next bump.
+    pub last_assignment_ms: Option<i64>,
 }
 
 impl PartialEq for GroupSoft {
