@@ -40,6 +40,7 @@ pub fn apply(groups: &mut BTreeMap<String, Group>, record: &Record) -> Result<Ap
         }
         (RecordKey::TargetAssignmentMetadata { .. }, RecordValue::TargetAssignmentMetadata(v)) => {
             group.assignment_epoch = v.assignment_epoch;
+            group.orphaned.clear();
         }
         (
             RecordKey::TargetAssignmentMember { member_id, .. },
@@ -138,7 +139,13 @@ fn apply_tombstone(
             group.assignment_epoch = -1;
         }
         RecordKey::TargetAssignmentMember { member_id, .. } => {
-            group.targets.remove(member_id);
+            if let Some(old) = group.targets.remove(member_id) {
+                for (sub, parts) in &old.active {
+                    group
+                        .orphaned
+                        .extend(parts.iter().map(|&p| (sub.clone(), p)));
+                }
+            }
         }
         RecordKey::Topology { .. } => {
             group.topology = None;
