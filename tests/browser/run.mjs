@@ -137,7 +137,11 @@ async function shown(page) {
   return page.evaluate(() => {
     const text = (el) => (el ? el.textContent.trim() : null);
     const q = (s) => text(document.querySelector(s));
-    const chips = (card, field) => [...card.querySelectorAll(`[data-field="${field}"] .chip`)].map((c) => c.textContent.replace('↩', '').trim());
+    const chips = (card, field) => [...card.querySelectorAll(`[data-field="${field}"] .chip`)].map((c) => {
+      const x = c.cloneNode(true);
+      x.querySelector('.tepoch')?.remove();
+      return x.textContent.replace('↩', '').trim();
+    });
     const group = document.querySelector('#group-state')
       ? {
         groupId: q('#group-id'),
@@ -167,9 +171,10 @@ async function shown(page) {
     members.sort((a, b) => (a.memberId < b.memberId ? -1 : 1));
     const labels = Object.fromEntries(cards.map((c) => [c.dataset.label, c.dataset.memberId]));
     const owners = {};
+    for (const row of document.querySelectorAll('.member-row')) labels[row.dataset.label] = row.dataset.memberId;
     for (const cell of document.querySelectorAll('.tm-cell')) {
-      const own = text(cell.querySelector('.tm-own'));
-      if (own && own !== '–') owners[cell.dataset.task] = labels[own] ?? `label:${own}`;
+      const own = cell.dataset.owner;
+      if (own) owners[cell.dataset.task] = labels[own] ?? `label:${own}`;
     }
     return {
       group,
@@ -470,6 +475,8 @@ test('records pane shows the dump-log JSON form; input and output pane', async (
   assert.deepEqual(pre[1], JSON.parse(run.outputs[1]));
   // Tabs follow the arrow keys.
   await page.focus('#tab-io');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getAttribute('#tab-history', 'aria-selected'), 'true');
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.getAttribute('#tab-why', 'aria-selected'), 'true');
 });
