@@ -262,6 +262,7 @@ function act(action, data) {
       return s.settle();
     case 'initialize': return s.initialize(label ?? null);
     case 'delete-group': return s.deleteGroup();
+    case 'replay-check': return void s.replayCheck();
     case 'pick-task':
       if (s.manual) {
         $('#mv-task').value = data.task;
@@ -487,15 +488,24 @@ function applyTopology(init) {
 // Drawing
 
 function render() {
-  renderTransport();
-  renderActions();
-  renderGroupsBox();
-  renderManual(false);
-  renderGroup();
-  renderChart();
-  renderTimeline();
-  renderDetails();
+  const t0 = performance.now();
+  const parts = [];
+  for (const [name, fn] of [['transport', renderTransport], ['actions', renderActions], ['groups', renderGroupsBox], ['manual', () => renderManual(false)], ['group', renderGroup], ['chart', renderChart], ['timeline', renderTimeline], ['details', renderDetails]]) {
+    const t = performance.now();
+    fn();
+    parts.push(`${name}:${Math.round(performance.now() - t)}`);
+  }
+  document.body.dataset.renderParts = parts.join(' ');
+  // How long the last redraw took (the browser tests read it).
+  document.body.dataset.renderMs = String(Math.round(performance.now() - t0));
 }
+
+function replayBadge(replay) {
+  if (!replay) return `<button type="button" class="replay link" id="replay-check" data-action="replay-check" data-key="replay-check" title="A fresh coordinator replays the ${session.records().length} records written so far and compares what it rebuilds with this state">Check the rebuild from records</button>`;
+  return `<span class="replay ${replay.equal ? 'ok' : 'bad'}" id="replay-check" title="A fresh coordinator replaying the ${replay.records} records written so far rebuilds ${replay.equal ? 'exactly this state' : 'a different state'}">${replay.equal ? '✓' : '✗'} rebuilt from ${replay.records} records</span>`;
+}
+
+
 
 function colorOf(label) {
   const i = session.clients.list.findIndex((c) => c.label === label);
@@ -753,8 +763,15 @@ function assignmentColumn(title, tasks, pending, other, kind, epochs = null) {
   return `<div class="col"><h4>${title}</h4>${rows.join('')}</div>`;
 }
 
-function memberButtons(c, m) {
+function memberButtons(c, m, few = false) {
   if (!c) return '';
+  if (few) {
+    // A big group's rows: the everyday actions only (the card of a small group has them all).
+    const b = (action, text, cls = '') => `<button type="button" class="small-btn${cls}" data-action="${action}" data-label="${esc(c.label)}" data-key="${action}:${esc(c.label)}">${text}</button>`;
+    if (c.phase === 'member') return b('heartbeat', 'Heartbeat') + (Clients.hasToRevoke(c) ? b('revoke', 'Revoke') : '') + b('leave', 'Leave') + b('crash', 'Crash', ' danger');
+    if (c.phase === 'rejoin') return b('heartbeat', 'Rejoin', ' primary');
+    return b('restart', 'Restart', ' primary');
+  }
   const b = (action, text, opts = {}) => `<button type="button" class="small-btn${opts.cls ? ` ${opts.cls}` : ''}" data-action="${action}" data-label="${esc(c.label)}" data-key="${action}:${esc(c.label)}"${opts.disabled ? ' disabled' : ''}${opts.title ? ` title="${esc(opts.title)}"` : ''}>${text}</button>`;
   const out = [];
   if (c.phase === 'member') {
@@ -857,7 +874,8 @@ function taskMap(g) {
     const cls = `tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}${!owner && !target ? ' free' : ''}${sb ? ' has-standby' : ''}`;
     const data = `data-task="${esc(k)}" data-owner="${esc(owner ?? '')}" data-target="${esc(target ?? '')}"${pickable}`;
     if (compact) {
-      return `<span class="${cls}" title="${esc(title)}" ${data} style="--c:${owner ? colorOf(owner) : '#cbd5e1'};--t:${target ? colorOf(target) : 'transparent'}"></span>`;
+      const short = `${k} ${owner ?? '–'}${moving ? `→${target}` : ''}${revoking ? ' ↩' : ''}${sb ? ` S:${sb.join(',')}` : ''}`;
+      return `<span class="${cls}" title="${esc(short)}" ${data} style="--c:${owner ? colorOf(owner) : '#cbd5e1'}${moving ? `;--t:${colorOf(target)}` : ''}"></span>`;
     }
     return `<div class="${cls}" title="${esc(title)}" ${data}>
       <span class="tm-id">${esc(k)}</span>
@@ -961,7 +979,8 @@ function renderGroup() {
     </div>`;
     return;
   }
-  const replay = s.replayCheck();
+  let replay = s.replayMemo?.cursor === s.cursor ? s.replayMemo.result : null;
+  if (!replay && g.members.length <= BIG_MEMBERS) replay = s.replayCheck();
   const memberIds = new Set(g.members.map((m) => m.memberId));
   const order = (m) => {
     const i = s.clients.list.findIndex((c) => c.memberId === m.memberId);
@@ -978,7 +997,7 @@ function renderGroup() {
     <header class="group-head">
       <div class="gtitle">
         <h2><span class="muted">Group</span> <span class="mono" id="group-id">${esc(g.groupId)}</span></h2>
-        <span class="replay ${replay.equal ? 'ok' : 'bad'}" id="replay-check" title="A fresh coordinator replaying the ${replay.records} records written so far rebuilds ${replay.equal ? 'exactly this state' : 'a different state'}">${replay.equal ? '✓' : '✗'} rebuilt from ${replay.records} records</span>
+        ${replayBadge(replay)}
         <span class="state-badge st-${esc(g.state)}" id="group-state">${esc(g.state)}</span>
         <span class="dialect-badge" id="group-dialect">${esc(s.dialect)}</span>
       </div>
@@ -1028,16 +1047,16 @@ function memberTable(members, g, epochs) {
   const body = sorted.map((r) => {
     const ep = epochs.get(r.m.memberId);
     const epochText = ep && ep.size ? [...new Set(ep.values())].join(',') : '';
-    return `<tr class="member-row${r.reconciled ? '' : ' busy'}" data-member-id="${esc(r.m.memberId)}" data-label="${esc(r.label)}" style="--c:${colorOf(r.label)}">
-      <td><span class="avatar small" aria-hidden="true">${esc(avatarText(r.label))}</span> <span data-field="label">${esc(r.label)}</span></td>
-      <td><span class="mstate s-${esc(r.m.memberState)}" data-field="member-state">${esc(r.m.memberState)}</span></td>
-      <td data-field="member-epoch">${r.m.memberEpoch}</td>
-      <td class="mono" data-field="process-id">${esc(r.m.processId)}</td>
-      <td data-field="active-count" title="${esc(r.cur.active.join(', '))}">${r.cur.active.length}${r.cur.standby.length ? ` +${r.cur.standby.length}s` : ''}</td>
-      <td data-field="target-count" title="${esc(r.tgt.active.join(', '))}">${r.tgt.active.length}</td>
-      <td data-field="pending-count">${r.pend.active.length || ''}</td>
-      <td class="small" data-field="task-epochs">${esc(epochText)}</td>
-      <td class="card-actions">${memberButtons(r.c, r.m)}</td></tr>`;
+    return `<div role="row" class="member-row${r.reconciled ? '' : ' busy'}" data-member-id="${esc(r.m.memberId)}" data-label="${esc(r.label)}" style="--c:${colorOf(r.label)}">
+      <span role="cell"><span class="avatar small" aria-hidden="true">${esc(avatarText(r.label))}</span> <span data-field="label">${esc(r.label)}</span></span>
+      <span role="cell"><span class="mstate s-${esc(r.m.memberState)}" data-field="member-state">${esc(r.m.memberState)}</span></span>
+      <span role="cell" data-field="member-epoch">${r.m.memberEpoch}</span>
+      <span role="cell" class="mono" data-field="process-id">${esc(r.m.processId)}</span>
+      <span role="cell" data-field="active-count" title="${esc(r.cur.active.join(', '))}">${r.cur.active.length}${r.cur.standby.length ? ` +${r.cur.standby.length}s` : ''}</span>
+      <span role="cell" data-field="target-count" title="${esc(r.tgt.active.join(', '))}">${r.tgt.active.length}</span>
+      <span role="cell" data-field="pending-count">${r.pend.active.length || ''}</span>
+      <span role="cell" class="small" data-field="task-epochs">${esc(epochText)}</span>
+      <span role="cell" class="card-actions">${memberButtons(r.c, r.m, true)}</span></div>`;
   }).join('');
   return `<section class="members big" aria-label="Members">
     <div class="row member-tools">
@@ -1045,7 +1064,7 @@ function memberTable(members, g, epochs) {
       <label class="field inline"><span>Sort</span><select id="member-sort">${['label', 'state', 'epoch', 'tasks', 'process'].map((k) => `<option value="${k}"${k === memberSort ? ' selected' : ''}>${k}</option>`).join('')}</select></label>
       <span class="small" id="member-shown">${sorted.length} of ${rows.length} shown</span> ${summary}
     </div>
-    <div class="table-wrap"><table class="member-table"><thead><tr><th>Member</th><th>State</th><th>Epoch</th><th>Process</th><th>Active</th><th>Target</th><th>Revoking</th><th>Task epochs</th><th>Actions</th></tr></thead><tbody>${body}</tbody></table></div>
+    <div class="table-wrap" role="table" aria-label="Members of the group"><div role="row" class="member-row head"><span role="columnheader">Member</span><span role="columnheader">State</span><span role="columnheader">Epoch</span><span role="columnheader">Process</span><span role="columnheader">Active</span><span role="columnheader">Target</span><span role="columnheader">Revoking</span><span role="columnheader">Task epochs</span><span role="columnheader">Actions</span></div>${body}</div>
   </section>`;
 }
 
@@ -1079,23 +1098,38 @@ function stepBadges(i) {
   return b.join('');
 }
 
+let timelineSig = null;
+
 function renderTimeline() {
   const s = session;
   const ol = $('#timeline');
-  const items = [`<li class="${s.cursor === 0 ? 'current' : ''}"><button type="button" class="tl" data-action="jump" data-to="0" data-key="tl:0" ${s.cursor === 0 ? 'aria-current="step"' : ''}><span class="tl-n">0</span><span class="tl-t">–</span><span class="tl-main"><span class="tl-title">Start: empty coordinator</span></span></button></li>`];
   const gid = s.app.groupId;
   const many = s.groupIds().length > 1;
-  s.steps.forEach((step, i) => {
-    let cls = i + 1 === s.cursor ? 'current' : i + 1 > s.cursor ? 'future' : '';
-    // With several groups the timeline follows the pick: other groups' steps fold away.
-    if (many && i < s.outputs.length && i + 1 !== s.cursor && !s.stepConcerns(i, gid)) cls += ' other-group';
-    const t = step.input?.nowMs;
-    items.push(`<li class="${cls}"><button type="button" class="tl" data-action="jump" data-to="${i + 1}" data-key="tl:${i + 1}" ${i + 1 === s.cursor ? 'aria-current="step"' : ''}>
+  const sig = `${s.version}|${s.steps.length}|${s.outputs.length}|${gid}|${many}`;
+  if (sig !== timelineSig || ol.children.length !== s.steps.length + 1) {
+    // The items change only when steps do; moving the cursor only moves classes (below).
+    timelineSig = sig;
+    const items = ['<li><button type="button" class="tl" data-action="jump" data-to="0" data-key="tl:0"><span class="tl-n">0</span><span class="tl-t">–</span><span class="tl-main"><span class="tl-title">Start: empty coordinator</span></span></button></li>'];
+    s.steps.forEach((step, i) => {
+      // With several groups the timeline follows the pick: other groups' steps fold away.
+      const other = many && i < s.outputs.length && !s.stepConcerns(i, gid);
+      const t = step.input?.nowMs;
+      items.push(`<li${other ? ' data-other="1"' : ''}><button type="button" class="tl" data-action="jump" data-to="${i + 1}" data-key="tl:${i + 1}">
       <span class="tl-n">${i + 1}</span><span class="tl-t">${t === undefined ? '·' : esc(fmtTime(t))}</span>
       <span class="tl-main"><span class="tl-title">${esc(stepTitle(step))}</span><span class="tl-badges">${s.outputs[i] || step.event ? stepBadges(i) : ''}</span></span></button></li>`);
-  });
-  ol.innerHTML = items.join('');
-  const cur = ol.querySelector('li.current');
+    });
+    ol.innerHTML = items.join('');
+  }
+  const lis = ol.children;
+  for (let k = 0; k < lis.length; k++) {
+    const li = lis[k];
+    const cls = `${k === s.cursor ? 'current' : k > s.cursor ? 'future' : ''}${li.dataset.other && k !== s.cursor ? ' other-group' : ''}`;
+    if (li.className !== cls) li.className = cls;
+    const btn = li.firstElementChild;
+    if (k === s.cursor) btn.setAttribute('aria-current', 'step');
+    else if (btn.hasAttribute('aria-current')) btn.removeAttribute('aria-current');
+  }
+  const cur = lis[s.cursor];
   const box = ol.closest('.timeline-box');
   if (cur && box.scrollHeight > box.clientHeight) {
     const b = box.getBoundingClientRect();

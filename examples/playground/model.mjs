@@ -487,6 +487,7 @@ export class Session {
     this.cursor = 0;
     this.logHistory = null;
     this.extraGroups = [];
+    this.version = (this.version ?? 0) + 1;
     this.fresh();
   }
 
@@ -509,6 +510,7 @@ export class Session {
     const s = normalizeScenario(scenario);
     this.reset(s);
     this.steps = s.steps;
+    this.version += 1;
     this.goTo(this.steps.length);
     if (Number.isInteger(s.cursor)) this.goTo(Math.max(0, Math.min(s.cursor, this.steps.length)));
   }
@@ -609,6 +611,39 @@ export class Session {
     return sum;
   }
 
+  /**
+   * The members of `groupId` before step `i` from the records alone: the last target and
+   * current-assignment record of each (what `explainStep` compares).
+   */
+  membersBefore(i, groupId) {
+    const ta = this.is42 ? 21 : 19;
+    const ca = this.is42 ? 22 : 20;
+    const mm = this.is42 ? 19 : 17;
+    const gm = this.is42 ? 17 : 15;
+    const out = new Map();
+    const get = (id) => {
+      if (!out.has(id)) out.set(id, { memberId: id, targetAssignment: { activeTasks: [], standbyTasks: [], warmupTasks: [] }, assignment: { activeTasks: [], standbyTasks: [], warmupTasks: [] }, pendingRevocation: { activeTasks: [], standbyTasks: [], warmupTasks: [] } });
+      return out.get(id);
+    };
+    for (let k = 0; k < i; k++) {
+      for (const r of this.stepRecords(k)) {
+        if (r.key?.data?.groupId !== groupId) continue;
+        const id = r.key.data.memberId;
+        const v = r.value?.data;
+        if (r.key.type === gm && !v) out.clear();
+        else if (r.key.type === mm && !v) out.delete(id);
+        else if (r.key.type === mm) get(id);
+        else if (r.key.type === ta && v) get(id).targetAssignment = { activeTasks: v.activeTasks, standbyTasks: v.standbyTasks, warmupTasks: v.warmupTasks };
+        else if (r.key.type === ca && v) {
+          const m = get(id);
+          m.assignment = { activeTasks: v.activeTasks, standbyTasks: v.standbyTasks, warmupTasks: v.warmupTasks };
+          m.pendingRevocation = { activeTasks: v.activeTasksPendingRevocation, standbyTasks: v.standbyTasksPendingRevocation, warmupTasks: v.warmupTasksPendingRevocation };
+        }
+      }
+    }
+    return out;
+  }
+
   stepRecords(i, out = this.outputs[i]) {
     const step = this.steps[i];
     const recs = [];
@@ -697,6 +732,7 @@ export class Session {
       this.track = null;
     }
     this.steps.push(step);
+    this.version = (this.version ?? 0) + 1;
     this.runStep(this.steps.length - 1);
     return this.outputs[this.steps.length - 1];
   }
@@ -1122,6 +1158,9 @@ export class Session {
       for (let i = before; i < this.steps.length; i++) wrote += this.outputs[i]?.records?.length ?? 0;
       const changed = this.steps.slice(before).some((_, j) => this.outputs[before + j]?.response?.activeTasks);
       if (this.steps.length === before || (wrote === 0 && !changed)) break;
+      // Every member reconciled and none holds a task it must give up: a further round changes nothing.
+      const g = this.group();
+      if (g?.state === 'STABLE' && this.liveLabels().every((l) => !Clients.hasToRevoke(this.clients.get(l)))) break;
     }
   }
 
@@ -1457,7 +1496,10 @@ export function explainStep(session, i) {
   }
   // Task movements, from the snapshots before and after.
   const after = memberMap(session.snapshotAt(i), groupId);
-  const before = memberMap(i > 0 ? session.snapshotAt(i - 1) : null, groupId);
+  // Before the step: a kept snapshot, or the members as the records up to the step left them
+  // (the same fields; a big group's earlier snapshot is not worth rebuilding for this).
+  const kept = i > 0 ? session.snapshots[i - 1] : session.emptySnapshot;
+  const before = kept ? memberMap(kept, groupId) : session.membersBefore(i, groupId);
   const tb = ownersOf(before, (m) => m.targetAssignment);
   const ta = ownersOf(after, (m) => m.targetAssignment);
   const moves = [];
