@@ -578,11 +578,13 @@ function renderActions() {
   const snap = s.snapshot();
   // Timers.
   const timers = [...snap.timers].sort((a, b) => Number(a.deadlineMs) - Number(b.deadlineMs));
+  // A big group has a timer per member: the soonest dozen, and how many more.
+  const more = timers.length > 12 ? `<li class="more" data-count="${timers.length - 12}">… and ${timers.length - 12} more timers</li>` : '';
   $('#timers').innerHTML = timers.length
-    ? timers.map((t) => {
+    ? timers.slice(0, 12).map((t) => {
       const { who, left } = timerText(t, now);
       return `<li><span class="tkind k-${esc(t.kind)}" title="${esc(t.kind)}">${esc(KIND_SHORT[t.kind] ?? t.kind)}</span><span class="twho" title="${esc(who)}">${esc(who)}</span><span class="tleft" title="deadline at ${esc(fmtTime(t.deadlineMs))}">in ${esc(left)}</span></li>`;
-    }).join('')
+    }).join('') + more
     : '<li class="muted">None.</li>';
   // Process choice.
   const sel = $('#add-process');

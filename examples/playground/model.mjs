@@ -1487,6 +1487,9 @@ export function explainStep(session, i) {
       case 'TOPOLOGY_INITIALIZATION_REQUESTED':
         items.push({ kind: 'member', text: `The group has no topology yet: ${name(e.memberId)} is asked to send it (StreamsGroupInitialize) within its rebalance timeout.` });
         break;
+      case 'ASSIGNMENT_DELAYED':
+        items.push({ kind: 'state', text: `The initial rebalance delay holds the first target assignment back until ${fmtTime(e.untilMs)}, so that members starting together get their tasks at once; until then every member reconciles towards an empty assignment.` });
+        break;
       case 'TIMER_DROPPED':
         items.push({ kind: 'error', text: `Timer ${e.timer} dropped: ${e.message}` });
         break;
