@@ -903,7 +903,9 @@ function whyBox(g) {
   const conf = g.configuration;
   if (conf) {
     const CONF = {
-      NO_TOPOLOGY: 'The group has no topology yet, so it has no tasks.',
+      NO_TOPOLOGY: g.topology && !Array.isArray(g.topology) && g.topology.epoch >= 0
+        ? 'Not configured yet: a rebuilt kafka-4.2 group works its configuration out (in memory) at its next operation'
+        : 'The group has no topology yet, so it has no tasks',
       READY: 'The topology is ready',
       MISSING_SOURCE_TOPICS: 'No tasks: source topics are missing',
       MISSING_INTERNAL_TOPICS: 'No tasks yet: internal topics are missing (the coordinator asked the host to create them)',
