@@ -105,10 +105,23 @@ fn explain_line(e: &Value) -> String {
             "group epoch {} -> {} because {}",
             e["from"], e["to"], e["reasons"]
         ),
-        "TARGET_ASSIGNMENT_COMPUTED" => format!(
-            "new target assignment for epoch {} ({} tasks moved)",
-            e["assignmentEpoch"], e["tasksMoved"]
-        ),
+        "TARGET_ASSIGNMENT_COMPUTED" => {
+            let moved = e["tasksMoved"].as_u64().unwrap_or(0);
+            let reassigned = e["tasksReassigned"].as_u64().unwrap_or(0);
+            let plural = |n: u64| if n == 1 { "task" } else { "tasks" };
+            let mut line = format!(
+                "new target assignment for epoch {} ({moved} {} moved",
+                e["assignmentEpoch"],
+                plural(moved)
+            );
+            if reassigned > 0 {
+                line += &format!(
+                    ", {reassigned} {} of departed members reassigned",
+                    plural(reassigned)
+                );
+            }
+            line + ")"
+        }
         "MEMBER_FENCED" => format!("member {} removed ({})", s("memberId"), s("cause")),
         "MEMBER_STATE_CHANGED" => format!("member {}: {} -> {}", s("memberId"), s("from"), s("to")),
         "GROUP_STATE_CHANGED" => format!("group state {} -> {}", s("from"), s("to")),

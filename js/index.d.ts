@@ -1,6 +1,8 @@
 // Types of the streams-group-coordinator package: every input, output, response, record and
-// explanation of the JSON boundary (kip1071-draft dialect, plus the kafka-4.2 record fields the
-// model carries). Hand-written; they follow src/api/*.rs and src/records/json.rs field for field.
+// explanation of the JSON boundary, in both dialects (kip1071-draft and kafka-4.2: a coordinator
+// built with `{dialect: 'kafka-4.2'}` is a `Coordinator<'kafka-4.2'>` and its outputs have the
+// 4.2 shapes). Hand-written; they follow src/api/*.rs and src/records/json.rs field for field,
+// and tests/js/types.test.mjs type-checks the real outputs of every scenario file against them.
 
 // ---------------------------------------------------------------------------------------------
 // Scalars
@@ -16,7 +18,7 @@ export type Int64 = number | bigint;
 
 /** Constructor settings, named as Kafka names them (PROTOCOL 2.16). Every key is optional. */
 export interface Settings {
-  /** Wire dialect. Default `'kip1071-draft'`; `'kafka-4.2'` speaks the protocol as Kafka 4.2 released it (the response types below describe the draft shapes). */
+  /** Wire dialect. Default `'kip1071-draft'`; `'kafka-4.2'` speaks the protocol as Kafka 4.2 released it (responses, records and snapshots then have the `...42` shapes). */
   dialect?: Dialect;
   /** Which assignor computes targets. Default `'sticky'`; `'manual'` takes `SetTargetAssignment`. */
   assignor?: 'sticky' | 'manual';
@@ -264,6 +266,20 @@ export interface Status {
   statusDetail: string;
 }
 
+/** kafka-4.2 heartbeat status codes (PROTOCOL 4.5). */
+export type StatusCode42 =
+  | 0 // STALE_TOPOLOGY
+  | 1 // MISSING_SOURCE_TOPICS
+  | 2 // INCORRECTLY_PARTITIONED_TOPICS
+  | 3 // MISSING_INTERNAL_TOPICS
+  | 4 // SHUTDOWN_APPLICATION
+  | 5; // ASSIGNMENT_DELAYED
+
+export interface Status42 {
+  statusCode: StatusCode42;
+  statusDetail: string;
+}
+
 export interface TopicPartitions {
   topic: string;
   partitions: number[];
@@ -322,6 +338,32 @@ export interface StreamsGroupHeartbeatResponse {
   standbyTasks: TaskIds[] | null;
   warmupTasks: TaskIds[] | null;
   partitionsByUserEndpoint: EndpointToPartitions[] | null;
+}
+
+/** A 4.2 endpoint's partitions (PROTOCOL 4.9). */
+export interface EndpointToPartitions42 {
+  userEndpoint: Endpoint;
+  activePartitions: TopicPartitions[];
+  standbyPartitions: TopicPartitions[];
+}
+
+/** `StreamsGroupHeartbeat` response, kafka-4.2 (PROTOCOL 4.2), fields in schema order. */
+export interface StreamsGroupHeartbeatResponse42 {
+  throttleTimeMs: number;
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+  /** The member's own id (the client makes it); `""` in an error answer. */
+  memberId: string;
+  memberEpoch: number;
+  heartbeatIntervalMs: number;
+  acceptableRecoveryLag: number;
+  taskOffsetIntervalMs: number;
+  status: Status42[] | null;
+  activeTasks: TaskIds[] | null;
+  standbyTasks: TaskIds[] | null;
+  warmupTasks: TaskIds[] | null;
+  endpointInformationEpoch: number;
+  partitionsByUserEndpoint: EndpointToPartitions42[] | null;
 }
 
 /** `StreamsGroupInitialize` response (PROTOCOL 3.13). */
@@ -385,6 +427,52 @@ export interface DescribedGroup {
   authorizedOperations: number;
 }
 
+/** A 4.2 subtopology as describe shows it (PROTOCOL 4.10). */
+export interface DescribedSubtopology42 {
+  subtopologyId: string;
+  sourceTopics: string[];
+  repartitionSinkTopics: string[];
+  stateChangelogTopics: Required<TopicInfo>[];
+  repartitionSourceTopics: Required<TopicInfo>[];
+}
+
+export interface DescribedMember42 {
+  memberId: string;
+  memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  clientId: string;
+  clientHost: string;
+  topologyEpoch: number;
+  processId: string;
+  userEndpoint: Endpoint | null;
+  clientTags: KeyValue[];
+  taskOffsets: TaskOffset[];
+  taskEndOffsets: TaskOffset[];
+  assignment: Assignment;
+  targetAssignment: Assignment;
+  isClassic: boolean;
+}
+
+export interface DescribedGroup42 {
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+  groupId: string;
+  groupState: DescribedGroupState;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  /** `{epoch, subtopologies}`: the configured subtopologies once ready, else the stored ones; null on error. */
+  topology: { epoch: number; subtopologies: DescribedSubtopology42[] | null } | null;
+  members: DescribedMember42[];
+  authorizedOperations: number;
+}
+
+/** `StreamsGroupDescribe` response, kafka-4.2. */
+export interface StreamsGroupDescribeResponse42 {
+  throttleTimeMs: number;
+  groups: DescribedGroup42[];
+}
+
 /** `StreamsGroupDescribe` response (PROTOCOL 3.14). */
 export interface StreamsGroupDescribeResponse {
   throttleTimeMs: number;
@@ -417,6 +505,28 @@ export interface ResponseOf {
 
 /** Any response. */
 export type CoordinatorResponse = ResponseOf[InputType];
+
+/** The response each input type answers with in the kafka-4.2 dialect. */
+export interface ResponseOf42 {
+  StreamsGroupHeartbeat: StreamsGroupHeartbeatResponse42;
+  /** Always `UNSUPPORTED_VERSION` (35): 4.2 has no initialize RPC. */
+  StreamsGroupInitialize: StreamsGroupInitializeResponse;
+  StreamsGroupDescribe: StreamsGroupDescribeResponse42;
+  TopicMetadata: null;
+  AdvanceTime: null;
+  DeleteGroups: DeleteGroupsResponse;
+  Replay: null;
+  SetTargetAssignment: SetTargetAssignmentResponse;
+}
+
+/** What changes with the dialect: responses, records and snapshot groups. */
+export interface DialectTypes {
+  'kip1071-draft': { responses: ResponseOf; record: CoordinatorRecord; snapshotGroup: SnapshotGroup };
+  'kafka-4.2': { responses: ResponseOf42; record: Kafka42Record; snapshotGroup: SnapshotGroup42 };
+}
+
+/** The output `handle` gives an input of type `T` in dialect `D`. */
+export type OutputOf<T extends InputType, D extends Dialect = 'kip1071-draft'> = HandleResult<DialectTypes[D]['responses'][T], DialectTypes[D]['record']>;
 
 // ---------------------------------------------------------------------------------------------
 // Records (PROTOCOL 5.2, 5.7): the shape `kafka-dump-log.sh --offsets-decoder` prints
@@ -628,7 +738,9 @@ export type EpochBumpReason =
   | 'TOPOLOGY_CHANGED'
   | 'TOPIC_METADATA_CHANGED'
   | 'ASSIGNMENT_CONFIG_CHANGED'
-  | 'MANUAL_ASSIGNMENT';
+  | 'MANUAL_ASSIGNMENT'
+  /** kafka-4.2: the topology became ready (validated) or stopped being ready. */
+  | 'TOPOLOGY_READINESS_CHANGED';
 
 export type FenceCause = 'LEAVE' | 'SESSION_TIMEOUT' | 'REBALANCE_TIMEOUT' | 'INITIALIZATION_TIMEOUT';
 
@@ -684,7 +796,10 @@ export interface TargetAssignmentComputed {
   code: 'TARGET_ASSIGNMENT_COMPUTED';
   groupId: string;
   assignmentEpoch: number;
+  /** Active tasks whose owner changed between members that are in the group. */
   tasksMoved: Int64;
+  /** Active tasks of members that left or were fenced since the previous target, now given to others. */
+  tasksReassigned: Int64;
   assignor: 'sticky' | 'manual';
 }
 
@@ -717,6 +832,13 @@ export interface TopologyInitializationRequested {
   topologyId: string;
 }
 
+/** kafka-4.2: the initial rebalance delay holds the first target back until `untilMs`. */
+export interface AssignmentDelayed {
+  code: 'ASSIGNMENT_DELAYED';
+  groupId: string;
+  untilMs: Int64;
+}
+
 export interface TimerDropped {
   code: 'TIMER_DROPPED';
   groupId: string;
@@ -736,6 +858,7 @@ export type Explain =
   | GroupStateChanged
   | GroupDeleted
   | TopologyInitializationRequested
+  | AssignmentDelayed
   | TimerDropped;
 
 export type ExplainCode = Explain['code'];
@@ -759,11 +882,11 @@ export interface TopicToCreate {
 }
 
 /** What `handle` answers to an input it understood. Every field is present. */
-export interface Output<R = CoordinatorResponse> {
+export interface Output<R = CoordinatorResponse, Rec = CoordinatorRecord> {
   /** Null for inputs that answer nothing (`TopicMetadata`, `AdvanceTime`, `Replay`). */
   response: R;
-  /** Every record written, timer firings first, in order. */
-  records: CoordinatorRecord[];
+  /** Every record written, timer firings first, in order (the dialect's records). */
+  records: Rec[];
   topicsToCreate: TopicToCreate[];
   explain: Explain[];
   /** The earliest pending timer deadline: when to send `AdvanceTime`. */
@@ -785,7 +908,7 @@ export interface ErrorOutput {
 }
 
 /** What `handle(object)` returns. Narrow with `'error' in out` or `isError(out)`. */
-export type HandleResult<R = CoordinatorResponse> = Output<R> | ErrorOutput;
+export type HandleResult<R = CoordinatorResponse, Rec = CoordinatorRecord> = Output<R, Rec> | ErrorOutput;
 
 /** An `Error` thrown by the constructor, `replay`, `topologyId` and `partitionFor`. */
 export interface CoordinatorError extends Error {
@@ -816,6 +939,21 @@ export interface SnapshotGroup extends Omit<DescribedGroup, 'members'> {
   configuration: SnapshotConfiguration;
 }
 
+export interface SnapshotMember42 extends DescribedMember42 {
+  previousMemberEpoch: number;
+  memberState: MemberState;
+  pendingRevocation: Assignment;
+  userEndpoint: Endpoint | null;
+}
+
+/** A kafka-4.2 group in a snapshot: the 4.2 describe shape plus the same extras. */
+export interface SnapshotGroup42 extends Omit<DescribedGroup42, 'members'> {
+  members: SnapshotMember42[];
+  state: GroupState;
+  shutdownRequestedBy: string | null;
+  configuration: SnapshotConfiguration;
+}
+
 /** The configuration result of PROTOCOL 2.11; `subtopologies` only when `READY`. */
 export interface SnapshotConfiguration {
   status:
@@ -841,9 +979,9 @@ export interface SnapshotTimer {
 }
 
 /** Every group as describe shows it, plus pending timers and the topic image. */
-export interface Snapshot {
+export interface Snapshot<D extends Dialect = 'kip1071-draft'> {
   nowMs: Int64;
-  groups: SnapshotGroup[];
+  groups: DialectTypes[D]['snapshotGroup'][];
   timers: SnapshotTimer[];
   topics: { name: string; partitions: number }[];
 }
@@ -851,21 +989,22 @@ export interface Snapshot {
 // ---------------------------------------------------------------------------------------------
 // The coordinator
 
-/** A deterministic, sans-IO streams group coordinator. */
-export declare class Coordinator {
-  /** Settings as an object or JSON text; throws a `CoordinatorError` (`INVALID_CONFIG`). */
-  constructor(config?: Settings | string | null);
-
+/**
+ * A deterministic, sans-IO streams group coordinator. `D` is its dialect: settings with
+ * `dialect: 'kafka-4.2'` make a `Coordinator<'kafka-4.2'>`, any other settings a
+ * `Coordinator<'kip1071-draft'>`.
+ */
+export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
   /** Handles one input; answers an object for an object. */
-  handle(input: StreamsGroupHeartbeatInput): HandleResult<StreamsGroupHeartbeatResponse>;
-  handle(input: StreamsGroupInitializeInput): HandleResult<StreamsGroupInitializeResponse>;
-  handle(input: StreamsGroupDescribeInput): HandleResult<StreamsGroupDescribeResponse>;
-  handle(input: TopicMetadataInput): HandleResult<null>;
-  handle(input: AdvanceTimeInput): HandleResult<null>;
-  handle(input: DeleteGroupsInput): HandleResult<DeleteGroupsResponse>;
-  handle(input: ReplayInput): HandleResult<null>;
-  handle(input: SetTargetAssignmentInput): HandleResult<SetTargetAssignmentResponse>;
-  handle(input: Input): HandleResult;
+  handle(input: StreamsGroupHeartbeatInput): OutputOf<'StreamsGroupHeartbeat', D>;
+  handle(input: StreamsGroupInitializeInput): OutputOf<'StreamsGroupInitialize', D>;
+  handle(input: StreamsGroupDescribeInput): OutputOf<'StreamsGroupDescribe', D>;
+  handle(input: TopicMetadataInput): OutputOf<'TopicMetadata', D>;
+  handle(input: AdvanceTimeInput): OutputOf<'AdvanceTime', D>;
+  handle(input: DeleteGroupsInput): OutputOf<'DeleteGroups', D>;
+  handle(input: ReplayInput): OutputOf<'Replay', D>;
+  handle(input: SetTargetAssignmentInput): OutputOf<'SetTargetAssignment', D>;
+  handle(input: Input): HandleResult<DialectTypes[D]['responses'][InputType], DialectTypes[D]['record']>;
   /** Handles one input as JSON text; answers JSON text (the same bytes as the `sgc` command). */
   handle(input: string): string;
 
@@ -877,16 +1016,25 @@ export declare class Coordinator {
   replay(records: ReplayRecord[] | string, nowMs?: number | null): void;
 
   /** Every group, the pending timers and the topic image. */
-  snapshot(): Snapshot;
+  snapshot(): Snapshot<D>;
 
   /** Frees the wasm memory of this coordinator; it cannot be used afterwards. */
   free(): void;
   [Symbol.dispose](): void;
-
-  static topologyId(topology: Topology | string): string;
-  static partitionFor(groupId: string, partitions?: number | null): number;
-  static version(): string;
 }
+
+/** The `Coordinator` class: its constructors (one per dialect) and static helpers. */
+export interface CoordinatorClass {
+  /** Settings as an object or JSON text; throws a `CoordinatorError` (`INVALID_CONFIG`). */
+  new (config: Settings & { dialect: 'kafka-4.2' }): Coordinator<'kafka-4.2'>;
+  new (config?: Settings | string | null): Coordinator<'kip1071-draft'>;
+  readonly prototype: Coordinator<Dialect>;
+  topologyId(topology: Topology | string): string;
+  partitionFor(groupId: string, partitions?: number | null): number;
+  version(): string;
+}
+
+export declare const Coordinator: CoordinatorClass;
 
 /**
  * The topology id (PROTOCOL 7): lowercase hex SHA-256 of the topology's canonical form. Throws
@@ -932,7 +1080,77 @@ export declare function ready(moduleOrPath?: WasmSource): Promise<void>;
 export declare function initSync(options: { module: ArrayBuffer | ArrayBufferView | object }): void;
 
 /** `new Coordinator(config)`. */
-export declare function createCoordinator(config?: Settings | string | null): Coordinator;
+export declare function createCoordinator(config: Settings & { dialect: 'kafka-4.2' }): Coordinator<'kafka-4.2'>;
+export declare function createCoordinator(config?: Settings | string | null): Coordinator<'kip1071-draft'>;
+
+/** A log `readLog` read: its records in log order, with where each came from. */
+export interface ReadLog {
+  dialect: Dialect;
+  /** `dump-log` (kafka-dump-log.sh text), `segment` (raw bytes), `json` (records) or `outputs` (coordinator outputs). */
+  form: 'dump-log' | 'segment' | 'json' | 'outputs';
+  /** Records of other kinds (offset commits, other group types, unknown types). */
+  skipped: number;
+  records: { offset: number | null; timestampMs: Int64 | null; record: CoordinatorRecord | Kafka42Record }[];
+}
+
+/** One event of a told history, in `explain`'s style, with where in the log it shows. */
+export interface HistoryEvent {
+  code:
+    | 'MEMBER_JOINED'
+    | 'MEMBER_REMOVED'
+    | 'STATIC_MEMBER_REPLACED'
+    | 'STATIC_MEMBER_LEFT_TEMPORARILY'
+    | 'TOPOLOGY_STORED'
+    | 'GROUP_EPOCH_BUMPED'
+    | 'TARGET_ASSIGNMENT_COMPUTED'
+    | 'MEMBER_STATE_CHANGED'
+    | 'MEMBER_RECONCILED'
+    | 'GROUP_STATE_CHANGED'
+    | 'GROUP_DELETED'
+    | 'RECORD_NOT_APPLIED';
+  groupId: string;
+  /** Index of the record (in the read log) that shows it. */
+  index: number;
+  offset: number | null;
+  timestampMs: Int64 | null;
+  /** The event in words. */
+  text: string;
+  /** The code's fields, as in `explain` (`from`, `to`, `reasons`, `memberId`, `cause`, `tasksMoved`, `tookMs`, ...); `cause` and reasons are `UNKNOWN` where only the requests would tell. */
+  [field: string]: unknown;
+}
+
+/** The history of a log, group by group. */
+export interface History {
+  dialect: Dialect;
+  records: number;
+  skipped: number;
+  groups: {
+    groupId: string;
+    summary: {
+      state: GroupState;
+      groupEpoch: number | null;
+      assignmentEpoch: number | null;
+      members: number;
+      epochBumps: number;
+      reconciliations: number;
+      slowestReconcileMs: Int64 | null;
+      deleted: boolean;
+    };
+    events: HistoryEvent[];
+  }[];
+}
+
+/**
+ * Reads a log: the text `kafka-dump-log.sh --offsets-decoder` prints (Kafka's form, string
+ * `type`/`version`, `<DELETE>` tombstones, or this package's JSON records), a raw
+ * `__consumer_offsets` segment (`Uint8Array`), JSON records or coordinator outputs. The dialect
+ * is guessed from the record types unless given. Throws a `CoordinatorError` naming the line or
+ * byte for a log it cannot read.
+ */
+export declare function readLog(log: string | Uint8Array, dialect?: Dialect | null): ReadLog;
+
+/** Tells each group's history from a log's records alone (what `sgc history --json` prints). */
+export declare function history(log: string | Uint8Array, dialect?: Dialect | null): History;
 
 /** Whether `handle` answered a boundary error. */
-export declare function isError(output: HandleResult<unknown>): output is ErrorOutput;
+export declare function isError(output: HandleResult<unknown, unknown>): output is ErrorOutput;

@@ -88,6 +88,8 @@ module.exports = {
   version: glue.version,
   kip345InstanceId: glue.kip345InstanceId,
   streamsThreadInstanceId: glue.streamsThreadInstanceId,
+  readLog: glue.readLog,
+  history: glue.history,
   ErrorCodes,
   RecordTypes,
   /** Whether a record has the type id `type`. */

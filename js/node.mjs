@@ -9,6 +9,8 @@ export const {
   version,
   kip345InstanceId,
   streamsThreadInstanceId,
+  readLog,
+  history,
   ErrorCodes,
   RecordTypes,
   isRecordType,

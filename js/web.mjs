@@ -7,6 +7,8 @@ import init, {
   version,
   kip345InstanceId,
   streamsThreadInstanceId,
+  readLog,
+  history,
   initSync,
 } from './web/streams_group_coordinator.js';
 
@@ -117,4 +119,4 @@ export function isRecordType(record, type) {
   return record.key.type === type;
 }
 
-export { topologyId, partitionFor, version, kip345InstanceId, streamsThreadInstanceId, initSync };
+export { topologyId, partitionFor, version, kip345InstanceId, streamsThreadInstanceId, readLog, history, initSync };

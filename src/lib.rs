@@ -52,6 +52,7 @@ pub mod config;
 pub mod coordinator;
 pub mod error;
 pub mod group;
+pub mod history;
 pub mod partition;
 pub mod reconcile;
 pub mod records;

@@ -1,8 +1,9 @@
 // The playground page: draws the session (model.mjs) and turns clicks into actions.
-import { ready, Coordinator, topologyId, version } from './web.mjs';
+import { ready, Coordinator, topologyId, version, readLog, history } from './web.mjs';
 import {
   Session, Clients, ROLES, tasksOf, sortKeys, explainStep, stepTitle, fmtTime, short, errorName,
-  STATUS_NAMES, RECORD_NAMES, rebalanceHistory, reasonText, encodeFragment, decodeFragment,
+  statusName, recordName, hexOf, targetText, rebalanceHistory, reasonText, encodeFragment, decodeFragment,
+  toJson, parseJson,
 } from './model.mjs';
 import { PRESETS, presetById } from './presets.mjs';
 
@@ -25,7 +26,14 @@ const PHASE_TEXT = {
 let session;
 let tab = 'why';
 let wholeLog = false;
+let showHex = false;
 let toastTimer = null;
+let memberFilter = '';
+let memberSort = 'label';
+let pendingLog = null;
+/** Members beyond this many are listed as rows, not cards; tasks beyond it are drawn compact. */
+const BIG_MEMBERS = 12;
+const BIG_TASKS = 64;
 
 // ---------------------------------------------------------------------------------------------
 // Start-up
@@ -88,7 +96,7 @@ function wire() {
     if (t) selectTab(t.dataset.tab, true);
   });
   $('.tabs').addEventListener('keydown', (ev) => {
-    const order = ['why', 'records', 'io'];
+    const order = ['why', 'records', 'io', 'history'];
     const i = order.indexOf(tab);
     if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
       ev.preventDefault();
@@ -100,6 +108,69 @@ function wire() {
     if (ev.target.value) run(() => { loadPreset(ev.target.value); toast(`Loaded the preset “${session.name}”.`); });
   });
   $('#scrub').addEventListener('input', (ev) => run(() => session.goTo(Number(ev.target.value))));
+  $('#dialect').addEventListener('change', (ev) => run(() => newTimeline({ dialect: ev.target.value })));
+  $('#group-pick').addEventListener('change', (ev) => run(() => session.selectGroup(ev.target.value)));
+  $('#add-group').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const gid = $('#new-group-id').value.trim();
+    run(() => {
+      session.selectGroup(gid);
+      $('#new-group-id').value = '';
+      toast(`Group ${gid}: new members join it. It exists once its first member joins.`);
+    });
+  });
+  $('#set-target').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const member = $('#mt-member').value;
+    const keys = [...document.querySelectorAll('#mt-tasks input:checked')].map((i) => i.value);
+    run(() => {
+      if (!member) throw new Error('No member to set a target for.');
+      session.setMemberTarget(member, keys);
+    });
+  });
+  $('#move-task').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const task = $('#mv-task').value;
+    const member = $('#mv-member').value;
+    run(() => {
+      if (!task || !member) throw new Error('Pick a task and a member.');
+      session.moveTask(task, member);
+    });
+  });
+  $('#mt-member').addEventListener('change', () => renderManual(true));
+  $('#log-file').addEventListener('change', async (ev) => {
+    const f = ev.target.files?.[0];
+    if (f) await takeLogFile(f);
+    ev.target.value = '';
+  });
+  const drop = $('#log-drop');
+  drop.addEventListener('dragover', (ev) => { ev.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', async (ev) => {
+    ev.preventDefault();
+    drop.classList.remove('over');
+    const f = ev.dataTransfer?.files?.[0];
+    if (f) await takeLogFile(f);
+  });
+  $('#log-text').addEventListener('input', () => { pendingLog = null; checkLog(); });
+  $('#log-dialect').addEventListener('change', checkLog);
+  document.addEventListener('input', (ev) => {
+    if (ev.target.id === 'member-filter') {
+      memberFilter = ev.target.value;
+      run(() => {});
+    }
+  });
+  document.addEventListener('change', (ev) => {
+    if (ev.target.id === 'member-sort') {
+      memberSort = ev.target.value;
+      run(() => {});
+    }
+    if (ev.target.id === 'show-hex') {
+      showHex = ev.target.checked;
+      renderDetails();
+      $('#show-hex').focus();
+    }
+  });
   $('#file').addEventListener('change', async (ev) => {
     const f = ev.target.files?.[0];
     if (!f) return;
@@ -190,6 +261,19 @@ function act(action, data) {
       if (!s.liveLabels().length) throw new Error('No running member to heartbeat.');
       return s.settle();
     case 'initialize': return s.initialize(label ?? null);
+    case 'delete-group': return s.deleteGroup();
+    case 'replay-check': return void s.replayCheck();
+    case 'pick-task':
+      if (s.manual) {
+        $('#mv-task').value = data.task;
+        $('#mv-member').focus();
+      }
+      return;
+    case 'open-log':
+      $('#dlg-log').showModal();
+      checkLog();
+      return $('#log-text').focus();
+    case 'log-load': return loadLogNow();
     case 'heartbeat': return s.heartbeat(label);
     case 'revoke': return s.revoke(label);
     case 'leave': return s.leave(label);
@@ -205,18 +289,13 @@ function act(action, data) {
     case 'topology-apply': return applyTopology(false);
     case 'topology-apply-init': return applyTopology(true);
     case 'new':
-      s.reset({ app: { ...s.app, topology: s.appNow.topology }, config: s.config });
-      clearHash();
-      s.name = 'Untitled';
-      $('#preset').value = '';
-      $('#preset-desc').textContent = '';
-      return toast('A new, empty scenario. Create a topic, then add a member.');
+      return newTimeline({});
     case 'save':
-      return download(`${slug(s.name)}.playground.json`, JSON.stringify(s.toScenario(), null, 1));
+      return download(`${slug(s.name)}.playground.json`, toJson(s.toScenario(), 1));
     case 'open':
       return $('#file').click();
     case 'export':
-      return download(`${slug(s.name)}.json`, `${JSON.stringify(s.toTestScenario(), null, 1)}\n`);
+      return download(`${slug(s.name)}.json`, `${toJson(s.toTestScenario(), 1)}\n`);
     case 'share':
       return void share();
     case 'copy-share':
@@ -230,12 +309,78 @@ function act(action, data) {
   }
 }
 
+/** A new, empty timeline (a coordinator has one dialect: switching starts over). */
+function newTimeline({ dialect }) {
+  const s = session;
+  const config = { ...s.config };
+  if (dialect) config.dialect = dialect;
+  s.reset({ app: { ...s.app, topology: s.appNow.topology, topologyEpoch: 0 }, config });
+  clearHash();
+  s.name = 'Untitled';
+  $('#preset').value = '';
+  $('#preset-desc').textContent = '';
+  toast(`A new, empty scenario (${s.dialect}). Create a topic, then add a member.`);
+}
+
+// -- logs ---------------------------------------------------------------------------------------
+
+async function takeLogFile(f) {
+  const bytes = new Uint8Array(await f.arrayBuffer());
+  // Text stays editable in the box; a binary segment is kept as bytes.
+  const text = bytes[0] === 0 ? null : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  pendingLog = { name: f.name, bytes };
+  $('#log-text').value = text ?? `(${bytes.length} bytes of a raw log segment: ${f.name})`;
+  checkLog();
+}
+
+function logSource() {
+  if (pendingLog) return { name: pendingLog.name, data: pendingLog.bytes };
+  return { name: 'the pasted log', data: $('#log-text').value };
+}
+
+function checkLog() {
+  const st = $('#log-status');
+  const { data } = logSource();
+  if (!data || (typeof data === 'string' && !data.trim())) {
+    st.textContent = 'Paste a log or drop a file.';
+    st.classList.remove('bad');
+    return null;
+  }
+  try {
+    const read = readLog(data, $('#log-dialect').value || undefined);
+    const groups = new Set(read.records.map((r) => r.record.key.data.groupId));
+    st.textContent = `${read.records.length} streams group records (${read.form}, ${read.dialect}) of ${groups.size} group${groups.size === 1 ? '' : 's'}${read.skipped ? `; ${read.skipped} other records skipped` : ''}.`;
+    st.classList.remove('bad');
+    return read;
+  } catch (e) {
+    st.textContent = e.message;
+    st.classList.add('bad');
+    return null;
+  }
+}
+
+function loadLogNow() {
+  const { name, data } = logSource();
+  const dialect = $('#log-dialect').value || undefined;
+  const read = readLog(data, dialect);
+  const told = history(data, dialect);
+  session.loadLog(read, told, name);
+  clearHash();
+  $('#preset').value = '';
+  $('#preset-desc').textContent = session.description;
+  $('#dlg-log').close();
+  selectTab('history', false);
+  toast(`Replayed ${read.records.length} records of ${told.groups.length} group${told.groups.length === 1 ? '' : 's'}.`);
+}
+
 function applySettings() {
   const cfg = { ...session.config };
   const num = (sel) => Number($(sel).value);
   cfg['group.streams.session.timeout.ms'] = num('#set-session');
   cfg['group.streams.heartbeat.interval.ms'] = num('#set-heartbeat');
   cfg['group.streams.num.standby.replicas'] = num('#set-standby');
+  cfg.assignor = $('#set-assignor').value;
+  cfg.recordBytes = $('#set-bytes').checked;
   const groupId = $('#set-group').value.trim();
   if (!groupId) throw new Error('The group id must not be empty.');
   if (groupId !== session.app.groupId && session.steps.length) {
@@ -343,16 +488,31 @@ function applyTopology(init) {
 // Drawing
 
 function render() {
-  renderTransport();
-  renderActions();
-  renderGroup();
-  renderTimeline();
-  renderDetails();
+  const t0 = performance.now();
+  const parts = [];
+  for (const [name, fn] of [['transport', renderTransport], ['actions', renderActions], ['groups', renderGroupsBox], ['manual', () => renderManual(false)], ['group', renderGroup], ['chart', renderChart], ['timeline', renderTimeline], ['details', renderDetails]]) {
+    const t = performance.now();
+    fn();
+    parts.push(`${name}:${Math.round(performance.now() - t)}`);
+  }
+  document.body.dataset.renderParts = parts.join(' ');
+  // How long the last redraw took (the browser tests read it).
+  document.body.dataset.renderMs = String(Math.round(performance.now() - t0));
 }
+
+function replayBadge(replay) {
+  if (!replay) return `<button type="button" class="replay link" id="replay-check" data-action="replay-check" data-key="replay-check" title="A fresh coordinator replays the ${session.records().length} records written so far and compares what it rebuilds with this state">Check the rebuild from records</button>`;
+  return `<span class="replay ${replay.equal ? 'ok' : 'bad'}" id="replay-check" title="A fresh coordinator replaying the ${replay.records} records written so far rebuilds ${replay.equal ? 'exactly this state' : 'a different state'}">${replay.equal ? '✓' : '✗'} rebuilt from ${replay.records} records</span>`;
+}
+
+
 
 function colorOf(label) {
   const i = session.clients.list.findIndex((c) => c.label === label);
-  return i < 0 ? '#64748b' : PALETTE[i % PALETTE.length];
+  if (i < 0) return '#64748b';
+  if (i < PALETTE.length) return PALETTE[i];
+  // Beyond the palette: evenly spread hues, so that a big group's owners stay apart.
+  return `hsl(${Math.round((i * 137.508) % 360)} 65% ${i % 2 ? 42 : 55}%)`;
 }
 
 function avatarText(label) {
@@ -373,7 +533,8 @@ function nameOf(memberId) {
 }
 
 function timerText(t, now) {
-  const who = t.kind === 'retention' || t.kind === 'topology-initialization' ? (t.kind === 'retention' ? t.groupId : `topology ${short(t.subject)}`) : nameOf(t.subject);
+  const groupTimer = t.kind === 'retention' || t.kind === 'initial-rebalance-delay';
+  const who = groupTimer ? t.groupId : t.kind === 'topology-initialization' ? `topology ${short(t.subject)}` : nameOf(t.subject);
   return { who, left: fmtTime(Math.max(0, Number(t.deadlineMs) - now)) };
 }
 
@@ -417,11 +578,13 @@ function renderActions() {
   const snap = s.snapshot();
   // Timers.
   const timers = [...snap.timers].sort((a, b) => Number(a.deadlineMs) - Number(b.deadlineMs));
+  // A big group has a timer per member: the soonest dozen, and how many more.
+  const more = timers.length > 12 ? `<li class="more" data-count="${timers.length - 12}">… and ${timers.length - 12} more timers</li>` : '';
   $('#timers').innerHTML = timers.length
-    ? timers.map((t) => {
+    ? timers.slice(0, 12).map((t) => {
       const { who, left } = timerText(t, now);
       return `<li><span class="tkind k-${esc(t.kind)}" title="${esc(t.kind)}">${esc(KIND_SHORT[t.kind] ?? t.kind)}</span><span class="twho" title="${esc(who)}">${esc(who)}</span><span class="tleft" title="deadline at ${esc(fmtTime(t.deadlineMs))}">in ${esc(left)}</span></li>`;
-    }).join('')
+    }).join('') + more
     : '<li class="muted">None.</li>';
   // Process choice.
   const sel = $('#add-process');
@@ -437,8 +600,12 @@ function renderActions() {
   } catch (e) {
     tid = `(invalid: ${e.message})`;
   }
-  $('#app-topology-id').textContent = short(tid);
+  $('#dialect').value = s.dialect;
+  $('#app-topology-kind').textContent = s.is42 ? 'epoch' : 'id';
+  $('#app-topology-id').textContent = s.is42 ? String(s.appNow.topologyEpoch ?? 0) : short(tid);
   $('#app-topology-id').title = tid;
+  $('#topology-note').hidden = !s.is42;
+  document.querySelector('.actions [data-action="initialize"]').hidden = s.is42;
   // Topics.
   const requested = s.requestedTopics();
   $('#requested-topics').innerHTML = requested.length
@@ -456,7 +623,115 @@ function renderActions() {
     $('#set-heartbeat').value = s.config['group.streams.heartbeat.interval.ms'] ?? 5000;
     $('#set-standby').value = s.config['group.streams.num.standby.replicas'] ?? 0;
     $('#set-tick').value = s.app.tickMs;
+    $('#set-assignor').value = s.config.assignor ?? 'sticky';
+    $('#set-bytes').checked = Boolean(s.config.recordBytes);
   }
+}
+
+/** The group picker and every group's state, members and retention countdown. */
+function renderGroupsBox() {
+  const s = session;
+  const snap = s.snapshot();
+  const now = s.clockMs();
+  const ids = s.groupIds();
+  const pick = $('#group-pick');
+  pick.innerHTML = ids.map((g) => `<option value="${esc(g)}">${esc(g)}</option>`).join('');
+  pick.value = s.app.groupId;
+  $('#groups').innerHTML = ids.map((gid) => {
+    const g = snap.groups.find((x) => x.groupId === gid);
+    const ret = snap.timers.find((t) => t.kind === 'retention' && t.groupId === gid);
+    const state = g ? g.state : 'no group';
+    return `<li data-group="${esc(gid)}" class="${gid === s.app.groupId ? 'picked' : ''}"><span class="mono gname">${esc(gid)}</span><span class="state-badge small st-${esc(state)}">${esc(state)}</span><span class="muted">${g ? `${g.members.length} member${g.members.length === 1 ? '' : 's'}` : ''}</span>${ret ? `<span class="retention" title="deleted at ${esc(fmtTime(ret.deadlineMs))} unless a member joins">retention in ${esc(fmtTime(Math.max(0, Number(ret.deadlineMs) - now)))}</span>` : ''}</li>`;
+  }).join('');
+  document.querySelector('[data-action="delete-group"]').disabled = !snap.groups.some((g) => g.groupId === s.app.groupId);
+}
+
+/** Every task of the group per the coordinator's configuration result (snapshot). */
+function configuredTasks(g) {
+  const keys = [];
+  for (const st of g?.configuration?.subtopologies ?? []) for (let p = 0; p < Number(st.numTasks); p++) keys.push(`${st.subtopologyId}_${p}`);
+  return keys;
+}
+
+/** The manual assignor's forms: a member's task picks, and moving one task. */
+function renderManual(memberChanged) {
+  const s = session;
+  const box = $('#manual-box');
+  box.hidden = !s.manual;
+  if (!s.manual) return;
+  const g = s.group();
+  const members = g?.members ?? [];
+  const sel = $('#mt-member');
+  const keep = sel.value;
+  const opts = members.map((m) => `<option value="${esc(m.memberId)}">${esc(nameOf(m.memberId))}</option>`).join('');
+  if (sel.innerHTML !== opts) sel.innerHTML = opts;
+  if (members.some((m) => m.memberId === keep)) sel.value = keep;
+  const mv = $('#mv-member');
+  const keepMv = mv.value;
+  if (mv.innerHTML !== opts) mv.innerHTML = opts;
+  if (members.some((m) => m.memberId === keepMv)) mv.value = keepMv;
+  const tasks = configuredTasks(g);
+  const task = $('#mv-task');
+  const keepTask = task.value;
+  task.innerHTML = tasks.map((k) => `<option value="${esc(k)}">${esc(k)}</option>`).join('');
+  if (tasks.includes(keepTask)) task.value = keepTask;
+  const m = members.find((x) => x.memberId === sel.value);
+  const mine = new Set(m ? tasksOf(m.targetAssignment).active : []);
+  const fs = $('#mt-tasks');
+  if (memberChanged || fs.dataset.for !== `${sel.value}@${s.cursor}`) {
+    fs.dataset.for = `${sel.value}@${s.cursor}`;
+    fs.innerHTML = `<legend class="small">Active tasks of ${esc(m ? nameOf(m.memberId) : '–')}</legend>${tasks.map((k) => `<label class="tcheck"><input type="checkbox" value="${esc(k)}"${mine.has(k) ? ' checked' : ''}> ${esc(k)}</label>`).join('') || '<span class="muted small">No tasks: the group has no ready topology.</span>'}`;
+  }
+}
+
+/** Per-step data of the picked group for the chart. */
+function chartData() {
+  const s = session;
+  const gid = s.app.groupId;
+  const rows = [];
+  for (let i = 0; i < s.outputs.length; i++) {
+    const g = s.summaries[i]?.[gid];
+    rows.push(g ? { ...g } : { epoch: 0, stable: 0, busy: 0, moved: null });
+  }
+  return rows;
+}
+
+/** A small SVG chart along the timeline: group epoch, members by state, tasks moved. */
+function renderChart() {
+  const s = session;
+  const rows = chartData();
+  const el = $('#chart');
+  if (!rows.length) {
+    el.innerHTML = '<p class="muted small">No steps yet.</p>';
+    return;
+  }
+  const W = 600;
+  const H = 120;
+  const n = rows.length;
+  const x = (i) => ((i + 0.5) / n) * W;
+  const bw = Math.max(1, W / n - (n > 150 ? 0 : 1));
+  const maxM = Math.max(1, ...rows.map((r) => r.stable + r.busy));
+  const maxE = Math.max(1, ...rows.map((r) => r.epoch));
+  const maxMv = Math.max(1, ...rows.map((r) => r.moved ?? 0));
+  const bars = [];
+  rows.forEach((r, i) => {
+    const hs = ((r.stable) / maxM) * 60;
+    const hb = ((r.busy) / maxM) * 60;
+    if (hs) bars.push(`<rect class="c-stable" x="${(x(i) - bw / 2).toFixed(1)}" y="${(H - hs).toFixed(1)}" width="${bw.toFixed(1)}" height="${hs.toFixed(1)}"/>`);
+    if (hb) bars.push(`<rect class="c-busy" x="${(x(i) - bw / 2).toFixed(1)}" y="${(H - hs - hb).toFixed(1)}" width="${bw.toFixed(1)}" height="${hb.toFixed(1)}"/>`);
+    if (r.moved !== null) bars.push(`<circle class="c-moved" cx="${x(i).toFixed(1)}" cy="${(44 - (r.moved / maxMv) * 38).toFixed(1)}" r="3"><title>step ${i + 1}: ${r.moved} tasks moved or reassigned</title></circle>`);
+  });
+  const pts = rows.map((r, i) => `${x(i).toFixed(1)},${(50 - (r.epoch / maxE) * 44).toFixed(1)}`).join(' ');
+  const cur = s.cursor > 0 ? `<line class="c-cursor" x1="${x(s.cursor - 1).toFixed(1)}" x2="${x(s.cursor - 1).toFixed(1)}" y1="0" y2="${H}"/>` : '';
+  const at = rows[s.cursor - 1];
+  el.innerHTML = `<svg viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" class="chart" role="img" aria-label="Group epoch, members by state and tasks moved along the timeline" data-steps="${n}">
+    ${bars.join('')}<polyline class="c-epoch" points="${pts}"/>${cur}</svg>
+    <p class="small chart-now" id="chart-now">${at ? `Step ${s.cursor}: group epoch <strong data-field="chart-epoch">${at.epoch}</strong>, <span data-field="chart-stable">${at.stable}</span> reconciled, <span data-field="chart-busy">${at.busy}</span> reconciling${at.moved !== null ? `, <span data-field="chart-moved">${at.moved}</span> tasks moved or reassigned` : ''}.` : 'The start.'} Max epoch ${maxE}, max ${maxM} members.</p>`;
+  el.querySelector('svg').addEventListener('click', (ev) => {
+    const r = ev.currentTarget.getBoundingClientRect();
+    const i = Math.floor(((ev.clientX - r.left) / r.width) * n);
+    run(() => session.goTo(Math.max(0, Math.min(n, i + 1))));
+  });
 }
 
 function chips(keys, cls, field, extra = '') {
@@ -464,7 +739,8 @@ function chips(keys, cls, field, extra = '') {
   return `<span class="chips" data-field="${field}">${keys.map((k) => `<span class="chip ${cls}" ${extra}>${esc(k)}</span>`).join('')}</span>`;
 }
 
-function assignmentColumn(title, tasks, pending, other, kind) {
+function assignmentColumn(title, tasks, pending, other, kind, epochs = null) {
+  const ep = (r, k) => (epochs && r === 'active' && epochs.has(k) ? `<sup class="tepoch" title="assignment epoch of ${esc(k)}">@${esc(epochs.get(k))}</sup>` : '');
   const rows = [];
   for (const r of ROLES) {
     const keys = tasks[r];
@@ -474,7 +750,7 @@ function assignmentColumn(title, tasks, pending, other, kind) {
     if (keys.length) {
       html += `<span class="chips" data-field="${kind}-${r}">${keys.map((k) => {
         const waiting = other && !other[r].includes(k) && kind === 'target';
-        return `<span class="chip ${r}${waiting ? ' incoming' : ''}"${waiting ? ' title="in the target, not yet assigned"' : ''}>${esc(k)}</span>`;
+        return `<span class="chip ${r}${waiting ? ' incoming' : ''}"${waiting ? ' title="in the target, not yet assigned"' : ''}>${esc(k)}${ep(r, k)}</span>`;
       }).join('')}</span>`;
     } else if (!pend.length) {
       html += `<span class="none" data-field="${kind}-${r}">–</span>`;
@@ -482,15 +758,22 @@ function assignmentColumn(title, tasks, pending, other, kind) {
       html += `<span class="chips" data-field="${kind}-${r}"></span>`;
     }
     if (pend.length) {
-      html += `<span class="chips" data-field="pending-${r}">${pend.map((k) => `<span class="chip ${r} revoking" title="pending revocation">↩ ${esc(k)}</span>`).join('')}</span>`;
+      html += `<span class="chips" data-field="pending-${r}">${pend.map((k) => `<span class="chip ${r} revoking" title="pending revocation">↩ ${esc(k)}${ep(r, k)}</span>`).join('')}</span>`;
     }
     rows.push(`<div class="role"><span class="rname">${r}</span>${html}</div>`);
   }
   return `<div class="col"><h4>${title}</h4>${rows.join('')}</div>`;
 }
 
-function memberButtons(c, m) {
+function memberButtons(c, m, few = false) {
   if (!c) return '';
+  if (few) {
+    // A big group's rows: the everyday actions only (the card of a small group has them all).
+    const b = (action, text, cls = '') => `<button type="button" class="small-btn${cls}" data-action="${action}" data-label="${esc(c.label)}" data-key="${action}:${esc(c.label)}">${text}</button>`;
+    if (c.phase === 'member') return b('heartbeat', 'Heartbeat') + (Clients.hasToRevoke(c) ? b('revoke', 'Revoke') : '') + b('leave', 'Leave') + b('crash', 'Crash', ' danger');
+    if (c.phase === 'rejoin') return b('heartbeat', 'Rejoin', ' primary');
+    return b('restart', 'Restart', ' primary');
+  }
   const b = (action, text, opts = {}) => `<button type="button" class="small-btn${opts.cls ? ` ${opts.cls}` : ''}" data-action="${action}" data-label="${esc(c.label)}" data-key="${action}:${esc(c.label)}"${opts.disabled ? ' disabled' : ''}${opts.title ? ` title="${esc(opts.title)}"` : ''}>${text}</button>`;
   const out = [];
   if (c.phase === 'member') {
@@ -510,7 +793,7 @@ function memberButtons(c, m) {
   return out.join('');
 }
 
-function memberCard(m, g, c, timers, now) {
+function memberCard(m, g, c, timers, now, epochs) {
   const cur = tasksOf(m.assignment);
   const pend = tasksOf(m.pendingRevocation);
   const tgt = tasksOf(m.targetAssignment);
@@ -525,9 +808,9 @@ function memberCard(m, g, c, timers, now) {
     const rvKeys = ROLES.flatMap((r) => rv[r]);
     if (rvKeys.length && c.phase === 'member') clientBits.push(`<span class="warn">told to revoke ${esc(rvKeys.join(', '))}</span>`);
     if (c.asked) clientBits.push('<span class="warn">asked to initialize the topology</span>');
-    if (c.lastError) clientBits.push(`<span class="err">last error: ${esc(typeof c.lastError.code === 'number' ? `${errorName(c.lastError.code)} (${c.lastError.code})` : c.lastError.code)}</span>`);
+    if (c.lastError) clientBits.push(`<span class="err">last error: ${esc(typeof c.lastError.code === 'number' ? `${errorName(c.lastError.code, session.dialect)} (${c.lastError.code})` : c.lastError.code)}</span>`);
     for (const st of c.phase === 'member' ? c.status ?? [] : []) {
-      clientBits.push(`<span class="status" title="${esc(humanize(st.statusDetail))}">${esc(STATUS_NAMES[st.statusCode] ?? st.statusCode)}</span>`);
+      clientBits.push(`<span class="status" data-status="${esc(statusName(st.statusCode, session.dialect))}" title="${esc(humanize(st.statusDetail))}">${esc(statusName(st.statusCode, session.dialect))}</span>`);
     }
   }
   const epochNote = m.memberEpoch === -2 ? ' <span class="muted">(away, −2)</span>' : '';
@@ -547,7 +830,7 @@ function memberCard(m, g, c, timers, now) {
       <div><dt>Instance</dt><dd class="mono" data-field="instance-id">${esc(m.instanceId ?? '–')}</dd></div>
     </dl>
     <div class="assign">
-      ${assignmentColumn('Current', cur, pend, null, 'current')}
+      ${assignmentColumn('Current', cur, pend, null, 'current', epochs)}
       ${assignmentColumn('Target', tgt, null, cur, 'target')}
     </div>
     ${timerHtml ? `<div class="mtimers">${timerHtml}</div>` : ''}
@@ -556,21 +839,10 @@ function memberCard(m, g, c, timers, now) {
   </article>`;
 }
 
-/** Every task of the group's topology, from the topic image (PROTOCOL 2.11 step 4). */
-function topologyTasks(g, snap) {
-  const parts = new Map(snap.topics.map((t) => [t.name, t.partitions]));
-  const keys = [];
-  for (const st of g.topology ?? []) {
-    let n = 0;
-    for (const t of st.sourceTopics ?? []) n = Math.max(n, parts.get(t) ?? 0);
-    for (const t of st.repartitionSourceTopics ?? []) n = Math.max(n, parts.get(t.name) ?? 0);
-    for (let p = 0; p < n; p++) keys.push(`${st.subtopologyId}_${p}`);
-  }
-  return keys;
-}
-
-function taskMap(g, snap) {
-  const all = new Set(topologyTasks(g, snap));
+function taskMap(g) {
+  // The tasks the coordinator configured (its own per-subtopology counts), plus any a member
+  // still holds from before.
+  const all = new Set(configuredTasks(g));
   const cur = new Map();
   const pend = new Map();
   const tgt = new Map();
@@ -583,39 +855,74 @@ function taskMap(g, snap) {
     for (const k of a.active) { all.add(k); cur.set(k, name); }
     for (const k of p.active) { all.add(k); pend.set(k, name); }
     for (const k of t.active) { all.add(k); tgt.set(k, name); }
-    for (const r of ['standby', 'warmup']) for (const k of [...a[r], ...t[r]]) { all.add(k); stb.set(k, [...new Set([...(stb.get(k) ?? []), name])]); }
+    for (const r of ['standby', 'warmup']) for (const k of [...a[r], ...t[r]]) { all.add(k); stb.set(k, [...new Set([...(stb.get(k) ?? []), `${name}${r === 'warmup' ? ' (warm-up)' : ''}`])]); }
   }
   if (!all.size) return '';
+  const compact = all.size > BIG_TASKS;
   const bySub = new Map();
   for (const k of sortKeys([...all])) {
     const s = k.slice(0, k.lastIndexOf('_'));
     if (!bySub.has(s)) bySub.set(s, []);
     bySub.get(s).push(k);
   }
-  const rows = [...bySub].map(([s, keys]) => `<div class="tm-row"><span class="tm-sub">Subtopology ${esc(s)}</span><div class="tm-cells">${keys.map((k) => {
+  const pickable = session.manual ? ' data-action="pick-task"' : '';
+  const rows = [...bySub].map(([s, keys]) => `<div class="tm-row"><span class="tm-sub">Subtopology ${esc(s)} <span class="muted">(${keys.length} tasks)</span></span><div class="tm-cells${compact ? ' compact' : ''}">${keys.map((k) => {
     const owner = cur.get(k) ?? pend.get(k) ?? null;
     const target = tgt.get(k) ?? null;
     const revoking = pend.has(k);
     const moving = target && owner !== target;
     const sb = stb.get(k);
     const title = `${k}: ${owner ? `held by ${owner}${revoking ? ' (pending revocation)' : ''}` : 'not held'}${target ? `, target ${target}` : ', no target'}${sb ? `, standby/warm-up on ${sb.join(', ')}` : ''}`;
-    return `<div class="tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}${!owner && !target ? ' free' : ''}" title="${esc(title)}" data-task="${esc(k)}">
+    const cls = `tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}${!owner && !target ? ' free' : ''}${sb ? ' has-standby' : ''}`;
+    const data = `data-task="${esc(k)}" data-owner="${esc(owner ?? '')}" data-target="${esc(target ?? '')}"${pickable}`;
+    if (compact) {
+      const short = `${k} ${owner ?? '–'}${moving ? `→${target}` : ''}${revoking ? ' ↩' : ''}${sb ? ` S:${sb.join(',')}` : ''}`;
+      return `<span class="${cls}" title="${esc(short)}" ${data} style="--c:${owner ? colorOf(owner) : '#cbd5e1'}${moving ? `;--t:${colorOf(target)}` : ''}"></span>`;
+    }
+    return `<div class="${cls}" title="${esc(title)}" ${data}>
       <span class="tm-id">${esc(k)}</span>
       <span class="tm-own" style="--c:${owner ? colorOf(owner) : '#94a3b8'}">${esc(owner ?? '–')}</span>${moving ? `<span class="tm-to" style="--c:${colorOf(target)}">→ ${esc(target)}</span>` : ''}${sb ? `<span class="tm-sb">S ${esc(sb.join(','))}</span>` : ''}
     </div>`;
   }).join('')}</div></div>`).join('');
-  return `<section class="taskmap" aria-label="Task placement"><h3>Task placement <span class="legend"><span class="lg revoking">↩ pending revocation</span><span class="lg moving">→ target owner</span></span></h3>${rows}</section>`;
+  const legend = compact
+    ? '<span class="legend"><span class="lg">colour = owner</span><span class="lg moving">ring = target owner differs</span><span class="lg revoking">dashed = pending revocation</span><span class="lg has-standby">dot = standby / warm-up</span></span>'
+    : '<span class="legend"><span class="lg revoking">↩ pending revocation</span><span class="lg moving">→ target owner</span></span>';
+  return `<section class="taskmap${compact ? ' compact' : ''}" aria-label="Task placement"><h3>Task placement ${legend}</h3>${rows}</section>`;
 }
 
 function whyBox(g) {
   const s = session;
   const lines = [];
-  const hist = rebalanceHistory(s).filter((h) => true);
+  const hist = rebalanceHistory(s).filter((h) => h.groupId === g.groupId);
   const last = hist.at(-1);
   if (last) {
     lines.push(`<p><strong>Last rebalance:</strong> epoch ${last.from} → ${last.to} at <button type="button" class="link" data-action="jump" data-to="${last.step + 1}" data-key="why-jump">step ${last.step + 1}</button> (${esc(last.title)}): ${esc(last.reasons.map(reasonText).join('; '))}.</p>`);
   }
   const state = g.state;
+  // The coordinator's own configuration result (snapshot): why the group has tasks or none.
+  const conf = g.configuration;
+  if (conf) {
+    const CONF = {
+      NO_TOPOLOGY: g.topology && !Array.isArray(g.topology) && g.topology.epoch >= 0
+        ? 'Not configured yet: a rebuilt kafka-4.2 group works its configuration out (in memory) at its next operation'
+        : 'The group has no topology yet, so it has no tasks',
+      READY: 'The topology is ready',
+      MISSING_SOURCE_TOPICS: 'No tasks: source topics are missing',
+      MISSING_INTERNAL_TOPICS: 'No tasks yet: internal topics are missing (the coordinator asked the host to create them)',
+      INVALID: 'No tasks: the topology is invalid',
+      SOURCE_TOPICS_INCORRECTLY_PARTITIONED: 'No tasks: copartitioned source topics differ in partition count',
+      INTERNAL_TOPICS_INCORRECTLY_PARTITIONED: 'No tasks: internal topics are incorrectly partitioned',
+      INTERNAL_TOPICS_MISMATCH: 'No tasks: existing internal topics have the wrong partition count',
+    };
+    let detail = '';
+    if (Array.isArray(conf.detail)) detail = conf.detail.map((d) => (typeof d === 'string' ? d : `${d.name} (expected ${d.expected}, found ${d.found})`)).join(', ');
+    else if (conf.detail) detail = String(conf.detail);
+    const subs = (conf.subtopologies ?? []).map((st) => `subtopology ${st.subtopologyId}: ${st.numTasks} task${Number(st.numTasks) === 1 ? '' : 's'}${st.stateful ? ' (stateful)' : ''}`).join('; ');
+    lines.push(`<p class="config-line" id="config-result" data-status="${esc(conf.status)}"><span class="status">${esc(conf.status)}</span> ${esc(CONF[conf.status] ?? conf.status)}${detail ? `: ${esc(detail)}` : ''}${subs ? `: ${esc(subs)}` : ''}${conf.status === 'READY' || conf.status === 'NO_TOPOLOGY' ? '.' : '.'}</p>`);
+  }
+  if (state === 'NOT_READY') {
+    lines.push('<p>kafka-4.2 <strong>NotReady</strong>: the group has no validated topology (see the configuration result above); every member gets an empty target until it is ready.</p>');
+  }
   if (state === 'INITIALIZING') {
     const asked = s.clients.list.find((c) => c.asked);
     lines.push(`<p>No topology yet${asked ? `: <strong>${esc(asked.label)}</strong> was asked to send it (Initialize).` : '. The next member that heartbeats is asked to send it.'}</p>`);
@@ -630,16 +937,17 @@ function whyBox(g) {
       else if (m.memberState === 'UNRELEASED_TASKS') waits.push(`<li><strong>${n}</strong> waits for tasks their previous owners still hold.</li>`);
       else if (m.memberEpoch !== g.assignmentEpoch) waits.push(`<li><strong>${n}</strong> is at epoch ${m.memberEpoch}; its next heartbeat moves it to ${g.assignmentEpoch}.</li>`);
     }
-    if (waits.length) lines.push(`<p>Reconciling towards epoch ${g.assignmentEpoch}; waiting for:</p><ul>${waits.join('')}</ul>`);
+    const more = waits.length > 10 ? `<li class="muted">… and ${waits.length - 10} more</li>` : '';
+    if (waits.length) lines.push(`<p>Reconciling towards epoch ${g.assignmentEpoch}; waiting for ${waits.length} member${waits.length === 1 ? '' : 's'}:</p><ul>${waits.slice(0, 10).join('')}${more}</ul>`);
   } else if (state === 'STABLE') {
     lines.push(`<p>Every member is reconciled to the assignment epoch ${g.assignmentEpoch}.</p>`);
   } else if (state === 'EMPTY') {
     lines.push('<p>No members. The group is deleted when its retention timer fires.</p>');
   }
   const statuses = new Map();
-  for (const c of s.clients.list) if (c.phase === 'member') for (const st of c.status ?? []) statuses.set(st.statusCode, st.statusDetail);
+  for (const c of s.groupClients()) if (c.phase === 'member') for (const st of c.status ?? []) statuses.set(st.statusCode, st.statusDetail);
   if (g.shutdownRequestedBy) statuses.set(4, `${nameOf(g.shutdownRequestedBy)} requested a shutdown of the whole application: every member is told to shut down.`);
-  for (const [code, detail] of statuses) if (code !== 0) lines.push(`<p class="status-line"><span class="status">${esc(STATUS_NAMES[code] ?? code)}</span> ${esc(humanize(detail))}</p>`);
+  for (const [code, detail] of statuses) if (code !== 0 || s.is42) lines.push(`<p class="status-line"><span class="status">${esc(statusName(code, s.dialect))}</span> ${esc(humanize(detail))}</p>`);
   if (hist.length > 1) {
     lines.push(`<details class="history"><summary>Rebalance history (${hist.length} epoch bumps)</summary><ol>${hist.map((h, i) => `<li><button type="button" class="link" data-action="jump" data-to="${h.step + 1}" data-key="hist:${i}">step ${h.step + 1}</button> epoch ${h.from} → ${h.to}: ${esc(h.reasons.map(reasonText).join('; '))} <span class="muted">(${esc(h.title)})</span></li>`).join('')}</ol></details>`);
   }
@@ -653,50 +961,115 @@ function renderGroup() {
   const now = s.clockMs();
   const el = $('#group');
   const outside = [];
-  const deleted = s.outputs.slice(0, s.cursor).some((o) => (o?.explain ?? []).some((e) => e.code === 'GROUP_DELETED'));
+  const mine = s.groupClients();
+  const deleted = s.outputs.slice(0, s.cursor).some((o) => (o?.explain ?? []).some((e) => e.code === 'GROUP_DELETED' && e.groupId === s.app.groupId));
   if (!g && deleted) {
-    el.innerHTML = `<div class="empty"><h2>The group was deleted</h2><p>It had no members for the retention period (or was deleted on request). A member that joins creates it again.</p>${outsideClients(s.clients.list)}</div>`;
+    el.innerHTML = `<div class="empty"><h2>The group was deleted</h2><p>${esc(s.app.groupId)} had no members for the retention period (or was deleted on request). A member that joins creates it again.</p>${outsideClients(mine)}</div>`;
     return;
   }
   if (!g) {
-    el.innerHTML = `<div class="empty">
-      <h2>No group yet</h2>
-      <p>Pick a preset above, or build a story by hand:</p>
-      <ol><li>create the source topic (<span class="mono">orders</span>, 6 partitions) in <em>Topics</em>;</li>
+    const steps = s.is42
+      ? `<ol><li>create the source topic (<span class="mono">orders</span>, 6 partitions) in <em>Topics</em>;</li>
+      <li><em>Add member</em>: it joins with epoch 0, its own member id and the topology (kafka-4.2);</li>
+      <li>create the topics the coordinator asks for; advance to the next timer (the initial rebalance delay), then heartbeat.</li></ol>`
+      : `<ol><li>create the source topic (<span class="mono">orders</span>, 6 partitions) in <em>Topics</em>;</li>
       <li><em>Add member</em>: it joins with epoch 0 and is asked to initialize the topology;</li>
-      <li><em>Initialize</em>, create the topics the coordinator asks for, then heartbeat.</li></ol>
-      ${outsideClients(s.clients.list)}
+      <li><em>Initialize</em>, create the topics the coordinator asks for, then heartbeat.</li></ol>`;
+    el.innerHTML = `<div class="empty">
+      <h2>No group ${esc(s.app.groupId)} yet</h2>
+      <p>Pick a preset above, or build a story by hand:</p>
+      ${steps}
+      ${outsideClients(mine)}
     </div>`;
     return;
   }
-  const replay = s.replayCheck();
+  let replay = s.replayMemo?.cursor === s.cursor ? s.replayMemo.result : null;
+  if (!replay && g.members.length <= BIG_MEMBERS) replay = s.replayCheck();
   const memberIds = new Set(g.members.map((m) => m.memberId));
   const order = (m) => {
     const i = s.clients.list.findIndex((c) => c.memberId === m.memberId);
     return i < 0 ? 1e9 : i;
   };
   const members = [...g.members].sort((a, b) => order(a) - order(b));
-  for (const c of s.clients.list) if (!memberIds.has(c.memberId) || !c.memberId) outside.push(c);
+  for (const c of mine) if (!memberIds.has(c.memberId) || !c.memberId) outside.push(c);
+  const epochs = s.taskEpochs(g.groupId);
+  const topo = s.is42
+    ? `<div><dt>Topology epoch</dt><dd class="mono" id="topology-id" title="${esc(g.topologyId ?? '')}" data-epoch="${esc(g.topology?.epoch ?? '')}">${esc(g.topology?.epoch ?? '–')}</dd></div>`
+    : `<div><dt>Topology id</dt><dd class="mono" id="topology-id" title="${esc(g.topologyId ?? '')}">${esc(g.topologyId ? short(g.topologyId) : '–')}</dd></div>`;
+  const big = members.length > BIG_MEMBERS;
   el.innerHTML = `
     <header class="group-head">
       <div class="gtitle">
         <h2><span class="muted">Group</span> <span class="mono" id="group-id">${esc(g.groupId)}</span></h2>
-        <span class="replay ${replay.equal ? 'ok' : 'bad'}" id="replay-check" title="A fresh coordinator replaying the ${replay.records} records written so far rebuilds ${replay.equal ? 'exactly this state' : 'a different state'}">${replay.equal ? '✓' : '✗'} rebuilt from ${replay.records} records</span>
+        ${replayBadge(replay)}
         <span class="state-badge st-${esc(g.state)}" id="group-state">${esc(g.state)}</span>
+        <span class="dialect-badge" id="group-dialect">${esc(s.dialect)}</span>
       </div>
       <dl class="kv">
         <div><dt>Group epoch</dt><dd id="group-epoch">${g.groupEpoch}</dd></div>
         <div><dt>Assignment epoch</dt><dd id="assignment-epoch">${g.assignmentEpoch}</dd></div>
-        <div><dt>Topology id</dt><dd class="mono" id="topology-id" title="${esc(g.topologyId ?? '')}">${esc(g.topologyId ? short(g.topologyId) : '–')}</dd></div>
+        ${topo}
         <div><dt>Members</dt><dd id="member-count">${g.members.length}</dd></div>
       </dl>
     </header>
     ${whyBox(g)}
-    ${taskMap(g, snap)}
-    <section class="members" aria-label="Members">
-      ${members.length ? members.map((m) => memberCard(m, g, s.clients.byMemberId(m.memberId), snap.timers, now)).join('') : '<p class="muted">No members.</p>'}
-    </section>
+    ${taskMap(g)}
+    ${big ? memberTable(members, g, epochs) : `<section class="members" aria-label="Members">
+      ${members.length ? members.map((m) => memberCard(m, g, s.clients.byMemberId(m.memberId), snap.timers, now, epochs.get(m.memberId))).join('') : '<p class="muted">No members.</p>'}
+    </section>`}
     ${outsideClients(outside)}`;
+}
+
+const STATE_ORDER = { UNREVOKED_TASKS: 0, UNRELEASED_TASKS: 1, STABLE: 2, UNKNOWN: 3 };
+
+/** A big group's members as rows that can be filtered and sorted. */
+function memberTable(members, g, epochs) {
+  const s = session;
+  const rows = members.map((m) => {
+    const c = s.clients.byMemberId(m.memberId);
+    const label = c?.label ?? short(m.memberId);
+    const cur = tasksOf(m.assignment);
+    const tgt = tasksOf(m.targetAssignment);
+    const pend = tasksOf(m.pendingRevocation);
+    return { m, c, label, cur, tgt, pend, reconciled: m.memberState === 'STABLE' && m.memberEpoch === g.assignmentEpoch };
+  });
+  const f = memberFilter.trim().toLowerCase();
+  const shown = f
+    ? rows.filter((r) => [r.label, r.m.memberId, r.m.processId, r.m.memberState, r.m.instanceId ?? '', r.reconciled ? 'reconciled' : 'reconciling'].some((x) => String(x).toLowerCase().includes(f)))
+    : rows;
+  const by = {
+    label: (a, b) => 0,
+    state: (a, b) => STATE_ORDER[a.m.memberState] - STATE_ORDER[b.m.memberState] || Number(a.reconciled) - Number(b.reconciled),
+    epoch: (a, b) => a.m.memberEpoch - b.m.memberEpoch,
+    tasks: (a, b) => b.cur.active.length - a.cur.active.length,
+    process: (a, b) => (a.m.processId < b.m.processId ? -1 : a.m.processId > b.m.processId ? 1 : 0),
+  }[memberSort] ?? (() => 0);
+  const sorted = shown.map((r, i) => [r, i]).sort((a, b) => by(a[0], b[0]) || a[1] - b[1]).map(([r]) => r);
+  const counts = {};
+  for (const r of rows) counts[r.m.memberState] = (counts[r.m.memberState] ?? 0) + 1;
+  const summary = Object.entries(counts).map(([k, v]) => `<span class="mstate s-${esc(k)}">${esc(k)} ${v}</span>`).join(' ');
+  const body = sorted.map((r) => {
+    const ep = epochs.get(r.m.memberId);
+    const epochText = ep && ep.size ? [...new Set(ep.values())].join(',') : '';
+    return `<div role="row" class="member-row${r.reconciled ? '' : ' busy'}" data-member-id="${esc(r.m.memberId)}" data-label="${esc(r.label)}" style="--c:${colorOf(r.label)}">
+      <span role="cell"><span class="avatar small" aria-hidden="true">${esc(avatarText(r.label))}</span> <span data-field="label">${esc(r.label)}</span></span>
+      <span role="cell"><span class="mstate s-${esc(r.m.memberState)}" data-field="member-state">${esc(r.m.memberState)}</span></span>
+      <span role="cell" data-field="member-epoch">${r.m.memberEpoch}</span>
+      <span role="cell" class="mono" data-field="process-id">${esc(r.m.processId)}</span>
+      <span role="cell" data-field="active-count" title="${esc(r.cur.active.join(', '))}">${r.cur.active.length}${r.cur.standby.length ? ` +${r.cur.standby.length}s` : ''}</span>
+      <span role="cell" data-field="target-count" title="${esc(r.tgt.active.join(', '))}">${r.tgt.active.length}</span>
+      <span role="cell" data-field="pending-count">${r.pend.active.length || ''}</span>
+      <span role="cell" class="small" data-field="task-epochs">${esc(epochText)}</span>
+      <span role="cell" class="card-actions">${memberButtons(r.c, r.m, true)}</span></div>`;
+  }).join('');
+  return `<section class="members big" aria-label="Members">
+    <div class="row member-tools">
+      <label class="field inline"><span>Filter</span><input id="member-filter" value="${esc(memberFilter)}" placeholder="label, process, state…" autocomplete="off"></label>
+      <label class="field inline"><span>Sort</span><select id="member-sort">${['label', 'state', 'epoch', 'tasks', 'process'].map((k) => `<option value="${k}"${k === memberSort ? ' selected' : ''}>${k}</option>`).join('')}</select></label>
+      <span class="small" id="member-shown">${sorted.length} of ${rows.length} shown</span> ${summary}
+    </div>
+    <div class="table-wrap" role="table" aria-label="Members of the group"><div role="row" class="member-row head"><span role="columnheader">Member</span><span role="columnheader">State</span><span role="columnheader">Epoch</span><span role="columnheader">Process</span><span role="columnheader">Active</span><span role="columnheader">Target</span><span role="columnheader">Revoking</span><span role="columnheader">Task epochs</span><span role="columnheader">Actions</span></div>${body}</div>
+  </section>`;
 }
 
 function outsideClients(list) {
@@ -718,29 +1091,49 @@ function stepBadges(i) {
   else if (step.event) b.push('<span class="badge client">client side</span>');
   if (out?.error) b.push(`<span class="badge err">${esc(out.error.code)}</span>`);
   const code = out?.response?.errorCode;
-  if (typeof code === 'number' && code !== 0) b.push(`<span class="badge err" title="${esc(errorName(code))}">error ${code}</span>`);
+  if (typeof code === 'number' && code !== 0) b.push(`<span class="badge err" title="${esc(errorName(code, s.dialect))}">error ${code}</span>`);
   for (const r of out?.response?.results ?? []) if (r.errorCode) b.push(`<span class="badge err">error ${r.errorCode}</span>`);
   for (const e of out?.explain ?? []) {
     if (e.code === 'GROUP_EPOCH_BUMPED') b.push(`<span class="badge bump" title="${esc(e.reasons.join(', '))}">epoch ${e.from}→${e.to}</span>`);
     if (e.code === 'MEMBER_FENCED') b.push(`<span class="badge err">fenced ${esc(nameOf(e.memberId))}</span>`);
   }
+  for (const e of out?.explain ?? []) if (e.code === 'TARGET_ASSIGNMENT_COMPUTED' && Number(e.tasksReassigned) > 0) b.push(`<span class="badge bump" title="tasks of departed members given to others">${esc(e.tasksReassigned)} reassigned</span>`);
   if (out?.records?.length) b.push(`<span class="badge rec">${out.records.length} rec</span>`);
   return b.join('');
 }
 
+let timelineSig = null;
+
 function renderTimeline() {
   const s = session;
   const ol = $('#timeline');
-  const items = [`<li class="${s.cursor === 0 ? 'current' : ''}"><button type="button" class="tl" data-action="jump" data-to="0" data-key="tl:0" ${s.cursor === 0 ? 'aria-current="step"' : ''}><span class="tl-n">0</span><span class="tl-t">–</span><span class="tl-main"><span class="tl-title">Start: empty coordinator</span></span></button></li>`];
-  s.steps.forEach((step, i) => {
-    const cls = i + 1 === s.cursor ? 'current' : i + 1 > s.cursor ? 'future' : '';
-    const t = step.input?.nowMs;
-    items.push(`<li class="${cls}"><button type="button" class="tl" data-action="jump" data-to="${i + 1}" data-key="tl:${i + 1}" ${i + 1 === s.cursor ? 'aria-current="step"' : ''}>
+  const gid = s.app.groupId;
+  const many = s.groupIds().length > 1;
+  const sig = `${s.version}|${s.steps.length}|${s.outputs.length}|${gid}|${many}`;
+  if (sig !== timelineSig || ol.children.length !== s.steps.length + 1) {
+    // The items change only when steps do; moving the cursor only moves classes (below).
+    timelineSig = sig;
+    const items = ['<li><button type="button" class="tl" data-action="jump" data-to="0" data-key="tl:0"><span class="tl-n">0</span><span class="tl-t">–</span><span class="tl-main"><span class="tl-title">Start: empty coordinator</span></span></button></li>'];
+    s.steps.forEach((step, i) => {
+      // With several groups the timeline follows the pick: other groups' steps fold away.
+      const other = many && i < s.outputs.length && !s.stepConcerns(i, gid);
+      const t = step.input?.nowMs;
+      items.push(`<li${other ? ' data-other="1"' : ''}><button type="button" class="tl" data-action="jump" data-to="${i + 1}" data-key="tl:${i + 1}">
       <span class="tl-n">${i + 1}</span><span class="tl-t">${t === undefined ? '·' : esc(fmtTime(t))}</span>
       <span class="tl-main"><span class="tl-title">${esc(stepTitle(step))}</span><span class="tl-badges">${s.outputs[i] || step.event ? stepBadges(i) : ''}</span></span></button></li>`);
-  });
-  ol.innerHTML = items.join('');
-  const cur = ol.querySelector('li.current');
+    });
+    ol.innerHTML = items.join('');
+  }
+  const lis = ol.children;
+  for (let k = 0; k < lis.length; k++) {
+    const li = lis[k];
+    const cls = `${k === s.cursor ? 'current' : k > s.cursor ? 'future' : ''}${li.dataset.other && k !== s.cursor ? ' other-group' : ''}`;
+    if (li.className !== cls) li.className = cls;
+    const btn = li.firstElementChild;
+    if (k === s.cursor) btn.setAttribute('aria-current', 'step');
+    else if (btn.hasAttribute('aria-current')) btn.removeAttribute('aria-current');
+  }
+  const cur = lis[s.cursor];
   const box = ol.closest('.timeline-box');
   if (cur && box.scrollHeight > box.clientHeight) {
     const b = box.getBoundingClientRect();
@@ -766,7 +1159,49 @@ function recordHtml(r, stepNo) {
   const d = r.key?.data ?? {};
   const who = d.memberId ? ` · ${esc(nameOf(d.memberId))}` : '';
   const tomb = r.value === null ? ' <span class="badge err">tombstone</span>' : '';
-  return `<li class="rec"><div class="rhead">${stepNo !== undefined ? `<span class="muted">#${stepNo}</span> ` : ''}<span class="rtype">${esc(type)} ${esc(RECORD_NAMES[type] ?? '')}</span>${who}${tomb}</div><code class="json">${esc(JSON.stringify(r))}</code></li>`;
+  const json = { key: r.key, value: r.value };
+  let bytes = '';
+  if (showHex) {
+    bytes = r.keyBytes !== undefined
+      ? `<div class="hexcol"><div class="hex-h">key bytes</div><code class="hex" data-field="key-hex">${esc(hexOf(r.keyBytes))}</code><div class="hex-h">value bytes</div><code class="hex" data-field="value-hex">${r.valueBytes === null ? '(tombstone: no value)' : esc(hexOf(r.valueBytes))}</code></div>`
+      : '<div class="hexcol muted small">No bytes: turn on <em>Record bytes</em> in Settings.</div>';
+  }
+  return `<li class="rec${showHex ? ' with-hex' : ''}"><div class="rhead">${stepNo !== undefined ? `<span class="muted">#${stepNo}</span> ` : ''}<span class="rtype">${esc(type)} ${esc(recordName(type, session.dialect))}</span>${who}${tomb}</div><div class="rbody"><code class="json">${esc(toJson(showHex ? json : r))}</code>${bytes}</div></li>`;
+}
+
+/** The history of a loaded log, told from its records alone (the `history` function). */
+function renderHistory() {
+  const s = session;
+  const pane = $('#pane-history');
+  let told = s.logHistory;
+  if (!told) {
+    const step = s.steps.find((x) => x.action === 'replay-log' && x.input?.records);
+    if (step) {
+      try {
+        told = history(toJson(step.input.records), s.dialect);
+        s.logHistory = told;
+      } catch (e) {
+        pane.innerHTML = `<p class="bad">${esc(e.message)}</p>`;
+        return;
+      }
+    }
+  }
+  if (!told) {
+    pane.innerHTML = '<p class="muted">No log loaded. <em>Load log…</em> reads <code>kafka-dump-log.sh --offsets-decoder</code> output, a raw <code>__consumer_offsets</code> segment or JSON records, and tells each group\'s history from the records alone.</p>';
+    return;
+  }
+  const groups = told.groups.map((g) => {
+    const sum = g.summary;
+    let epoch = null;
+    const items = g.events.map((e) => {
+      const head = e.code === 'GROUP_EPOCH_BUMPED' ? `<li class="h-epoch" data-epoch="${esc(e.to)}">epoch ${esc(e.to)}</li>` : '';
+      epoch = e.code === 'GROUP_EPOCH_BUMPED' ? e.to : epoch;
+      const at = [e.offset !== null && e.offset !== undefined ? `@${e.offset}` : '', e.timestampMs !== null && e.timestampMs !== undefined ? fmtTime(e.timestampMs) : ''].filter(Boolean).join(' ');
+      return `${head}<li class="h-ev ev-${esc(e.code)}" data-code="${esc(e.code)}"><span class="h-at mono">${esc(at)}</span><span>${esc(e.text)}</span></li>`;
+    }).join('');
+    return `<section class="h-group" data-group="${esc(g.groupId)}"><h3>${esc(g.groupId)} <span class="muted small">${esc(sum.epochBumps)} epoch bumps · now ${esc(sum.state)} at epoch ${esc(sum.groupEpoch ?? '–')} with ${esc(sum.members)} members${sum.slowestReconcileMs !== null && sum.slowestReconcileMs !== undefined ? ` · slowest reconciliation ${esc(fmtTime(sum.slowestReconcileMs))}` : ''}</span></h3><ol class="h-events">${items}</ol></section>`;
+  }).join('');
+  pane.innerHTML = `<p class="small" id="history-head">${esc(told.records)} records (${esc(told.dialect)})${told.skipped ? `, ${esc(told.skipped)} of other kinds skipped` : ''}. Told from the records alone: a leave and a timeout write the same records, so such removals say “left or was fenced”.</p>${groups}`;
 }
 
 function renderDetails() {
@@ -783,7 +1218,7 @@ function renderDetails() {
       why.innerHTML = `<h3 class="step-h">Step ${i + 1}: ${esc(stepTitle(s.steps[i]))}</h3>${s.steps[i].input ? `<p class="muted small">at ${esc(fmtTime(s.steps[i].input.nowMs))}</p>` : ''}<ul class="explain">${items.map((e) => `<li class="ex ex-${esc(e.kind)}"><span class="ex-k">${esc(e.kind)}</span><span>${esc(humanize(e.text))}</span></li>`).join('')}</ul>`;
     }
   } else if (tab === 'records') {
-    const head = `<div class="row spread"><label class="check"><input type="checkbox" id="whole-log" ${wholeLog ? 'checked' : ''}> Whole log up to this step</label><span class="muted small">dump-log JSON form</span></div>`;
+    const head = `<div class="row spread"><label class="check"><input type="checkbox" id="whole-log" ${wholeLog ? 'checked' : ''}> Whole log up to this step</label><label class="check"><input type="checkbox" id="show-hex" ${showHex ? 'checked' : ''}> Bytes (hex)</label><span class="muted small">dump-log JSON form</span></div>`;
     let list = '';
     if (wholeLog) {
       const all = [];
@@ -801,14 +1236,16 @@ function renderDetails() {
       renderDetails();
       $('#whole-log').focus();
     });
+  } else if (tab === 'history') {
+    renderHistory();
   } else {
     if (i < 0) {
       io.innerHTML = '<p class="muted">No step yet.</p>';
     } else {
       const step = s.steps[i];
       const text = s.texts[i];
-      io.innerHTML = `<h3>Input</h3><pre class="json">${esc(JSON.stringify(step.input ?? { event: step.event, actor: step.actor, topology: step.topology }, null, 2))}</pre>
-        <h3>Output</h3><pre class="json">${text ? esc(JSON.stringify(JSON.parse(text), null, 2)) : '(a client-side event: no input, no output)'}</pre>`;
+      io.innerHTML = `<h3>Input</h3><pre class="json">${esc(toJson(step.input ?? { event: step.event, actor: step.actor, topology: step.topology }, 2))}</pre>
+        <h3>Output</h3><pre class="json">${text ? esc(toJson(parseJson(text), 2)) : '(a client-side event: no input, no output)'}</pre>`;
     }
   }
 }

@@ -10,8 +10,11 @@
 export const ROLES = ['active', 'standby', 'warmup'];
 const LIST = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };
 
+export const DIALECTS = ['kip1071-draft', 'kafka-4.2'];
+
 export const DEFAULT_CONFIG = {
   dialect: 'kip1071-draft',
+  recordBytes: true,
   'group.streams.session.timeout.ms': 45000,
   'group.streams.heartbeat.interval.ms': 5000,
   'group.streams.num.standby.replicas': 0,
@@ -31,7 +34,7 @@ export const DEFAULT_TOPOLOGY = [
   },
 ];
 
-export const DEFAULT_APP = { groupId: 'orders-app', topology: DEFAULT_TOPOLOGY, tickMs: 100, rebalanceTimeoutMs: 60000 };
+export const DEFAULT_APP = { groupId: 'orders-app', topology: DEFAULT_TOPOLOGY, topologyEpoch: 0, tickMs: 100, rebalanceTimeoutMs: 60000 };
 
 export const ERROR_NAMES = {
   '-1': 'UNKNOWN_SERVER_ERROR', 24: 'INVALID_GROUP_ID', 25: 'UNKNOWN_MEMBER_ID', 35: 'UNSUPPORTED_VERSION',
@@ -40,14 +43,68 @@ export const ERROR_NAMES = {
   129: 'STREAMS_INVALID_TOPOLOGY', 130: 'STREAMS_INCONSISTENT_TOPOLOGY', 131: 'STREAMS_MISSING_SOURCE_TOPICS',
   132: 'STREAMS_GROUP_UNINITIALIZED', 133: 'STREAMS_SHUTDOWN_APPLICATION', 134: 'STREAMS_INCONSISTENT_INTERNAL_TOPICS',
 };
+/** kafka-4.2 numbers errors 129-134 as released Kafka does (PROTOCOL 4.11). */
+const ERROR_NAMES_42 = {
+  ...ERROR_NAMES, 129: 'REBOOTSTRAP_REQUIRED', 130: 'STREAMS_INVALID_TOPOLOGY', 131: 'STREAMS_INVALID_TOPOLOGY_EPOCH',
+  132: 'STREAMS_TOPOLOGY_FENCED', 133: 'error 133', 134: 'error 134',
+};
 export const STATUS_NAMES = ['UNINITIALIZED_TOPOLOGY', 'INCONSISTENT_TOPOLOGY', 'MISSING_SOURCE_TOPICS', 'MISSING_INTERNAL_TOPICS', 'SHUTDOWN_APPLICATION'];
+/** kafka-4.2 status codes (PROTOCOL 4.5). */
+export const STATUS_NAMES_42 = ['STALE_TOPOLOGY', 'MISSING_SOURCE_TOPICS', 'INCORRECTLY_PARTITIONED_TOPICS', 'MISSING_INTERNAL_TOPICS', 'SHUTDOWN_APPLICATION', 'ASSIGNMENT_DELAYED'];
 export const RECORD_NAMES = {
   15: 'GroupMetadata', 16: 'PartitionMetadata', 17: 'MemberMetadata', 18: 'TargetAssignmentMetadata',
   19: 'TargetAssignmentMember', 20: 'CurrentMemberAssignment', 21: 'Topology',
 };
+export const RECORD_NAMES_42 = {
+  17: 'GroupMetadata', 19: 'MemberMetadata', 20: 'TargetAssignmentMetadata',
+  21: 'TargetAssignmentMember', 22: 'CurrentMemberAssignment', 23: 'Topology',
+};
 
-export function errorName(code) {
-  return ERROR_NAMES[code] ?? `error ${code}`;
+export function errorName(code, dialect = 'kip1071-draft') {
+  return (dialect === 'kafka-4.2' ? ERROR_NAMES_42 : ERROR_NAMES)[code] ?? `error ${code}`;
+}
+
+export function statusName(code, dialect = 'kip1071-draft') {
+  return (dialect === 'kafka-4.2' ? STATUS_NAMES_42 : STATUS_NAMES)[code] ?? `status ${code}`;
+}
+
+export function recordName(type, dialect = 'kip1071-draft') {
+  return (dialect === 'kafka-4.2' ? RECORD_NAMES_42 : RECORD_NAMES)[type] ?? '';
+}
+
+/** Base64 (as `keyBytes` / `valueBytes` carry it) as spaced hex bytes. */
+export function hexOf(base64) {
+  if (typeof base64 !== 'string') return '';
+  const b = atob(base64);
+  const out = [];
+  for (let i = 0; i < b.length; i++) out.push(b.charCodeAt(i).toString(16).padStart(2, '0'));
+  return out.join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON with 64-bit integers. Outputs carry integers beyond 2^53 (kafka-4.2's metadata hash);
+// `parseJson` keeps them as BigInt and `toJson` writes them back digit for digit, so records
+// survive the round trip into `Replay` and exported files.
+
+const BIG = '@sgc-int64:';
+
+export function parseJson(text) {
+  if (!/\d{16}/.test(text)) return JSON.parse(text);
+  // Integer literals outside strings: after `:`, `[` or `,`, before `,`, `]` or `}`.
+  const marked = text.replace(/([:[,]\s*)(-?\d{16,})(?=\s*[,\]}])/g, (m, pre, digits) => (Number.isSafeInteger(Number(digits)) ? m : `${pre}"${BIG}${digits}"`));
+  return JSON.parse(marked, (k, v) => (typeof v === 'string' && v.startsWith(BIG) ? BigInt(v.slice(BIG.length)) : v));
+}
+
+export function toJson(value, space) {
+  let big = false;
+  const text = JSON.stringify(value, (k, v) => {
+    if (typeof v === 'bigint') {
+      big = true;
+      return `${BIG}${v}`;
+    }
+    return v;
+  }, space);
+  return big ? text.replace(/"@sgc-int64:(-?\d+)"/g, '$1') : text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -184,10 +241,11 @@ export class Clients {
   }
 
   /** A new client (not yet joined). */
-  create({ label, instanceId = null, processId, clientHost }) {
+  create({ label, instanceId = null, processId, clientHost, groupId = null }) {
     const hostIndex = this.processIds().indexOf(processId);
     const c = {
       label,
+      groupId,
       instanceId,
       processId,
       clientId: `${label}-StreamThread`,
@@ -203,6 +261,7 @@ export class Clients {
       groupTopologyId: null,
       topologyId: null,
       rebalanceTimeoutMs: 60000,
+      endpointEpoch: -1,
       lastError: null,
       shutdownRequested: false,
     };
@@ -240,6 +299,7 @@ export class Clients {
       instanceId: request.instanceId ?? null,
       processId: request.processId ?? this.nextProcessId(),
       clientHost: client?.clientHost,
+      groupId: request.groupId ?? null,
     });
   }
 
@@ -256,9 +316,10 @@ export class Clients {
     let c = step.actor ? this.get(step.actor) : null;
     if (!c) {
       c = step.actor
-        ? this.create({ label: step.actor, instanceId: req.instanceId ?? null, processId: req.processId ?? this.nextProcessId(), clientHost: input.client?.clientHost })
+        ? this.create({ label: step.actor, instanceId: req.instanceId ?? null, processId: req.processId ?? this.nextProcessId(), clientHost: input.client?.clientHost, groupId: req.groupId ?? null })
         : this.infer(req, input.client);
     }
+    if (req.groupId) c.groupId = req.groupId;
     if (input.client) {
       c.clientId = input.client.clientId ?? c.clientId;
       c.clientHost = input.client.clientHost ?? c.clientHost;
@@ -287,7 +348,7 @@ export class Clients {
         c.epoch = 0;
         c.owned = emptyTasks();
         c.assigned = emptyTasks();
-      } else if ([82, 111].includes(res.errorCode)) {
+      } else if ([82, 111, 130, 131, 132].includes(res.errorCode)) {
         // Fatal for the Java client: the instance stops.
         c.phase = 'failed';
         c.owned = emptyTasks();
@@ -319,6 +380,7 @@ export class Clients {
       }
     }
     if (res.shouldInitializeTopology) c.asked = true;
+    if (typeof res.endpointInformationEpoch === 'number') c.endpointEpoch = res.endpointInformationEpoch;
     if (res.status) c.status = res.status;
     if (res.groupTopologyId !== null && res.groupTopologyId !== undefined) c.groupTopologyId = res.groupTopologyId;
     if (req.shutdownApplication) c.shutdownRequested = true;
@@ -418,9 +480,14 @@ export class Session {
     this.outputs = [];
     this.texts = [];
     this.snapshots = [];
+    this.summaries = [];
+    this.kept = [];
     this.clientsAt = [];
     this.appAt = [];
     this.cursor = 0;
+    this.logHistory = null;
+    this.extraGroups = [];
+    this.version = (this.version ?? 0) + 1;
     this.fresh();
   }
 
@@ -428,9 +495,14 @@ export class Session {
     const c = new this.deps.Coordinator(this.config);
     if (typeof this.coord?.free === 'function') this.coord.free();
     this.coord = c;
+    /** How many steps the live coordinator has applied (it may lag behind the cursor). */
+    this.coordAt = 0;
     this.clients = new Clients();
     this.appNow = structuredClone(this.app);
     this.rebuilds = (this.rebuilds ?? 0) + 1;
+    this.pool = new Map();
+    this.replayMemo = null;
+    if (!this.emptySnapshot) this.emptySnapshot = c.snapshot();
   }
 
   /** Loads a scenario (any supported format) and applies all of its steps. */
@@ -438,40 +510,216 @@ export class Session {
     const s = normalizeScenario(scenario);
     this.reset(s);
     this.steps = s.steps;
+    this.version += 1;
     this.goTo(this.steps.length);
     if (Number.isInteger(s.cursor)) this.goTo(Math.max(0, Math.min(s.cursor, this.steps.length)));
   }
 
+  /**
+   * A snapshot whose member objects are shared with earlier snapshots where they are equal:
+   * a step changes a few members, so a big group's timeline holds each member state once.
+   */
+  intern(snap) {
+    for (const g of snap.groups) {
+      g.members = g.members.map((m) => {
+        const k = toJson(m);
+        const hit = this.pool.get(k);
+        if (hit) return hit;
+        this.pool.set(k, m);
+        return m;
+      });
+    }
+    return snap;
+  }
+
+  /** Brings the live coordinator to the cursor, re-running inputs (no views) as needed. */
+  sync() {
+    if (this.coordAt === this.cursor) return;
+    if (this.coordAt > this.cursor) this.freshCoord();
+    this.advanceCoord(this.cursor);
+  }
+
+  /** Re-runs inputs on the live coordinator up to step `k` (it must be at or before `k`). */
+  advanceCoord(k) {
+    for (let i = this.coordAt; i < k; i++) {
+      if (this.steps[i].input) this.coord.handle(toJson(this.steps[i].input));
+    }
+    this.coordAt = k;
+  }
+
+  /** The snapshot after step `i` (-1: before any), taken now if it was not kept. */
+  snapshotAt(i) {
+    if (i < 0) return this.emptySnapshot;
+    if (i >= this.outputs.length) return null;
+    if (this.snapshots[i]) return this.snapshots[i];
+    if (this.coordAt > i + 1) {
+      // Rebuild; take the step before too, which the explanation of step i compares with.
+      this.freshCoord();
+      if (i > 0) {
+        this.advanceCoord(i);
+        this.keepSnapshot(i - 1, this.coord.snapshot());
+      }
+    }
+    this.advanceCoord(i + 1);
+    return this.keepSnapshot(i, this.coord.snapshot());
+  }
+
+  freshCoord() {
+    const c = new this.deps.Coordinator(this.config);
+    if (typeof this.coord?.free === 'function') this.coord.free();
+    this.coord = c;
+    this.coordAt = 0;
+  }
+
+  /** Keeps a snapshot (interned); a big timeline keeps the most recently used few hundred. */
+  keepSnapshot(i, snap) {
+    if (this.snapshots[i]) return this.snapshots[i];
+    this.snapshots[i] = this.intern(snap);
+    this.kept = (this.kept ?? []).filter((k) => k !== i);
+    this.kept.push(i);
+    const members = snap.groups.reduce((n, g) => n + g.members.length, 0);
+    const cap = members > 50 ? 120 : 2000;
+    while (this.kept.length > cap) this.snapshots[this.kept.shift()] = undefined;
+    return this.snapshots[i];
+  }
+
+  /**
+   * Per-group counts after step `i` for the chart (epoch, members reconciled or not, tasks
+   * moved), from the records alone: cheap enough for every step of a big group.
+   */
+  summarize(i, out) {
+    if (!this.track || this.trackAt !== i) {
+      this.track = new Map();
+      for (let k = 0; k < i; k++) this.trackRecords(this.stepRecords(k));
+    }
+    this.trackRecords(this.stepRecords(i, out));
+    this.trackAt = i + 1;
+    const moved = new Map();
+    for (const e of out?.explain ?? []) {
+      if (e.code === 'TARGET_ASSIGNMENT_COMPUTED') moved.set(e.groupId, (moved.get(e.groupId) ?? 0) + Number(e.tasksMoved) + Number(e.tasksReassigned ?? 0));
+    }
+    const sum = {};
+    for (const [gid, g] of this.track) {
+      let stable = 0;
+      let busy = 0;
+      for (const m of g.members.values()) {
+        if (m.state === 1 && m.epoch === g.assignmentEpoch) stable += 1;
+        else busy += 1;
+      }
+      sum[gid] = { epoch: g.epoch, stable, busy, moved: moved.get(gid) ?? null };
+    }
+    return sum;
+  }
+
+  /**
+   * The members of `groupId` before step `i` from the records alone: the last target and
+   * current-assignment record of each (what `explainStep` compares).
+   */
+  membersBefore(i, groupId) {
+    const ta = this.is42 ? 21 : 19;
+    const ca = this.is42 ? 22 : 20;
+    const mm = this.is42 ? 19 : 17;
+    const gm = this.is42 ? 17 : 15;
+    const out = new Map();
+    const get = (id) => {
+      if (!out.has(id)) out.set(id, { memberId: id, targetAssignment: { activeTasks: [], standbyTasks: [], warmupTasks: [] }, assignment: { activeTasks: [], standbyTasks: [], warmupTasks: [] }, pendingRevocation: { activeTasks: [], standbyTasks: [], warmupTasks: [] } });
+      return out.get(id);
+    };
+    for (let k = 0; k < i; k++) {
+      for (const r of this.stepRecords(k)) {
+        if (r.key?.data?.groupId !== groupId) continue;
+        const id = r.key.data.memberId;
+        const v = r.value?.data;
+        if (r.key.type === gm && !v) out.clear();
+        else if (r.key.type === mm && !v) out.delete(id);
+        else if (r.key.type === mm) get(id);
+        else if (r.key.type === ta && v) get(id).targetAssignment = { activeTasks: v.activeTasks, standbyTasks: v.standbyTasks, warmupTasks: v.warmupTasks };
+        else if (r.key.type === ca && v) {
+          const m = get(id);
+          m.assignment = { activeTasks: v.activeTasks, standbyTasks: v.standbyTasks, warmupTasks: v.warmupTasks };
+          m.pendingRevocation = { activeTasks: v.activeTasksPendingRevocation, standbyTasks: v.standbyTasksPendingRevocation, warmupTasks: v.warmupTasksPendingRevocation };
+        }
+      }
+    }
+    return out;
+  }
+
+  stepRecords(i, out = this.outputs[i]) {
+    const step = this.steps[i];
+    const recs = [];
+    if (step?.input?.type === 'Replay' && !out?.error) recs.push(...(step.input.records ?? []));
+    recs.push(...(out?.records ?? []));
+    return recs;
+  }
+
+  trackRecords(records) {
+    const gm = this.is42 ? 17 : 15;
+    const tm = this.is42 ? 20 : 18;
+    const ca = this.is42 ? 22 : 20;
+    const mm = this.is42 ? 19 : 17;
+    for (const r of records) {
+      const key = r.key;
+      if (!key) continue;
+      const gid = key.data.groupId;
+      if (!this.track.has(gid)) this.track.set(gid, { epoch: 0, assignmentEpoch: 0, members: new Map() });
+      const g = this.track.get(gid);
+      const v = r.value?.data;
+      if (key.type === gm) {
+        if (v) g.epoch = Number(v.epoch);
+        else this.track.delete(gid);
+      } else if (key.type === tm && v) {
+        g.assignmentEpoch = Number(v.assignmentEpoch);
+      } else if (key.type === ca && v) {
+        g.members.set(key.data.memberId, { epoch: Number(v.memberEpoch), state: Number(v.state) });
+      } else if (key.type === mm && !v) {
+        g.members.delete(key.data.memberId);
+      } else if (key.type === mm && v && !g.members.has(key.data.memberId)) {
+        g.members.set(key.data.memberId, { epoch: 0, state: 1 });
+      }
+    }
+  }
+
   /** Applies step `i` (== cursor) to the live coordinator and clients. */
   runStep(i) {
+    this.sync();
     const step = this.steps[i];
     let out = null;
     let text = null;
     if (step.input) {
-      text = this.coord.handle(JSON.stringify(step.input));
-      out = JSON.parse(text);
+      text = this.coord.handle(toJson(step.input));
+      out = parseJson(text);
     } else if (step.event === 'topology') {
       this.appNow.topology = structuredClone(step.topology);
+      if (step.topologyEpoch !== undefined) this.appNow.topologyEpoch = step.topologyEpoch;
     }
+    this.coordAt = i + 1;
     this.clients.apply(step, out);
     this.outputs[i] = out;
     this.texts[i] = text;
-    this.snapshots[i] = this.coord.snapshot();
+    // Snapshots are taken when a view asks for one (snapshotAt): a big group's snapshot costs.
+    this.snapshots[i] = undefined;
+    this.summaries[i] = this.summarize(i, out);
     this.clientsAt[i] = this.clients.clone();
     this.appAt[i] = structuredClone(this.appNow);
     this.cursor = i + 1;
+    this.replayMemo = null;
   }
 
   /**
-   * Moves the cursor. Going back builds a fresh coordinator and re-runs the inputs up to the
-   * point (the coordinator is deterministic, so the state is exactly what it was).
+   * Moves the cursor. Every applied step keeps its output, snapshot and clients, so moving
+   * back only picks them; the live coordinator catches up (re-running the inputs, which is
+   * exact: the coordinator is deterministic) when a new step is added there.
    */
   goTo(k) {
     k = Math.max(0, Math.min(k, this.steps.length));
-    if (k < this.cursor) {
-      this.fresh();
-      this.cursor = 0;
+    if (k <= this.outputs.length) {
+      this.cursor = k;
+      this.clients = k > 0 ? this.clientsAt[k - 1].clone() : new Clients();
+      this.appNow = structuredClone(k > 0 ? this.appAt[k - 1] : this.app);
+      this.replayMemo = null;
+      return;
     }
+    if (this.cursor < this.outputs.length) this.goTo(this.outputs.length);
     while (this.cursor < k) this.runStep(this.cursor);
   }
 
@@ -479,22 +727,101 @@ export class Session {
   push(step) {
     if (this.cursor < this.steps.length) {
       this.steps.length = this.cursor;
-      for (const a of [this.outputs, this.texts, this.snapshots, this.clientsAt, this.appAt]) a.length = this.cursor;
+      for (const a of [this.outputs, this.texts, this.snapshots, this.summaries, this.clientsAt, this.appAt]) a.length = Math.min(a.length, this.cursor);
+      this.kept = this.kept.filter((k) => k < this.cursor);
+      this.track = null;
     }
     this.steps.push(step);
+    this.version = (this.version ?? 0) + 1;
     this.runStep(this.steps.length - 1);
     return this.outputs[this.steps.length - 1];
   }
 
   // -- what the view needs ------------------------------------------------------------------
 
+  get dialect() {
+    return this.config.dialect ?? 'kip1071-draft';
+  }
+
+  get is42() {
+    return this.dialect === 'kafka-4.2';
+  }
+
+  get manual() {
+    return this.config.assignor === 'manual';
+  }
+
+  /** Every group id the timeline knows: the coordinator's groups, the clients', the picked one. */
+  groupIds() {
+    const ids = new Set(this.snapshot().groups.map((g) => g.groupId));
+    for (const c of this.clients.list) if (c.groupId) ids.add(c.groupId);
+    for (const g of this.extraGroups ?? []) ids.add(g);
+    ids.add(this.app.groupId);
+    return [...ids].sort();
+  }
+
+  /** Picks the group the page shows and new members join (no step: a view choice). */
+  selectGroup(groupId) {
+    const gid = String(groupId ?? '').trim();
+    if (!gid) throw new Error('A group id must not be empty.');
+    this.extraGroups = [...new Set([...(this.extraGroups ?? []), gid])];
+    this.app.groupId = gid;
+  }
+
+  /** Whether step `i` concerns group `groupId` (or no group in particular). */
+  stepConcerns(i, groupId) {
+    const step = this.steps[i];
+    if (step.event) {
+      const c = step.actor ? this.clientsAt[i]?.get(step.actor) : null;
+      return !c || !c.groupId || c.groupId === groupId;
+    }
+    const input = step.input;
+    const own = input.request?.groupId ?? input.groupId;
+    const ids = input.request?.groupIds ?? input.groupIds;
+    if (own) return own === groupId || (this.outputs[i]?.explain ?? []).some((e) => e.groupId === groupId);
+    if (ids) return ids.includes(groupId);
+    return true;
+  }
+
   snapshot() {
-    return this.cursor > 0 ? this.snapshots[this.cursor - 1] : this.coord.snapshot();
+    return this.snapshotAt(this.cursor - 1);
   }
 
   group() {
     const snap = this.snapshot();
-    return snap.groups.find((g) => g.groupId === this.app.groupId) ?? snap.groups[0] ?? null;
+    return snap.groups.find((g) => g.groupId === this.app.groupId) ?? null;
+  }
+
+  /** Clients of the picked group. */
+  groupClients() {
+    return this.clients.list.filter((c) => (c.groupId ?? this.app.groupId) === this.app.groupId);
+  }
+
+  /**
+   * kafka-4.2: the per-task assignment epochs of each member's active tasks (assigned and
+   * pending revocation), from its latest current-assignment record up to the cursor.
+   */
+  taskEpochs(groupId = this.app.groupId) {
+    const out = new Map();
+    if (!this.is42) return out;
+    for (let i = 0; i < this.cursor; i++) {
+      for (const r of this.outputs[i]?.records ?? []) {
+        if (r.key.type !== 22 || r.key.data.groupId !== groupId) continue;
+        const m = r.key.data.memberId;
+        if (r.value === null) {
+          out.delete(m);
+          continue;
+        }
+        const epochs = new Map();
+        for (const list of [r.value.data.activeTasks, r.value.data.activeTasksPendingRevocation]) {
+          for (const t of list ?? []) {
+            t.partitions.forEach((p, j) => epochs.set(taskKey(t.subtopologyId, p), t.assignmentEpochs?.[j] ?? null));
+          }
+        }
+        out.set(m, epochs);
+      }
+    }
+    return out;
   }
 
   clockMs() {
@@ -529,7 +856,11 @@ export class Session {
   /** All records written up to the cursor. */
   records(upTo = this.cursor) {
     const out = [];
-    for (let i = 0; i < upTo; i++) out.push(...(this.outputs[i]?.records ?? []));
+    for (let i = 0; i < upTo; i++) {
+      // A Replay's records are in the log too (a loaded log), though it writes none itself.
+      if (this.steps[i].input?.type === 'Replay' && !this.outputs[i]?.error) for (const r of this.steps[i].input.records ?? []) out.push(r);
+      for (const r of this.outputs[i]?.records ?? []) out.push(r);
+    }
     return out;
   }
 
@@ -538,11 +869,18 @@ export class Session {
    * compares their hard state with the live coordinator's.
    */
   replayCheck() {
+    if (this.replayMemo?.cursor === this.cursor) return this.replayMemo.result;
+    const result = this.replayCheckNow();
+    this.replayMemo = { cursor: this.cursor, result };
+    return result;
+  }
+
+  replayCheckNow() {
     const records = this.records();
     const c = new this.deps.Coordinator(this.config);
     let a;
     try {
-      if (records.length) c.replay(records, this.clockMs());
+      if (records.length) c.replay(toJson(records), this.clockMs());
       a = hardState(c.snapshot());
     } catch (e) {
       return { records: records.length, equal: false, error: e.message };
@@ -550,7 +888,7 @@ export class Session {
       if (typeof c.free === 'function') c.free();
     }
     const b = hardState(this.snapshot());
-    return { records: records.length, equal: JSON.stringify(a) === JSON.stringify(b) };
+    return { records: records.length, equal: toJson(a) === toJson(b) };
   }
 
   // -- actions: each builds one or more steps from the clients' point of view -----------------
@@ -569,9 +907,23 @@ export class Session {
     return { clientId: c.clientId, clientHost: c.clientHost };
   }
 
+  /** kafka-4.2 clients make their own member ids (22 characters, as UUIDs in Kafka's base64). */
+  newMemberId(c) {
+    let h = 2166136261;
+    for (const ch of `${c.label}/${this.steps.length}/${this.clockMs()}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+    const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    let id = '';
+    for (let i = 0; i < 22; i++) {
+      h = Math.imul(h ^ (h >>> 15), 2246822519) >>> 0;
+      id += abc[h & 63];
+    }
+    return id;
+  }
+
   joinRequest(c, { newMemberId = false } = {}) {
+    if (this.is42) return this.joinRequest42(c, { newMemberId });
     const req = {
-      groupId: this.app.groupId,
+      groupId: c.groupId ?? this.app.groupId,
       memberId: newMemberId ? '' : c.memberId,
       memberEpoch: 0,
     };
@@ -587,11 +939,32 @@ export class Session {
     return req;
   }
 
+  /** The kafka-4.2 join: the member's own id, the topology itself, the endpoint epoch. */
+  joinRequest42(c, { newMemberId = false } = {}) {
+    const req = {
+      groupId: c.groupId ?? this.app.groupId,
+      memberId: newMemberId || !c.memberId ? this.newMemberId(c) : c.memberId,
+      memberEpoch: 0,
+    };
+    if (c.instanceId) req.instanceId = c.instanceId;
+    Object.assign(req, {
+      endpointInformationEpoch: -1,
+      rebalanceTimeoutMs: c.rebalanceTimeoutMs,
+      topology: { epoch: this.appNow.topologyEpoch ?? 0, subtopologies: this.appNow.topology },
+      processId: c.processId,
+      activeTasks: [],
+      standbyTasks: [],
+      warmupTasks: [],
+    });
+    return req;
+  }
+
   heartbeatRequest(c, { revoke = false, shutdown = false } = {}) {
     const owned = revoke ? { active: [], standby: [], warmup: [] } : c.owned;
     if (revoke) for (const r of ROLES) owned[r] = c.owned[r].filter((t) => c.assigned[r].includes(t));
-    const req = { groupId: this.app.groupId, memberId: c.memberId, memberEpoch: c.epoch };
+    const req = { groupId: c.groupId ?? this.app.groupId, memberId: c.memberId, memberEpoch: c.epoch };
     if (c.instanceId) req.instanceId = c.instanceId;
+    if (this.is42) req.endpointInformationEpoch = c.endpointEpoch ?? -1;
     req.activeTasks = taskIdsOf(owned.active);
     req.standbyTasks = taskIdsOf(owned.standby);
     req.warmupTasks = taskIdsOf(owned.warmup);
@@ -610,7 +983,7 @@ export class Session {
     if (this.clients.get(lbl)) throw new Error(`a client named ${lbl} exists`);
     // The client exists from the step on; create it on a scratch copy to build the request.
     const scratch = this.clients.clone();
-    const c = scratch.create({ label: lbl, instanceId: instanceId || null, processId: pid });
+    const c = scratch.create({ label: lbl, instanceId: instanceId || null, processId: pid, groupId: this.app.groupId });
     c.rebalanceTimeoutMs = this.app.rebalanceTimeoutMs;
     const req = this.joinRequest(c, { newMemberId: true });
     req.rebalanceTimeoutMs = this.app.rebalanceTimeoutMs;
@@ -630,14 +1003,14 @@ export class Session {
 
   leave(label, note) {
     const c = this.client(label);
-    const req = { groupId: this.app.groupId, memberId: c.memberId, memberEpoch: -1 };
+    const req = { groupId: c.groupId ?? this.app.groupId, memberId: c.memberId, memberEpoch: -1 };
     if (c.instanceId) req.instanceId = c.instanceId;
     return this.push(withNote({ input: this.hbInput(c, req), actor: label, action: 'leave' }, note));
   }
 
   staticLeave(label, note) {
     const c = this.client(label);
-    const req = { groupId: this.app.groupId, memberId: c.memberId, memberEpoch: -2, instanceId: c.instanceId };
+    const req = { groupId: c.groupId ?? this.app.groupId, memberId: c.memberId, memberEpoch: -2, instanceId: c.instanceId };
     return this.push(withNote({ input: this.hbInput(c, req), actor: label, action: 'static-leave' }, note));
   }
 
@@ -659,6 +1032,7 @@ export class Session {
 
   /** The asked member (or any live member, or a tool) sends the application's topology. */
   initialize(label = null, note) {
+    if (this.is42) throw new Error('kafka-4.2 has no StreamsGroupInitialize: the topology travels in the joining heartbeat.');
     let c = label ? this.client(label) : this.clients.list.find((x) => x.asked && Clients.live(x));
     if (!c) c = this.clients.list.find((x) => Clients.live(x)) ?? null;
     const topology = this.appNow.topology;
@@ -674,7 +1048,52 @@ export class Session {
   /** The application's code changes: members that (re)join from now on send the new id. */
   setTopology(topology, note) {
     this.deps.topologyId(topology); // throws on a malformed topology
-    return this.push(withNote({ event: 'topology', topology: structuredClone(topology) }, note));
+    const step = { event: 'topology', topology: structuredClone(topology) };
+    // kafka-4.2 identifies a topology by its epoch: a new topology is the next epoch.
+    if (this.is42) step.topologyEpoch = (this.appNow.topologyEpoch ?? 0) + 1;
+    return this.push(withNote(step, note));
+  }
+
+  /** `DeleteGroups` for one group (Kafka answers NON_EMPTY_GROUP while it has members). */
+  deleteGroup(groupId = this.app.groupId, note) {
+    return this.push(withNote({ input: { nowMs: this.now(), type: 'DeleteGroups', groupIds: [groupId] }, action: 'delete-group' }, note));
+  }
+
+  /** The picked group's targets by member id, as `SetTargetAssignment` takes them. */
+  currentTargets() {
+    const g = this.group();
+    const out = {};
+    for (const m of g?.members ?? []) {
+      out[m.memberId] = {
+        activeTasks: structuredClone(m.targetAssignment.activeTasks),
+        standbyTasks: structuredClone(m.targetAssignment.standbyTasks),
+        warmupTasks: structuredClone(m.targetAssignment.warmupTasks),
+      };
+    }
+    return out;
+  }
+
+  setTargets(assignment, note, action = 'set-target') {
+    const input = { nowMs: this.now(), type: 'SetTargetAssignment', groupId: this.app.groupId, assignment };
+    return this.push(withNote({ input, action }, note));
+  }
+
+  /** Manual assignor: `memberId`'s active target becomes `keys`; the others' stay as they are. */
+  setMemberTarget(memberId, keys, note) {
+    const a = this.currentTargets();
+    a[memberId] = { ...(a[memberId] ?? { standbyTasks: [], warmupTasks: [] }), activeTasks: taskIdsOf(keys) };
+    return this.setTargets(a, note);
+  }
+
+  /** Manual assignor: the active task `key` moves to `memberId` (off whoever has it now). */
+  moveTask(key, memberId, note) {
+    const a = this.currentTargets();
+    for (const [id, t] of Object.entries(a)) {
+      const keys = keysOf(t.activeTasks).filter((k) => k !== key);
+      if (id === memberId) keys.push(key);
+      t.activeTasks = taskIdsOf(keys);
+    }
+    return this.setTargets(a, note, 'move-task');
   }
 
   topics(topics, deletedTopics = [], note, action = 'topics') {
@@ -739,7 +1158,28 @@ export class Session {
       for (let i = before; i < this.steps.length; i++) wrote += this.outputs[i]?.records?.length ?? 0;
       const changed = this.steps.slice(before).some((_, j) => this.outputs[before + j]?.response?.activeTasks);
       if (this.steps.length === before || (wrote === 0 && !changed)) break;
+      // Every member reconciled and none holds a task it must give up: a further round changes nothing.
+      const g = this.group();
+      if (g?.state === 'STABLE' && this.liveLabels().every((l) => !Clients.hasToRevoke(this.clients.get(l)))) break;
     }
+  }
+
+  /**
+   * A new timeline from a log (`readLog`'s answer): one `Replay` of its records, in the log's
+   * dialect, at the time of its last record; `told` is the log's history (`history`).
+   */
+  loadLog(read, told, name = 'Loaded log') {
+    const records = read.records.map((r) => r.record);
+    const last = read.records.reduce((t, r) => Math.max(t, Number(r.timestampMs ?? 0)), 0);
+    const groupId = told?.groups?.[0]?.groupId ?? DEFAULT_APP.groupId;
+    this.reset({
+      name,
+      description: `${records.length} records read from ${name} (${read.form}, ${read.dialect}) and replayed.`,
+      config: { ...DEFAULT_CONFIG, dialect: read.dialect },
+      app: { ...DEFAULT_APP, groupId },
+    });
+    this.logHistory = told ?? null;
+    return this.push({ input: { nowMs: last, type: 'Replay', records }, action: 'replay-log', note: `The records of ${name}, replayed: the coordinator rebuilds every group from the log alone.` });
   }
 
   // -- formats ----------------------------------------------------------------------------
@@ -802,7 +1242,11 @@ export function hardState(snapshot) {
     groupEpoch: g.groupEpoch,
     assignmentEpoch: g.assignmentEpoch,
     topologyId: g.topologyId,
-    topology: g.topology,
+    // kafka-4.2 describes the configured subtopologies (partition counts resolved) once a
+    // refresh has run, which a rebuilt group does at its next operation: compare the stored part.
+    topology: g.topology && !Array.isArray(g.topology)
+      ? { epoch: g.topology.epoch, subtopologies: (g.topology.subtopologies ?? []).map((st) => st.subtopologyId) }
+      : g.topology,
     members: g.members.map((m) => ({
       memberId: m.memberId,
       memberEpoch: m.memberEpoch,
@@ -831,12 +1275,12 @@ export function normalizeScenario(data) {
   if (typeof data === 'string') {
     const text = data.trim();
     try {
-      data = JSON.parse(text);
+      data = parseJson(text);
     } catch (e) {
       const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('//'));
       data = lines.map((l, i) => {
         try {
-          return JSON.parse(l);
+          return parseJson(l);
         } catch {
           throw new Error(`line ${i + 1} is not JSON: ${e.message}`);
         }
@@ -852,7 +1296,7 @@ export function normalizeScenario(data) {
       const step = {};
       if (s.input) step.input = s.input;
       if (s.event) step.event = s.event;
-      for (const k of ['actor', 'action', 'note', 'topology']) if (s[k] !== undefined) step[k] = s[k];
+      for (const k of ['actor', 'action', 'note', 'topology', 'topologyEpoch']) if (s[k] !== undefined) step[k] = s[k];
       return step;
     }
     throw new Error(`step ${i} has neither "input" nor "event"`);
@@ -864,6 +1308,11 @@ export function normalizeScenario(data) {
     if (first) app.groupId = first.input.request.groupId;
     const init = steps.find((s) => s.input?.type === 'StreamsGroupInitialize');
     if (init) app.topology = init.input.request.topology;
+    const join42 = steps.find((s) => s.input?.request?.topology?.subtopologies);
+    if (join42) {
+      app.topology = join42.input.request.topology.subtopologies;
+      app.topologyEpoch = join42.input.request.topology.epoch ?? 0;
+    }
   }
   return {
     name: data.name ?? 'Loaded scenario',
@@ -897,7 +1346,7 @@ async function pipe(bytes, stream) {
 }
 
 export async function encodeFragment(scenario) {
-  const bytes = new TextEncoder().encode(JSON.stringify(scenario));
+  const bytes = new TextEncoder().encode(toJson(scenario));
   if (typeof CompressionStream === 'function') {
     return `z=${toBase64Url(await pipe(bytes, new CompressionStream('deflate-raw')))}`;
   }
@@ -911,7 +1360,7 @@ export async function decodeFragment(hash) {
   if (params.get('z')) bytes = await pipe(fromBase64Url(params.get('z')), new DecompressionStream('deflate-raw'));
   else if (params.get('s')) bytes = fromBase64Url(params.get('s'));
   else return null;
-  return JSON.parse(new TextDecoder().decode(bytes));
+  return parseJson(new TextDecoder().decode(bytes));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -988,13 +1437,24 @@ export function explainStep(session, i) {
   const res = out.response;
   const input = step.input;
   if (res && typeof res.errorCode === 'number' && res.errorCode !== 0) {
-    const c = errorName(res.errorCode);
+    const c = errorName(res.errorCode, session.dialect);
     let then = '';
     if ([25, 69, 110].includes(res.errorCode)) then = ' The client drops all its tasks and rejoins with epoch 0 at its next heartbeat.';
-    if ([82, 111].includes(res.errorCode)) then = ' The Java client treats this as fatal: the instance stops.';
+    if ([82, 111].includes(res.errorCode) || (session.is42 && [130, 131, 132].includes(res.errorCode))) then = ' The Java client treats this as fatal: the instance stops.';
+    if (input.type === 'SetTargetAssignment') then = ' The coordinator rejected the target as a whole: nothing was written and the targets stay as they were.';
     items.push({ kind: 'error', text: `${c} (${res.errorCode}): ${res.errorMessage ?? ''}${then}` });
   }
-  const groupId = input.request?.groupId ?? session.app.groupId;
+  const groupId = input.request?.groupId ?? input.groupId ?? session.app.groupId;
+  if (input.type === 'DeleteGroups') {
+    for (const r of res?.results ?? []) {
+      items.push(r.errorCode === 0
+        ? { kind: 'fence', text: `DeleteGroups ${r.groupId}: deleted.` }
+        : { kind: 'error', text: `DeleteGroups ${r.groupId}: ${errorName(r.errorCode, session.dialect)} (${r.errorCode})${r.errorCode === 68 ? ': the group still has members; Kafka deletes only empty groups.' : r.errorCode === 69 ? ': there is no such group.' : '.'}` });
+    }
+  }
+  if (input.type === 'SetTargetAssignment' && res?.errorCode === 0) {
+    items.push({ kind: 'assign', text: 'SetTargetAssignment accepted: the targets are the ones given, and members reconcile towards them.' });
+  }
   for (const e of out.explain ?? []) {
     switch (e.code) {
       case 'GROUP_EPOCH_BUMPED':
@@ -1013,7 +1473,7 @@ export function explainStep(session, i) {
         items.push({ kind: 'fence', text: `Static member ${e.instanceId} did not come back within the session timeout.` });
         break;
       case 'TARGET_ASSIGNMENT_COMPUTED':
-        items.push({ kind: 'assign', text: `New target assignment for epoch ${e.assignmentEpoch} (${e.assignor} assignor): ${e.tasksMoved} task${e.tasksMoved === 1 ? '' : 's'} moved.` });
+        items.push({ kind: 'assign', text: targetText(e) });
         break;
       case 'MEMBER_STATE_CHANGED':
         items.push({ kind: 'member', text: `${name(e.memberId)}: ${e.from} → ${e.to} at epoch ${e.memberEpoch}${STATE_WHY[e.to] ? ` (${STATE_WHY[e.to]})` : ''}.` });
@@ -1027,16 +1487,22 @@ export function explainStep(session, i) {
       case 'TOPOLOGY_INITIALIZATION_REQUESTED':
         items.push({ kind: 'member', text: `The group has no topology yet: ${name(e.memberId)} is asked to send it (StreamsGroupInitialize) within its rebalance timeout.` });
         break;
+      case 'ASSIGNMENT_DELAYED':
+        items.push({ kind: 'state', text: `The initial rebalance delay holds the first target assignment back until ${fmtTime(e.untilMs)}, so that members starting together get their tasks at once; until then every member reconciles towards an empty assignment.` });
+        break;
       case 'TIMER_DROPPED':
         items.push({ kind: 'error', text: `Timer ${e.timer} dropped: ${e.message}` });
         break;
       default:
-        items.push({ kind: 'other', text: `${e.code}: ${JSON.stringify(e)}` });
+        items.push({ kind: 'other', text: `${e.code}: ${toJson(e)}` });
     }
   }
   // Task movements, from the snapshots before and after.
-  const before = memberMap(i > 0 ? session.snapshots[i - 1] : null, groupId);
-  const after = memberMap(session.snapshots[i], groupId);
+  const after = memberMap(session.snapshotAt(i), groupId);
+  // Before the step: a kept snapshot, or the members as the records up to the step left them
+  // (the same fields; a big group's earlier snapshot is not worth rebuilding for this).
+  const kept = i > 0 ? session.snapshots[i - 1] : session.emptySnapshot;
+  const before = kept ? memberMap(kept, groupId) : session.membersBefore(i, groupId);
   const tb = ownersOf(before, (m) => m.targetAssignment);
   const ta = ownersOf(after, (m) => m.targetAssignment);
   const moves = [];
@@ -1078,7 +1544,7 @@ export function explainStep(session, i) {
       if (res.activeTasks) t += `; its assignment: ${describeLists(res)}`;
       items.push({ kind: 'response', text: `${t}.` });
     }
-    for (const s of res.status ?? []) items.push({ kind: 'status', text: `Status ${STATUS_NAMES[s.statusCode] ?? s.statusCode}: ${s.statusDetail}` });
+    for (const s of res.status ?? []) items.push({ kind: 'status', text: `Status ${statusName(s.statusCode, session.dialect)}: ${s.statusDetail}` });
   }
   if (input.type === 'StreamsGroupInitialize' && res?.errorCode === 0 && !(out.explain ?? []).length) {
     items.push({ kind: 'state', text: 'The group already has this topology: nothing to write.' });
@@ -1090,6 +1556,14 @@ export function explainStep(session, i) {
     items.push({ kind: 'none', text: out.records.length ? `${out.records.length} records written.` : 'Nothing changed: no records written.' });
   }
   return items;
+}
+
+/** The words for `TARGET_ASSIGNMENT_COMPUTED`: tasks moved, and orphaned tasks reassigned. */
+export function targetText(e) {
+  const n = (k, what) => `${k} task${Number(k) === 1 ? '' : 's'} ${what}`;
+  let t = `New target assignment for epoch ${e.assignmentEpoch} (${e.assignor} assignor): ${n(e.tasksMoved, 'moved')}`;
+  if (Number(e.tasksReassigned ?? 0) > 0) t += ` between members, ${n(e.tasksReassigned, 'of departed members reassigned')}`;
+  return `${t}.`;
 }
 
 function describeLists(res) {
@@ -1111,7 +1585,7 @@ export function rebalanceHistory(session) {
   const h = [];
   for (let i = 0; i < session.cursor; i++) {
     for (const e of session.outputs[i]?.explain ?? []) {
-      if (e.code === 'GROUP_EPOCH_BUMPED') h.push({ step: i, from: e.from, to: e.to, reasons: e.reasons, title: stepTitle(session.steps[i]) });
+      if (e.code === 'GROUP_EPOCH_BUMPED') h.push({ step: i, groupId: e.groupId, from: e.from, to: e.to, reasons: e.reasons, title: stepTitle(session.steps[i]) });
     }
   }
   return h;

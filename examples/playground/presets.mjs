@@ -133,6 +133,93 @@ export const PRESETS = [
   },
 ];
 
+/** The kafka-4.2 form of `startGroup`: no Initialize, the topology travels in the join. */
+function startGroup42(s, members) {
+  s.createTopic('orders', 6, 'The source topic "orders" (6 partitions) exists before the application starts.');
+  const [first, ...rest] = members;
+  s.addMember({ ...first, note: 'The first instance joins with epoch 0, a member id it made itself and the topology (epoch 0) in the heartbeat. The coordinator stores the topology, creates the group (epoch 0 → 2, a Kafka 4.2 quirk) and starts the initial rebalance delay: everyone gets an empty assignment (status ASSIGNMENT_DELAYED) until it fires.' });
+  const label = s.clients.list[0].label;
+  const asked = s.requestedTopics().length;
+  if (asked) s.createRequestedTopics('The host creates the changelog topic the coordinator asked for.');
+  for (const m of rest) s.addMember(m);
+  s.nextTimer('The initial rebalance delay fires: the first target assignment is computed for every member that joined in the meantime.');
+  s.heartbeat(label);
+}
+
+PRESETS.push(
+  {
+    id: 'k42-startup',
+    name: 'Kafka 4.2: start-up with the initial rebalance delay',
+    description: 'Three instances start under the kafka-4.2 dialect: the topology travels in the joining heartbeat, members make their own ids, and the initial rebalance delay (a timer) holds the first assignment back so that all three get tasks at once. Statuses and per-task assignment epochs show on the member cards.',
+    run(s) {
+      s.reset({ name: 'Kafka 4.2 start-up', description: this.description, config: { ...DEFAULT_CONFIG, dialect: 'kafka-4.2' }, app: { ...DEFAULT_APP } });
+      startGroup42(s, [{}, {}, {}]);
+      s.settle();
+      s.push({ event: 'note', note: 'STABLE. Now B crashes: after its session timeout the coordinator fences it and hands its tasks to A and C (reassigned, not moved).' });
+      s.crash('B');
+      s.advance(20000);
+      s.heartbeat('A');
+      s.heartbeat('C');
+      s.advance(20000);
+      s.heartbeat('A');
+      s.heartbeat('C');
+      s.nextTimer('B\'s session timeout fires: B is fenced and the group epoch is bumped.');
+      s.settle();
+    },
+  },
+  {
+    id: 'two-groups',
+    name: 'Two groups, one coordinator; DeleteGroups',
+    description: 'A coordinator serves every group of its __consumer_offsets partition. Here "orders-app" and "audit-app" share it. DeleteGroups on a group with members is refused (NON_EMPTY_GROUP); once its last member leaves, the group can be deleted, while the other keeps running.',
+    run(s) {
+      s.reset({ name: 'Two groups', description: this.description, config: { ...DEFAULT_CONFIG }, app: { ...DEFAULT_APP } });
+      startGroup(s, [{}, {}], { note: false });
+      s.settle();
+      s.selectGroup('audit-app');
+      s.addMember({ note: 'The page now shows "audit-app": C is the first member of the second group and is asked for its topology.' });
+      s.initialize('C');
+      s.heartbeat('C');
+      s.deleteGroup('audit-app', 'DeleteGroups on audit-app while C is in it: Kafka refuses with NON_EMPTY_GROUP (68).');
+      s.leave('C', 'C leaves: audit-app is EMPTY and its retention timer starts.');
+      s.deleteGroup('audit-app', 'DeleteGroups again: the group is empty, so it is deleted (its records are tombstoned).');
+      s.selectGroup('orders-app');
+      s.heartbeat('A', 'orders-app was never touched.');
+    },
+  },
+  {
+    id: 'manual',
+    name: 'Manual targets (assignor: manual)',
+    description: 'With the manual assignor the coordinator computes no targets: an operator sets them with SetTargetAssignment. The first call gives every task to A; the second moves two tasks to B; the third is refused, because a task is given to two members at once.',
+    run(s) {
+      s.reset({ name: 'Manual targets', description: this.description, config: { ...DEFAULT_CONFIG, assignor: 'manual' }, app: { ...DEFAULT_APP } });
+      startGroup(s, [{}, {}], { note: false });
+      s.settle();
+      const a = s.clients.get('A').memberId;
+      const b = s.clients.get('B').memberId;
+      s.setMemberTarget(a, ['0_0', '0_1', '0_2', '0_3', '0_4', '0_5'], 'A gets all six tasks.');
+      s.settle();
+      s.moveTask('0_4', b, 'Task 0_4 moves to B.');
+      s.moveTask('0_5', b, 'Task 0_5 moves to B too.');
+      s.settle();
+      s.setMemberTarget(b, ['0_0', '0_4', '0_5'], 'B is given 0_0 as well, which A still has in its target: the coordinator refuses the whole assignment.');
+    },
+  },
+  {
+    id: 'big',
+    name: 'Big group: 50 processes × 4 threads, 1,000 tasks',
+    description: 'Two hundred members (50 processes with 4 stream threads each) over a 1,000-partition topic, under kafka-4.2: all join within the initial rebalance delay, so one target assignment spreads the 1,000 tasks five per member.',
+    run(s) {
+      s.reset({ name: 'Big group', description: this.description, config: { ...DEFAULT_CONFIG, dialect: 'kafka-4.2', recordBytes: false }, app: { ...DEFAULT_APP, tickMs: 10, topology: [{ ...DEFAULT_APP.topology[0], sourceTopics: ['events'], stateChangelogTopics: [] }] } });
+      s.createTopic('events', 1000, 'A topic with 1,000 partitions: 1,000 tasks.');
+      for (let p = 1; p <= 50; p++) {
+        for (let t = 0; t < 4; t++) s.addMember({ processId: `process-${p}` });
+      }
+      s.nextTimer('The initial rebalance delay fires: one target assignment for all 200 members.');
+      s.settle();
+    },
+  },
+);
+
 export function presetById(id) {
   return PRESETS.find((p) => p.id === id) ?? null;
 }

@@ -313,6 +313,8 @@ pub enum Explain {
         group_id: String,
         assignment_epoch: i32,
         tasks_moved: u64,
+        /// Active tasks of members that left or were fenced, handed to others.
+        tasks_reassigned: u64,
         assignor: &'static str,
     },
     #[serde(rename_all = "camelCase")]

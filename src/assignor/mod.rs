@@ -113,6 +113,26 @@ pub fn tasks_moved(
     moved
 }
 
+/// Number of active tasks of `orphaned` (tasks whose owner left the group since the previous
+/// target) that have an owner in `next` and none in `previous`: tasks handed over from members
+/// that are gone, which [`tasks_moved`] does not count. Each task counts once.
+#[must_use]
+pub fn tasks_reassigned(
+    orphaned: &std::collections::BTreeSet<(String, i32)>,
+    previous: &BTreeMap<String, Assignment>,
+    next: &BTreeMap<String, Assignment>,
+) -> u64 {
+    let held = |targets: &BTreeMap<String, Assignment>, sub: &str, p: i32| {
+        targets
+            .values()
+            .any(|a| a.active.get(sub).is_some_and(|parts| parts.contains(&p)))
+    };
+    orphaned
+        .iter()
+        .filter(|(sub, p)| held(next, sub, *p) && !held(previous, sub, *p))
+        .count() as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +185,21 @@ mod tests {
         // A task that disappears is not a move.
         let next = target(&[("a", &[("0", &[0])])]);
         assert_eq!(tasks_moved(&prev, &next), 0);
+    }
+
+    #[test]
+    fn assignor_tasks_reassigned_counts_orphans_given_to_others() {
+        // c left holding (0,2) and (0,3); (0,3) no longer exists in the new target.
+        let orphaned = [("0".to_string(), 2), ("0".to_string(), 3)]
+            .into_iter()
+            .collect();
+        let prev = target(&[("a", &[("0", &[0])]), ("b", &[("0", &[1])])]);
+        let next = target(&[("a", &[("0", &[0, 2])]), ("b", &[("0", &[1])])]);
+        assert_eq!(tasks_reassigned(&orphaned, &prev, &next), 1);
+        assert_eq!(tasks_moved(&prev, &next), 0);
+        // A task a remaining member already holds in the previous target is not reassigned.
+        let prev = target(&[("a", &[("0", &[0, 2])])]);
+        assert_eq!(tasks_reassigned(&orphaned, &prev, &next), 0);
+        assert_eq!(tasks_reassigned(&Default::default(), &prev, &next), 0);
     }
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use streams_group_coordinator::api::boundary_error_json;
 use streams_group_coordinator::topology::{topology_id, Subtopology};
-use streams_group_coordinator::{partition_for, version, Coordinator};
+use streams_group_coordinator::{history, partition_for, version, Coordinator, Dialect};
 
 const HELP: &str = "\
 sgc: a deterministic Kafka Streams group coordinator (KIP-1071) as a JSON-lines filter
@@ -16,6 +16,13 @@ USAGE:
     sgc topology-id [FILE]          print the topology id of a topology (the `topology` list of
                                     a StreamsGroupInitialize request) read from FILE or stdin
     sgc partition-for GROUP [N]     print the __consumer_offsets partition of GROUP (N = 50)
+    sgc history FILE [--json] [--dialect D]
+                                    tell each group's history from its records alone: FILE (or
+                                    - for stdin) is the text of kafka-dump-log.sh
+                                    --offsets-decoder, a raw __consumer_offsets log segment,
+                                    JSON records (key/value or keyBytes/valueBytes), or the
+                                    outputs of sgc; D is kafka-4.2 or kip1071-draft (guessed
+                                    from the record types when left out)
     sgc --version | --help
 
 INPUTS (see DESIGN.md): {\"nowMs\": 1000, \"type\": \"StreamsGroupHeartbeat\", \"request\": {...}}
@@ -42,6 +49,7 @@ fn main() -> ExitCode {
         }
         Some("partition-for") => partition_cmd(&args[1..]),
         Some("topology-id") => topology_id_cmd(&args[1..]),
+        Some("history") => history_cmd(&args[1..]),
         Some("--config") => match args.get(1) {
             Some(path) if args.len() == 2 => run(Some(path)),
             _ => usage("--config takes one FILE"),
@@ -94,6 +102,54 @@ fn topology_id_cmd(args: &[String]) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn history_cmd(args: &[String]) -> ExitCode {
+    let mut file = None;
+    let mut as_json = false;
+    let mut dialect = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => as_json = true,
+            "--dialect" => match it.next().map(|d| Dialect::from_name(d)) {
+                Some(Some(d)) => dialect = Some(d),
+                _ => return usage("--dialect takes kafka-4.2 or kip1071-draft"),
+            },
+            f if file.is_none() => file = Some(f.to_string()),
+            other => return usage(&format!("history takes one FILE, not also {other:?}")),
+        }
+    }
+    let Some(file) = file else {
+        return usage("history needs a FILE (or - for stdin)");
+    };
+    let bytes = if file == "-" {
+        let mut b = Vec::new();
+        io::stdin().read_to_end(&mut b).map(|_| b)
+    } else {
+        std::fs::read(&file)
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("sgc: cannot read {file}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let log = match history::parse_log(&bytes, dialect) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("sgc: {file}: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let told = history::tell(&log);
+    if as_json {
+        println!("{told}");
+    } else {
+        print!("{}", history::render_text(&told));
+    }
+    ExitCode::SUCCESS
 }
 
 fn run(config_path: Option<&String>) -> ExitCode {

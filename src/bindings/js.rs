@@ -229,3 +229,68 @@ pub fn streams_thread_instance_id(
 ) -> Option<String> {
     crate::group::naming::streams_thread_instance_id(group_instance_id.as_deref(), thread_index)
 }
+
+/// The bytes of a log given as text or as a `Uint8Array` (a dropped file).
+fn log_bytes(log: &JsValue) -> Result<Vec<u8>, JsValue> {
+    if let Some(text) = log.as_string() {
+        return Ok(text.into_bytes());
+    }
+    if let Some(bytes) = log.dyn_ref::<js_sys::Uint8Array>() {
+        return Ok(bytes.to_vec());
+    }
+    Err(js_error(&BoundaryError::input(
+        "",
+        "a log is text or a Uint8Array",
+    )))
+}
+
+fn log_dialect(dialect: Option<String>) -> Result<Option<crate::Dialect>, JsValue> {
+    match dialect.as_deref() {
+        None | Some("") => Ok(None),
+        Some(name) => crate::Dialect::from_name(name).map(Some).ok_or_else(|| {
+            js_error(&BoundaryError::input(
+                "dialect",
+                format!("unknown dialect {name:?}: kafka-4.2 or kip1071-draft"),
+            ))
+        }),
+    }
+}
+
+fn read(log: &JsValue, dialect: Option<String>) -> Result<crate::history::ParsedLog, JsValue> {
+    let bytes = log_bytes(log)?;
+    let dialect = log_dialect(dialect)?;
+    crate::history::parse_log(&bytes, dialect)
+        .map_err(|e| js_error(&BoundaryError::input("", e.to_string())))
+}
+
+/// Reads a log (`kafka-dump-log.sh --offsets-decoder` text, a raw segment, JSON records or
+/// coordinator outputs): `{dialect, form, skipped, records}`, each record in the dump-log JSON
+/// form with its `offset` and `timestampMs` (null where the log does not show them).
+#[wasm_bindgen(js_name = readLog)]
+pub fn read_log(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValue> {
+    let parsed = read(&log, dialect)?;
+    let records: Vec<Value> = parsed
+        .records
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "offset": r.offset,
+                "timestampMs": r.timestamp_ms,
+                "record": crate::records::record_to_json(parsed.dialect, &r.record, false),
+            })
+        })
+        .collect();
+    Ok(to_js(&serde_json::json!({
+        "dialect": parsed.dialect.name(),
+        "form": parsed.form,
+        "skipped": parsed.skipped,
+        "records": records,
+    })))
+}
+
+/// The history of every group in a log, told from its records alone (`sgc history --json`).
+#[wasm_bindgen(js_name = history)]
+pub fn history(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValue> {
+    let parsed = read(&log, dialect)?;
+    Ok(to_js(&crate::history::tell(&parsed)))
+}

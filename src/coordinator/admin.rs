@@ -400,6 +400,8 @@ impl Coordinator {
             new_targets.insert(member_id.clone(), target);
         }
         moved += crate::assignor::tasks_moved(&group.targets, &new_targets);
+        let reassigned =
+            crate::assignor::tasks_reassigned(&group.orphaned, &group.targets, &new_targets);
         batch.push(Record::new(
             crate::records::RecordKey::TargetAssignmentMetadata {
                 group_id: group_id.to_string(),
@@ -414,6 +416,7 @@ impl Coordinator {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,
             tasks_moved: moved,
+            tasks_reassigned: reassigned,
             assignor: "manual",
         });
         self.commit_group(group_id, batch, out)?;

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use super::{Batch, Coordinator};
 use crate::api::Explain;
 use crate::assignor::{
-    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
+    tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
+    TaskAssignor,
 };
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
@@ -106,6 +107,9 @@ impl Coordinator {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,
             tasks_moved: tasks_moved(&previous_of_members, &new_targets),
+            tasks_reassigned: self.groups.get(group_id).map_or(0, |g| {
+                tasks_reassigned(&g.orphaned, &previous_of_members, &new_targets)
+            }),
             assignor: self.config.assignor.name(),
         });
         Ok(new_targets)

@@ -7,7 +7,7 @@ pub mod owners;
 pub mod replay;
 pub mod state;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::records::{
     Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
@@ -149,6 +149,10 @@ pub struct Group {
     /// partition metadata and keeps its configured topology in [`GroupSoft::configured`]
     /// instead; there this field is never read.
     pub configured: Option<Configuration>,
+    /// Derived: the active tasks of member targets removed (tombstoned) since the last target
+    /// assignment metadata record; the next target computation reports those it hands to
+    /// others as reassigned.
+    pub orphaned: BTreeSet<(String, i32)>,
     pub soft: GroupSoft,
 }
 
@@ -168,6 +172,7 @@ impl Group {
             static_index: BTreeMap::new(),
             owners: OwnerIndex::default(),
             configured: None,
+            orphaned: BTreeSet::new(),
             soft: GroupSoft::default(),
         }
     }

@@ -51,6 +51,7 @@ pub fn apply(
         }
         (RecordKey::TargetAssignmentMetadata { .. }, RecordValue::TargetAssignmentMetadata(v)) => {
             group.assignment_epoch = v.assignment_epoch;
+            group.orphaned.clear();
         }
         (
             RecordKey::TargetAssignmentMember { member_id, .. },
@@ -150,7 +151,13 @@ fn apply_tombstone(
             group.assignment_epoch = -1;
         }
         RecordKey::TargetAssignmentMember { member_id, .. } => {
-            group.targets.remove(member_id);
+            if let Some(old) = group.targets.remove(member_id) {
+                for (sub, parts) in &old.active {
+                    group
+                        .orphaned
+                        .extend(parts.iter().map(|&p| (sub.clone(), p)));
+                }
+            }
         }
         RecordKey::Topology { .. } => {
             group.topology = None;

@@ -20,6 +20,13 @@ import {
   type Snapshot,
   type StreamsGroupHeartbeatResponse,
   type Topology,
+  type StatusCode42,
+  type Kafka42Record,
+  type History,
+  type ReadLog,
+  type OutputOf,
+  history,
+  readLog,
 } from 'streams-group-coordinator';
 import { Cluster, InvariantError, checkSnapshot, taskKeys, type SimulatedMember } from 'streams-group-coordinator/testing';
 import { mismatch, runScenario, stringify, type Scenario } from 'streams-group-coordinator/scenario';
@@ -104,6 +111,27 @@ async function main(): Promise<void> {
   for (const t of snap.timers) console.log(t.kind, t.subject, t.deadlineMs);
   c[Symbol.dispose]();
 
+  // The kafka-4.2 dialect: its own response, record, snapshot and status types.
+  const k = new Coordinator({ dialect: 'kafka-4.2' });
+  const hb42 = k.handle({ nowMs: 0, type: 'StreamsGroupHeartbeat', request: { groupId: 'g', memberId: 'm1', memberEpoch: 0 } });
+  if (!isError(hb42)) {
+    const epoch: number = hb42.response.endpointInformationEpoch;
+    const code: StatusCode42 | undefined = hb42.response.status?.[0]?.statusCode;
+    const rec: Kafka42Record | undefined = hb42.records[0];
+    // @ts-expect-error: 4.2 responses have no shouldInitializeTopology
+    console.log(hb42.response.shouldInitializeTopology);
+    console.log(epoch, code, rec?.key.type, rec?.value?.data);
+  }
+  const snap42: Snapshot<'kafka-4.2'> = k.snapshot();
+  for (const g of snap42.groups) console.log(g.topology?.epoch, g.members[0]?.topologyEpoch, g.configuration.status);
+  const told: History = history('| offset: 0 key: {"type":"17","data":{"groupId":"g"}} payload: <DELETE>', 'kafka-4.2');
+  for (const g of told.groups) for (const e of g.events) console.log(e.code, e.text, e.offset, g.summary.epochBumps);
+  const read: ReadLog = readLog(new Uint8Array(0));
+  console.log(read.form, read.records[0]?.record.key.type, read.records[0]?.timestampMs);
+  const draftOut: OutputOf<'StreamsGroupHeartbeat'> = c.handle({ nowMs: 0, type: 'StreamsGroupHeartbeat', request: { groupId: 'g', memberId: '', memberEpoch: 0 } });
+  if (!isError(draftOut)) console.log(draftOut.response.shouldInitializeTopology);
+  k.free();
+
   // @ts-expect-error: an unknown input type
   c.handle({ nowMs: 0, type: 'Dance' });
   // @ts-expect-error: memberEpoch is a number
@@ -157,7 +185,9 @@ function explain(e: Explain): string {
     case 'MEMBER_FENCED':
       return `${e.memberId}: ${e.cause}`;
     case 'TARGET_ASSIGNMENT_COMPUTED':
-      return `${e.assignmentEpoch} ${e.tasksMoved} ${e.assignor}`;
+      return `${e.assignmentEpoch} ${e.tasksMoved} ${e.tasksReassigned} ${e.assignor}`;
+    case 'ASSIGNMENT_DELAYED':
+      return `until ${e.untilMs}`;
     case 'STATIC_MEMBER_LEFT_TEMPORARILY':
       return `${e.instanceId} until ${e.expiresAtMs}`;
     default:

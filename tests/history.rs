@@ -1,0 +1,667 @@
+//! Post-mortems from a log (`history`, `sgc history`): every scenario's records are written
+//! the way Kafka's `kafka-dump-log.sh --offsets-decoder` prints them (string `type` and
+//! `version`, `<DELETE>` for tombstones, one batch per coordinator write, `CreateTime` = the
+//! input's `nowMs`) and as a raw log segment; the history told from them alone must agree with
+//! what the scenario's inputs and the coordinator's `explain` say happened.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use serde_json::{json, Value};
+use streams_group_coordinator::history::{parse_log, tell};
+use streams_group_coordinator::{Coordinator, Dialect};
+
+struct Run {
+    name: String,
+    dialect: Dialect,
+    inputs: Vec<Value>,
+    outputs: Vec<Value>,
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs a scenario's inputs with `recordBytes` on (sizes and the raw segment need the bytes).
+fn run(path: &Path) -> Option<Run> {
+    let scenario: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let inputs: Vec<Value> = scenario["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["input"].clone())
+        .collect();
+    // Records that arrive by Replay are not written by this coordinator: not its log.
+    if inputs.iter().any(|i| i["type"] == "Replay") {
+        return None;
+    }
+    let mut config = scenario["config"].clone();
+    if !config.is_object() {
+        config = json!({});
+    }
+    config["recordBytes"] = json!(true);
+    let mut c = Coordinator::from_json_config(&config).ok()?;
+    let dialect = Dialect::from_name(config["dialect"].as_str().unwrap_or("kip1071-draft"))?;
+    let outputs = inputs
+        .iter()
+        .map(|i| serde_json::from_str(&c.handle_json(&i.to_string())).unwrap())
+        .collect();
+    Some(Run {
+        name: path.file_stem().unwrap().to_string_lossy().into_owned(),
+        dialect,
+        inputs,
+        outputs,
+    })
+}
+
+fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap()
+}
+
+/// The text `kafka-dump-log.sh --offsets-decoder --files 00000000000000000000.log` prints.
+fn dump_log(run: &Run) -> String {
+    let mut s = String::from(
+        "Dumping /var/lib/kafka/data/__consumer_offsets-12/00000000000000000000.log\nLog starting offset: 0\n",
+    );
+    let mut offset = 0i64;
+    let mut position = 0usize;
+    for (input, out) in run.inputs.iter().zip(&run.outputs) {
+        let Some(records) = out["records"].as_array().filter(|r| !r.is_empty()) else {
+            continue;
+        };
+        let t = input["nowMs"].as_i64().unwrap();
+        let size: usize = 61 + records.len() * 24;
+        s += &format!(
+            "baseOffset: {offset} lastOffset: {} count: {} baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: {position} CreateTime: {t} size: {size} magic: 2 compresscodec: none crc: 2874526517 isvalid: true\n",
+            offset + records.len() as i64 - 1,
+            records.len()
+        );
+        position += size;
+        for (i, r) in records.iter().enumerate() {
+            let key_size = STANDARD
+                .decode(r["keyBytes"].as_str().unwrap())
+                .unwrap()
+                .len();
+            let value_size = r["valueBytes"]
+                .as_str()
+                .map_or(-1, |v| STANDARD.decode(v).unwrap().len() as i64);
+            let key = json!({"type": r["key"]["type"].to_string(), "data": r["key"]["data"]});
+            let payload = match &r["value"] {
+                Value::Null => "<DELETE>".to_string(),
+                v => compact(&json!({"version": v["version"].to_string(), "data": v["data"]})),
+            };
+            s += &format!(
+                "| offset: {offset} CreateTime: {t} keySize: {key_size} valueSize: {value_size} sequence: {i} headerKeys: [] key: {} payload: {payload}\n",
+                compact(&key)
+            );
+            offset += 1;
+        }
+    }
+    s
+}
+
+fn varint(out: &mut Vec<u8>, v: i64) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    loop {
+        let b = (z & 0x7f) as u8;
+        z >>= 7;
+        if z == 0 {
+            out.push(b);
+            break;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// The same records as a raw log segment (record batch format v2, uncompressed).
+fn segment(run: &Run) -> Vec<u8> {
+    let mut seg = Vec::new();
+    let mut offset = 0i64;
+    for (input, out) in run.inputs.iter().zip(&run.outputs) {
+        let Some(records) = out["records"].as_array().filter(|r| !r.is_empty()) else {
+            continue;
+        };
+        let t = input["nowMs"].as_i64().unwrap();
+        let mut body = Vec::new();
+        for (i, r) in records.iter().enumerate() {
+            let key = STANDARD.decode(r["keyBytes"].as_str().unwrap()).unwrap();
+            let value = r["valueBytes"]
+                .as_str()
+                .map(|v| STANDARD.decode(v).unwrap());
+            let mut rec = vec![0u8];
+            varint(&mut rec, 0);
+            varint(&mut rec, i as i64);
+            varint(&mut rec, key.len() as i64);
+            rec.extend(&key);
+            match &value {
+                Some(v) => {
+                    varint(&mut rec, v.len() as i64);
+                    rec.extend(v);
+                }
+                None => varint(&mut rec, -1),
+            }
+            varint(&mut rec, 0);
+            varint(&mut body, rec.len() as i64);
+            body.extend(rec);
+        }
+        let mut batch = Vec::new();
+        batch.extend(3i32.to_be_bytes()); // partition leader epoch
+        batch.push(2); // magic
+        batch.extend(0u32.to_be_bytes()); // crc (not checked by the reader)
+        batch.extend(0i16.to_be_bytes()); // attributes: no compression, CreateTime
+        batch.extend((records.len() as i32 - 1).to_be_bytes());
+        batch.extend(t.to_be_bytes());
+        batch.extend(t.to_be_bytes());
+        batch.extend((-1i64).to_be_bytes());
+        batch.extend((-1i16).to_be_bytes());
+        batch.extend((-1i32).to_be_bytes());
+        batch.extend((records.len() as i32).to_be_bytes());
+        batch.extend(body);
+        seg.extend(offset.to_be_bytes());
+        seg.extend((batch.len() as i32).to_be_bytes());
+        seg.extend(batch);
+        offset += records.len() as i64;
+    }
+    seg
+}
+
+/// History events of `code`, per group, in order.
+fn events<'a>(history: &'a Value, code: &str) -> Vec<&'a Value> {
+    history["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["events"].as_array().unwrap())
+        .filter(|e| e["code"] == code)
+        .collect()
+}
+
+fn explained<'a>(run: &'a Run, code: &str) -> Vec<(usize, &'a Value)> {
+    run.outputs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, o)| {
+            o["explain"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(move |e| {
+                    e["code"] == code && o["records"].as_array().is_some_and(|r| !r.is_empty())
+                })
+                .map(move |e| (i, e))
+        })
+        .collect()
+}
+
+/// Stable-sorted by group: the history tells group by group, explain interleaves them.
+fn by_group<T: Clone>(mut v: Vec<T>, gid: impl Fn(&T) -> String) -> Vec<T> {
+    v.sort_by_key(|x| gid(x));
+    v
+}
+
+/// The reasons the records can show for an `explain` reason.
+fn seen_reason(r: &str) -> &str {
+    match r {
+        "MEMBER_LEFT" | "MEMBER_FENCED" => "MEMBER_LEFT_OR_FENCED",
+        "MANUAL_ASSIGNMENT" => "UNKNOWN",
+        other => other,
+    }
+}
+
+/// The history told from `log_bytes` agrees with the scenario's inputs and explanations.
+fn check(run: &Run, log_bytes: &[u8], what: &str) -> Result<(), String> {
+    let log = parse_log(log_bytes, None).map_err(|e| format!("{what}: {e}"))?;
+    if log.dialect != run.dialect {
+        return Err(format!("{what}: guessed dialect {:?}", log.dialect));
+    }
+    let written: usize = run
+        .outputs
+        .iter()
+        .map(|o| o["records"].as_array().map_or(0, Vec::len))
+        .sum();
+    if log.records.len() != written {
+        return Err(format!(
+            "{what}: read {} of {written} records",
+            log.records.len()
+        ));
+    }
+    let h = tell(&log);
+    let fail = |m: String| {
+        Err(format!(
+            "{what}: {m}\n{}",
+            serde_json::to_string_pretty(&h).unwrap()
+        ))
+    };
+
+    // Epoch bumps: the same steps, in order, with the reasons the records can show.
+    let want: Vec<(Value, Value, Value, BTreeSet<String>)> = explained(run, "GROUP_EPOCH_BUMPED")
+        .into_iter()
+        .map(|(_, e)| {
+            let reasons = e["reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| seen_reason(r.as_str().unwrap()).to_string())
+                .collect();
+            (
+                e["groupId"].clone(),
+                e["from"].clone(),
+                e["to"].clone(),
+                reasons,
+            )
+        })
+        .collect();
+    let got: Vec<(Value, Value, Value, BTreeSet<String>)> = events(&h, "GROUP_EPOCH_BUMPED")
+        .into_iter()
+        .map(|e| {
+            let reasons = e["reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| match r.as_str().unwrap() {
+                    // A static member that left with -2 and was then removed: the records show
+                    // its session timeout, which explain calls MEMBER_FENCED.
+                    "MEMBER_FENCED" => "MEMBER_LEFT_OR_FENCED".to_string(),
+                    x => x.to_string(),
+                })
+                .collect();
+            (
+                e["groupId"].clone(),
+                e["from"].clone(),
+                e["to"].clone(),
+                reasons,
+            )
+        })
+        .collect();
+    let got = by_group(got, |x| x.0.to_string());
+    let want = by_group(want, |x| x.0.to_string());
+    if want != got {
+        return fail(format!(
+            "epoch bumps differ:\n want {want:?}\n got  {got:?}"
+        ));
+    }
+
+    // Members who joined: the heartbeats with epoch 0 that created a member (not a static
+    // member's replacement, not a rejoin of a member the group still has).
+    let mut members: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut joined = Vec::new();
+    for (i, (input, out)) in run.inputs.iter().zip(&run.outputs).enumerate() {
+        for (_, e) in explained(run, "MEMBER_FENCED")
+            .iter()
+            .filter(|(j, _)| *j == i)
+        {
+            members.remove(&(
+                e["groupId"].as_str().unwrap().to_string(),
+                e["memberId"].as_str().unwrap().to_string(),
+            ));
+        }
+        if input["type"] == "StreamsGroupHeartbeat"
+            && input["request"]["memberEpoch"] == 0
+            && out["response"]["errorCode"] == 0
+        {
+            let gid = input["request"]["groupId"].as_str().unwrap().to_string();
+            let mid = out["response"]["memberId"].as_str().unwrap().to_string();
+            let replaced = out["explain"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["code"] == "STATIC_MEMBER_REPLACED");
+            if replaced {
+                members.insert((gid, mid));
+            } else if members.insert((gid.clone(), mid.clone())) {
+                joined.push((gid, mid));
+            }
+        }
+        if out["explain"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| e["code"] == "GROUP_DELETED")
+        {
+            members.clear();
+        }
+    }
+    let told: Vec<(String, String)> = events(&h, "MEMBER_JOINED")
+        .into_iter()
+        .map(|e| {
+            (
+                e["groupId"].as_str().unwrap().to_string(),
+                e["memberId"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let joined = by_group(joined, |x| x.0.clone());
+    let told = by_group(told, |x| x.0.clone());
+    if told != joined {
+        return fail(format!("joins differ:\n want {joined:?}\n got  {told:?}"));
+    }
+
+    // Members removed: the ones explain says were fenced or left; a cause only where the
+    // records show one.
+    let fenced = by_group(explained(run, "MEMBER_FENCED"), |x| {
+        x.1["groupId"].to_string()
+    });
+    let want: Vec<(Value, Value)> = fenced
+        .iter()
+        .map(|(_, e)| (e["groupId"].clone(), e["memberId"].clone()))
+        .collect();
+    let removed = by_group(events(&h, "MEMBER_REMOVED"), |x| x["groupId"].to_string());
+    let got: Vec<(Value, Value)> = removed
+        .iter()
+        .map(|e| (e["groupId"].clone(), e["memberId"].clone()))
+        .collect();
+    if want != got {
+        return fail(format!("removals differ:\n want {want:?}\n got  {got:?}"));
+    }
+    for (e, (_, x)) in removed.iter().zip(fenced) {
+        if e["cause"] != "UNKNOWN" && e["cause"] != x["cause"] {
+            return fail(format!(
+                "removal cause {} but explain says {}",
+                e["cause"], x["cause"]
+            ));
+        }
+    }
+
+    // Static replacements.
+    let want: Vec<Value> = by_group(explained(run, "STATIC_MEMBER_REPLACED"), |x| {
+        x.1["groupId"].to_string()
+    })
+    .into_iter()
+    .map(|(_, e)| json!([e["instanceId"], e["oldMemberId"], e["newMemberId"]]))
+    .collect();
+    let got: Vec<Value> = by_group(events(&h, "STATIC_MEMBER_REPLACED"), |x| {
+        x["groupId"].to_string()
+    })
+    .into_iter()
+    .map(|e| json!([e["instanceId"], e["oldMemberId"], e["newMemberId"]]))
+    .collect();
+    if want != got {
+        return fail(format!(
+            "replacements differ:\n want {want:?}\n got  {got:?}"
+        ));
+    }
+
+    // Target assignments: epoch, tasks moved and orphaned tasks reassigned.
+    let want: Vec<Value> = by_group(explained(run, "TARGET_ASSIGNMENT_COMPUTED"), |x| {
+        x.1["groupId"].to_string()
+    })
+    .into_iter()
+    .map(|(_, e)| {
+        json!([
+            e["groupId"],
+            e["assignmentEpoch"],
+            e["tasksMoved"],
+            e["tasksReassigned"]
+        ])
+    })
+    .collect();
+    let got: Vec<Value> = by_group(events(&h, "TARGET_ASSIGNMENT_COMPUTED"), |x| {
+        x["groupId"].to_string()
+    })
+    .into_iter()
+    .map(|e| {
+        json!([
+            e["groupId"],
+            e["assignmentEpoch"],
+            e["tasksMoved"],
+            e["tasksReassigned"]
+        ])
+    })
+    .collect();
+    if want != got {
+        return fail(format!(
+            "target assignments differ:\n want {want:?}\n got  {got:?}"
+        ));
+    }
+
+    // Reconciliations: each one happened at a heartbeat of that member whose response put it
+    // at that epoch, and took the time from the input that computed the target.
+    if log.records.iter().all(|r| r.timestamp_ms.is_some()) {
+        // (group, epoch) -> the steps that computed a target for it (a recreated group
+        // computes its epochs again).
+        let mut target_at: BTreeMap<(String, i64), Vec<usize>> = BTreeMap::new();
+        for (i, e) in explained(run, "TARGET_ASSIGNMENT_COMPUTED") {
+            target_at
+                .entry((
+                    e["groupId"].as_str().unwrap().to_string(),
+                    e["assignmentEpoch"].as_i64().unwrap(),
+                ))
+                .or_default()
+                .push(i);
+        }
+        // Record index -> step.
+        let mut step_of = Vec::new();
+        for (i, o) in run.outputs.iter().enumerate() {
+            for _ in o["records"].as_array().into_iter().flatten() {
+                step_of.push(i);
+            }
+        }
+        for e in events(&h, "MEMBER_RECONCILED") {
+            let step = step_of[e["index"].as_u64().unwrap() as usize];
+            let input = &run.inputs[step];
+            let res = &run.outputs[step]["response"];
+            let epoch = e["memberEpoch"].as_i64().unwrap();
+            let by_heartbeat = input["type"] == "StreamsGroupHeartbeat"
+                && res["memberId"] == e["memberId"]
+                && res["memberEpoch"].as_i64() == Some(epoch);
+            if !by_heartbeat {
+                return fail(format!(
+                    "{e} is not at a heartbeat of that member answered with epoch {epoch}"
+                ));
+            }
+            let gid = e["groupId"].as_str().unwrap().to_string();
+            let computed = target_at
+                .get(&(gid, epoch))
+                .and_then(|steps| steps.iter().rev().find(|&&i| i <= step));
+            let Some(t0) = computed.map(|&i| run.inputs[i]["nowMs"].as_i64().unwrap()) else {
+                return fail(format!("{e}: no target was computed for epoch {epoch}"));
+            };
+            if e["tookMs"].as_i64() != Some(input["nowMs"].as_i64().unwrap() - t0) {
+                return fail(format!(
+                    "{e}: took {} ms, the inputs say {}",
+                    e["tookMs"],
+                    input["nowMs"].as_i64().unwrap() - t0
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn history_from_kafka_dump_log_text_and_raw_segments_of_every_scenario() {
+    let mut checked = 0;
+    let mut k42 = 0;
+    let mut failures = Vec::new();
+    for path in scenarios() {
+        let Some(run) = run(&path) else { continue };
+        let text = dump_log(&run);
+        if let Err(e) = check(
+            &run,
+            text.as_bytes(),
+            &format!("{} (dump-log text)", run.name),
+        ) {
+            failures.push(e);
+        }
+        if let Err(e) = check(&run, &segment(&run), &format!("{} (raw segment)", run.name)) {
+            failures.push(e);
+        }
+        checked += 1;
+        if run.dialect == Dialect::Kafka42 {
+            k42 += 1;
+        }
+    }
+    assert!(
+        checked >= 30 && k42 >= 10,
+        "{checked} scenarios, {k42} of kafka-4.2"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The k42-static-membership story, told: the told history names its events in order.
+#[test]
+fn history_of_a_kafka_42_group_in_words() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k42-static-membership.json");
+    let run = run(&path).unwrap();
+    let h = tell(&parse_log(dump_log(&run).as_bytes(), None).unwrap());
+    let codes: Vec<&str> = h["groups"][0]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .filter(|c| !c.ends_with("STATE_CHANGED") && *c != "MEMBER_RECONCILED")
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "MEMBER_JOINED",
+            "TOPOLOGY_STORED",
+            "GROUP_EPOCH_BUMPED",
+            "TARGET_ASSIGNMENT_COMPUTED",
+            "MEMBER_JOINED",
+            "GROUP_EPOCH_BUMPED",
+            "TARGET_ASSIGNMENT_COMPUTED",
+            "STATIC_MEMBER_LEFT_TEMPORARILY",
+            "STATIC_MEMBER_REPLACED",
+            "STATIC_MEMBER_LEFT_TEMPORARILY",
+            "MEMBER_REMOVED",
+            "GROUP_EPOCH_BUMPED",
+            "TARGET_ASSIGNMENT_COMPUTED",
+        ]
+    );
+    assert_eq!(h["dialect"], "kafka-4.2");
+    // The replacement left with -2 too and did not come back: the records show that cause.
+    let removed = by_group(events(&h, "MEMBER_REMOVED"), |x| x["groupId"].to_string());
+    assert_eq!(removed.len(), 1);
+    assert_eq!(removed[0]["cause"], "SESSION_TIMEOUT");
+}
+
+fn sgc(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sgc"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(b) = stdin {
+        child.stdin.take().unwrap().write_all(b).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sgc_history_tells_a_dump_log_and_rejects_malformed_files_with_a_clear_error() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let dir = std::env::temp_dir().join(format!("sgc-history-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k42-leave.dump.txt");
+    fs::write(&file, dump_log(&run)).unwrap();
+    let (code, out, err) = sgc(&["history", file.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("kafka-4.2 dialect"), "{out}");
+    assert!(out.contains("left the group or was fenced"), "{out}");
+    assert!(out.contains("  epoch 5\n"), "{out}");
+    // JSON, from stdin, and the raw segment give the same history as the text.
+    let (code, json_out, _) = sgc(&["history", "--json", "-"], Some(dump_log(&run).as_bytes()));
+    assert_eq!(code, 0);
+    let from_text: Value = serde_json::from_str(&json_out).unwrap();
+    let seg = dir.join("00000000000000000000.log");
+    fs::write(&seg, segment(&run)).unwrap();
+    let (code, seg_out, err) = sgc(&["history", "--json", seg.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    let from_seg: Value = serde_json::from_str(&seg_out).unwrap();
+    let strip = |v: &Value| -> Vec<Value> {
+        v["groups"][0]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let mut e = e.clone();
+                e.as_object_mut().unwrap().remove("text");
+                e
+            })
+            .collect()
+    };
+    assert_eq!(strip(&from_text), strip(&from_seg));
+    // Malformed input: exit code 1 and a message naming the place; never a panic.
+    let mut truncated = segment(&run);
+    truncated.truncate(truncated.len() - 7);
+    let bad: Vec<(&str, Vec<u8>)> = vec![
+        ("garbage.txt", b"{\"key\": 1}\nnot json at all {".to_vec()),
+        ("truncated.log", truncated),
+        ("bad-record.txt", b"| offset: 4 CreateTime: 1 keySize: 3 valueSize: 3 key: {\"type\":\"17\",\"data\":{\"groupId\":7}} payload: {\"version\":\"0\",\"data\":{}}\n".to_vec()),
+        ("binary.bin", vec![0xff, 0x00, 0x13, 0x37]),
+    ];
+    for (name, bytes) in bad {
+        let f = dir.join(name);
+        fs::write(&f, bytes).unwrap();
+        let (code, out, err) = sgc(&["history", f.to_str().unwrap()], None);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(
+            err.starts_with("sgc: ") && !err.contains("panicked"),
+            "{name}: {err}"
+        );
+    }
+    let (code, _, err) = sgc(&["history", dir.join("missing").to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read"), "{err}");
+    let (code, _, _) = sgc(&["history"], None);
+    assert_eq!(code, 2);
+    fs::remove_dir_all(&dir).ok();
+}
+
+/// Malformed logs never panic: every truncation and many byte flips of a real segment and of a
+/// dump-log text are either read or refused with an error.
+#[test]
+fn history_never_panics_on_damaged_logs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let seg = segment(&run);
+    let text = dump_log(&run).into_bytes();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for bytes in [&seg, &text] {
+        for cut in (0..bytes.len()).step_by(7) {
+            if let Ok(log) = parse_log(&bytes[..cut], None) {
+                let _ = tell(&log);
+            }
+        }
+        for _ in 0..400 {
+            let mut b = bytes.clone();
+            for _ in 0..3 {
+                let i = (next() as usize) % b.len();
+                b[i] = (next() & 0xff) as u8;
+            }
+            if let Ok(log) = parse_log(&b, None) {
+                let _ = tell(&log);
+            }
+        }
+    }
+}
