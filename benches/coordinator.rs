@@ -19,7 +19,17 @@ fn send(c: &mut Coordinator, v: Value) -> Value {
 
 /// A 1,000-member group driven to STABLE by correct clients; returns it with members' epochs.
 fn stable_group() -> (Coordinator, Vec<(String, i32)>, i64) {
-    let mut c = Coordinator::new(Default::default()).unwrap();
+    stable_group_of(MEMBERS, 0)
+}
+
+/// `members` members join one group (one heartbeat each, 1 ms apart) and are driven to STABLE,
+/// with `group.streams.assignment.interval.ms` = `interval`.
+fn stable_group_of(count: usize, interval: i32) -> (Coordinator, Vec<(String, i32)>, i64) {
+    let mut c = Coordinator::new(streams_group_coordinator::Config {
+        assignment_interval_ms: interval,
+        ..Default::default()
+    })
+    .unwrap();
     send(
         &mut c,
         json!({"nowMs": 0, "type": "TopicMetadata", "topics": [
@@ -32,7 +42,7 @@ fn stable_group() -> (Coordinator, Vec<(String, i32)>, i64) {
     );
     let mut now = 1;
     let mut members: Vec<(String, i32, Value)> = Vec::new();
-    for i in 0..MEMBERS {
+    for i in 0..count {
         let id = format!("member-{i:04}");
         let out = send(
             &mut c,
@@ -47,10 +57,12 @@ fn stable_group() -> (Coordinator, Vec<(String, i32)>, i64) {
         ));
         now += 1;
     }
-    for _round in 0..10 {
+    for _round in 0..20 {
         if c.group("g").map(|g| g.state()) == Some(GroupState::Stable) {
             break;
         }
+        // Past a batched assignment's due time.
+        now += i64::from(interval);
         for (id, epoch, owned) in members.iter_mut() {
             let out = send(
                 &mut c,
@@ -129,6 +141,16 @@ fn join_to_stable(crit: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));
     group.bench_function("json", |b| b.iter(stable_group));
+    group.bench_function("json_interval_1000", |b| {
+        b.iter(|| stable_group_of(MEMBERS, 1000))
+    });
+    group.finish();
+    let mut group = crit.benchmark_group("join_10000_members_to_stable");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    group.bench_function("json_interval_1000", |b| {
+        b.iter(|| stable_group_of(10_000, 1000))
+    });
     group.finish();
 }
 

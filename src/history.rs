@@ -720,7 +720,7 @@ pub fn tell(log: &ParsedLog) -> Value {
             .as_ref()
             .map(|g| g.orphaned.clone())
             .unwrap_or_default();
-        if let Err(e) = group::apply(&mut groups, rec) {
+        if let Err(e) = group::apply(&mut groups, rec, &crate::topology::Limits::default()) {
             t.events.push(event(
                 "RECORD_NOT_APPLIED",
                 &gid,
@@ -852,8 +852,11 @@ pub fn tell(log: &ParsedLog) -> Value {
                     {
                         reasons.push("TOPOLOGY_READINESS_CHANGED");
                     }
+                    // Configs known before (the default is the empty list) and changed.
                     if old.is_some_and(|g| {
-                        g.last_assignment_configs.is_some()
+                        g.last_assignment_configs
+                            .as_ref()
+                            .is_some_and(|c| !c.is_empty())
                             && g.last_assignment_configs != v.last_assignment_configs
                     }) {
                         reasons.push("ASSIGNMENT_CONFIG_CHANGED");
