@@ -97,7 +97,7 @@ impl Pattern {
 /// Streams patterns are typically `prefix-.*`, so this turns a scan of every topic into a range
 /// query on the sorted topic view.
 pub fn literal_prefix(pattern: &str) -> &str {
-    if pattern.contains('|') {
+    if pattern.contains('|') || closes_outside(pattern) {
         return "";
     }
     let end = pattern
@@ -109,6 +109,44 @@ pub fn literal_prefix(pattern: &str) -> &str {
         true => &pattern[..end.saturating_sub(1)],
         false => &pattern[..end],
     }
+}
+
+/// Whether `pattern` has a `)` that no `(` of its own opens: anchored, it would close the
+/// anchoring group, and a quantifier after it could make the prefix optional (such a pattern
+/// fails V10, but the prefix must stay sound for any pattern).
+fn closes_outside(pattern: &str) -> bool {
+    let mut depth = 0i32;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                // A class ends at the first unescaped `]` after its first character.
+                let mut first = true;
+                while let Some(k) = chars.next() {
+                    match k {
+                        '\\' => {
+                            chars.next();
+                        }
+                        ']' if !first => break,
+                        _ => {}
+                    }
+                    first = false;
+                }
+            }
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The compiled source-topic regexes of a topology, one entry per `sourceTopicRegex` entry of
