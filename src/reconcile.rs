@@ -18,9 +18,22 @@ pub fn reconcile(
     owned: Option<&Assignment>,
     owners: &OwnerIndex,
 ) -> Result<Member, ProtocolError> {
+    reconcile_owned(member.clone(), target_epoch, target, owned, owners)
+}
+
+/// [`reconcile`] of a member the caller owns: a member that stays as it is is returned without
+/// a copy (the common heartbeat).
+pub fn reconcile_owned(
+    member: Member,
+    target_epoch: i32,
+    target: &Assignment,
+    owned: Option<&Assignment>,
+    owners: &OwnerIndex,
+) -> Result<Member, ProtocolError> {
     if member.is_reconciled_to(target_epoch) {
-        return Ok(member.clone());
+        return Ok(member);
     }
+    let member = &member;
     let epoch = member.member_epoch;
     match member.member_state() {
         MemberState::Stable => Ok(next(member, epoch, target_epoch, target, owned, owners)),

@@ -101,11 +101,11 @@ impl Timers {
 
     /// Removes and returns the earliest timer due at or before `now`.
     pub fn pop_due(&mut self, now: i64) -> Option<(TimerKey, Timer)> {
-        let (deadline, key) = self.queue.first()?.clone();
-        if deadline > now {
+        // Peek first: the common answer is "nothing due", and it must not copy a key.
+        if self.queue.first()?.0 > now {
             return None;
         }
-        self.queue.remove(&(deadline, key.clone()));
+        let (_, key) = self.queue.pop_first()?;
         let timer = self.by_key.remove(&key)?;
         Some((key, timer))
     }

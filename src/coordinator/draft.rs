@@ -168,12 +168,21 @@ impl Coordinator {
         let send_status = join || stored.soft.last_status.as_ref() != Some(&statuses);
         let send_topology_id =
             join || stored.soft.last_topology_id.as_ref() != Some(&group_topology_id);
-        stored.soft.last_status = Some(statuses.clone());
-        stored.soft.last_topology_id = Some(group_topology_id.clone());
+        // Last-sent values change rarely: copy them only when they do.
+        if send_status {
+            stored.soft.last_status = Some(statuses.clone());
+        }
+        if send_topology_id {
+            stored.soft.last_topology_id = Some(group_topology_id.clone());
+        }
         stored.soft.last_endpoint_epoch = Some(endpoint_epoch);
 
         let send_tasks = join || full || assigned_before != Some(&stored.assigned);
-        let (active, standby, warmup) = stored.assigned.to_task_ids();
+        let (active, standby, warmup) = if send_tasks {
+            stored.assigned.to_task_ids()
+        } else {
+            Default::default()
+        };
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
             send_tasks.then(|| task_ids_json(&l))
         };

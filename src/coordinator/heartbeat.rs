@@ -19,7 +19,7 @@ use crate::error::bug;
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::member_id::{generate, MemberIdSeed};
 use crate::group::{Group, Member, MemberState, TaskOffset};
-use crate::reconcile::reconcile;
+use crate::reconcile::reconcile_owned;
 use crate::records::{Dialect, KeyValue, MemberMetadataValue, TopologyValue};
 use crate::tasks::{is_subset, task_map, Assignment, TaskMap};
 use crate::timers::{TimerData, TimerKey, TimerKind};
@@ -364,23 +364,23 @@ impl Coordinator {
         // R4
         let mut batch = Batch::default();
         let mut replaced: Option<&Member> = None;
-        let found: Member = match &req.instance_id {
+        // Borrowed from the group unless this heartbeat makes a new member (no clone of a member
+        // that may not change).
+        let found: Cow<'_, Member> = match &req.instance_id {
             None => match group.members.get(&member_id) {
-                Some(m) => m.clone(),
-                None if join => Member::new(&member_id),
+                Some(m) => Cow::Borrowed(m),
+                None if join => Cow::Owned(Member::new(&member_id)),
                 None => return Err(unknown_member(gid, &member_id)),
             },
             Some(instance) => match (join, group.static_index.get(instance)) {
                 (true, None) => group
                     .members
                     .get(&member_id)
-                    .cloned()
-                    .unwrap_or_else(|| Member::new(&member_id)),
+                    .map_or_else(|| Cow::Owned(Member::new(&member_id)), Cow::Borrowed),
                 (true, Some(h)) if *h == member_id => group
                     .members
                     .get(h)
-                    .cloned()
-                    .unwrap_or_else(|| Member::new(&member_id)),
+                    .map_or_else(|| Cow::Owned(Member::new(&member_id)), Cow::Borrowed),
                 (true, Some(h)) => {
                     let holder = group.members.get(h).ok_or_else(|| unknown_member(gid, h))?;
                     if holder.member_epoch != -2 {
@@ -417,7 +417,7 @@ impl Coordinator {
                         old_member_id: h.clone(),
                         new_member_id: member_id.clone(),
                     });
-                    copy
+                    Cow::Owned(copy)
                 }
                 (false, None) => {
                     return Err(ProtocolError::new(
@@ -431,7 +431,7 @@ impl Coordinator {
                 (false, Some(h)) => group
                     .members
                     .get(h)
-                    .cloned()
+                    .map(Cow::Borrowed)
                     .ok_or_else(|| unknown_member(gid, h))?,
             },
         };
@@ -449,7 +449,7 @@ impl Coordinator {
             }
         }
         // R7
-        let mut member = found.clone();
+        let mut member = found.clone().into_owned();
         merge(dialect, &mut member.metadata, client, req);
         let mut reasons: Vec<&'static str> = Vec::new();
         if is_new || member.metadata != found.metadata {
@@ -598,8 +598,8 @@ impl Coordinator {
         };
         // R10
         let owned = owned(req);
-        let reconciled = reconcile(
-            &member,
+        let reconciled = reconcile_owned(
+            member,
             assignment_epoch,
             &target,
             owned.as_ref(),
@@ -621,7 +621,7 @@ impl Coordinator {
             assigned_before: match replaced {
                 Some(h) => Some(h.assigned.clone()),
                 None if is_new => None,
-                None => Some(found.assigned),
+                None => Some(found.assigned.clone()),
             },
             replaced: replaced.map(|h| h.member_id.clone()),
             topics_to_create,
