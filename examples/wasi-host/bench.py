@@ -2,7 +2,7 @@
 """Heartbeats per second under wasmtime for a 1,000-member stable group, through ABI version 1
 (`sgc_call`: five export calls per request) and version 2 (`sgc_call2`: one), on one instance.
 
-    .venv/bin/python examples/wasi-host/bench.py [--members 1000] [--rounds 5] [--abi 1|2]
+    .venv/bin/python examples/wasi-host/bench.py [--members 1000] [--rounds 5] [--abi 1|2] [--module M]
 """
 import argparse
 import json
@@ -19,8 +19,9 @@ def main():
     parser.add_argument("--members", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--abi", type=int, choices=(1, 2), default=None, help="only this version")
+    parser.add_argument("--module", default=host.DEFAULT_MODULE)
     args = parser.parse_args()
-    plugin = host.Plugin(abi=2)
+    plugin = host.Plugin(args.module, abi=2)
     h = plugin.create({"group.streams.num.standby.replicas": 1})
 
     def call(obj):

@@ -140,10 +140,10 @@ pub fn run(compiled: &Compiled, members: usize, rounds: usize) -> Result<()> {
     }
 
     // Steady heartbeats change nothing, so each face sees the same state on every run. Runs
-    // alternate to share machine noise; the best of five counts.
+    // alternate to share machine noise; the best of ten counts.
     let mut best = [Duration::MAX; 3];
     let mut sink = 0usize;
-    for _ in 0..5 {
+    for _ in 0..10 {
         let t = Instant::now();
         for line in &steady {
             sink = sink.wrapping_add(native.handle_json(line).len());
@@ -164,7 +164,7 @@ pub fn run(compiled: &Compiled, members: usize, rounds: usize) -> Result<()> {
     }
     let n = steady.len();
     let native_us = per_call(best[0], n);
-    println!("{n} steady heartbeats per run, best of 5 (checksum {sink})");
+    println!("{n} steady heartbeats per run, best of 10 (checksum {sink})");
     for (name, d) in [
         ("native (handle_json, same crate, release)", best[0]),
         ("wasmtime crate, ABI v2 (sgc_call2, 1 export call)", best[1]),
