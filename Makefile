@@ -17,6 +17,7 @@ test: setup fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-bro
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
+	$(CARGO) fmt --manifest-path examples/wasi-host/rust/Cargo.toml -- --check
 
 clippy:
 	$(CARGO) clippy --all-targets -- -D warnings
