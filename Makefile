@@ -1,20 +1,23 @@
-# streams-group-coordinator: `make demo` and `make test` work on a fresh machine; both run
-# `make setup` first, which installs only what is missing.
+# streams-group-coordinator: `make demo` and `make test` work on a fresh machine. `make setup`
+# (and `make test`) installs everything missing; every other target installs only the parts it
+# uses (scripts/setup.sh PART...): `make demo` needs only cargo.
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: update-scenarios setup demo test fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench
+.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench
 
 setup:
 	@bash scripts/setup.sh
 
-demo: setup
+demo:
+	@bash scripts/setup.sh cargo
 	@$(CARGO) run --quiet --example demo -- examples/demo/three-instances.jsonl
 
 test: setup fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
+	$(CARGO) fmt --manifest-path examples/wasi-host/rust/Cargo.toml -- --check
 
 clippy:
 	$(CARGO) clippy --all-targets -- -D warnings
@@ -29,25 +32,36 @@ test-wasm-unit:
 
 # Rewrites tests/scenarios/*.out.jsonl from the native core; review the diff before committing.
 update-scenarios:
+	@bash scripts/setup.sh cargo
 	UPDATE_SCENARIOS=1 $(CARGO) test --test scenarios
 
-bench: setup
+bench:
+	@bash scripts/setup.sh cargo
 	$(CARGO) bench
 
 pkg: wasi
+	@bash scripts/setup.sh wasm wasm-bindgen npm-tools
 	@bash scripts/build-pkg.sh
+
+# Only the web build of the package: all the playground needs.
+web:
+	@bash scripts/setup.sh wasm wasm-bindgen npm-tools
+	@bash scripts/build-pkg.sh web
 
 test-js: pkg
 	@bash scripts/test-js.sh
 
-wasi: setup
+wasi:
+	@bash scripts/setup.sh wasm npm-tools
 	@bash scripts/build-wasi.sh
 
 test-wasi: wasi
+	@bash scripts/setup.sh node python
 	@bash scripts/test-wasi.sh
 
-playground: pkg
+playground: web
 	@bash scripts/playground.sh
 
 test-browser: pkg
+	@bash scripts/setup.sh browser
 	@bash scripts/test-browser.sh

@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/: the wasm-bindgen glue for Node (CommonJS) and the web
 # (ES module), optimised with binaryen's wasm-opt, plus js/ and pkg-template/.
+#   scripts/build-pkg.sh        both (make pkg)
+#   scripts/build-pkg.sh web    only the web build (make web: all the playground needs)
+# Cargo skips what did not change; wasm-bindgen and wasm-opt run for a target only when
+# cargo's module (or this script) is newer than that target's optimised module.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CRATE=streams_group_coordinator
 WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/$CRATE.wasm
 WASM_OPT=tools/node_modules/.bin/wasm-opt
+targets="nodejs web"
+[ "${1:-}" = web ] && targets=web
 
 cargo build --quiet --target wasm32-unknown-unknown --profile wasm --lib
 
-rm -rf pkg/node pkg/web
 mkdir -p pkg
-for target in nodejs web; do
+for target in $targets; do
   dir=pkg/$([ "$target" = nodejs ] && echo node || echo web)
+  out="$dir/${CRATE}_bg.wasm"
+  if [ -f "$out" ] && [ "$out" -nt "$WASM" ] && [ "$out" -nt "$0" ]; then
+    echo "pkg: $dir is up to date"
+    continue
+  fi
+  rm -rf "$dir"
   wasm-bindgen --target "$target" --out-dir "$dir" --remove-producers-section "$WASM"
   # Debian's binaryen corrupts wasm-bindgen output (TOOLCHAIN P2); npm binaryen does not.
   "$WASM_OPT" -Oz --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    "$dir/${CRATE}_bg.wasm" -o "$dir/${CRATE}_bg.wasm"
+    "$out" -o "$out"
 done
 echo '{"type": "module"}' > pkg/web/package.json
 
@@ -29,4 +40,4 @@ sed "s/\"version\": \"[^\"]*\"/\"version\": \"$version\"/" pkg-template/package.
 
 raw=$(stat -c %s "pkg/web/${CRATE}_bg.wasm")
 gz=$(gzip -9 -c "pkg/web/${CRATE}_bg.wasm" | wc -c)
-echo "pkg: built streams-group-coordinator $version (wasm $raw bytes, $gz gzipped)"
+echo "pkg: streams-group-coordinator $version ready (wasm $raw bytes, $gz gzipped)"

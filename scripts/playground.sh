@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Serves the protocol playground (examples/playground/) on 127.0.0.1. It builds nothing: it
-# assembles a static site from the page and the web build of the package (run `make pkg`
+# assembles a static site from the page and the web build of the package (run `make web`
 # first; `make playground` does), then runs Python's static file server in the foreground.
 #   PORT=8080 (default)   SITE=target/playground-site (default)
 #   scripts/playground.sh --assemble-only   only assemble the site and print its folder
@@ -11,7 +11,7 @@ PORT="${PORT:-8080}"
 SITE="${SITE:-target/playground-site}"
 
 if [ ! -f pkg/web.mjs ] || [ ! -f pkg/web/streams_group_coordinator_bg.wasm ]; then
-  echo "playground: pkg/web.mjs or pkg/web/ is missing; run 'make pkg' first (or 'make playground')" >&2
+  echo "playground: pkg/web.mjs or pkg/web/ is missing; run 'make web' first (or 'make playground')" >&2
   exit 1
 fi
 

@@ -13,17 +13,68 @@ import { WASI } from 'node:wasi';
 const here = dirname(fileURLToPath(import.meta.url));
 const wasiDir = join(here, '..', '..', 'pkg', 'wasi');
 
-/** One reactor instance; several coordinators (handles) may live in it. */
+/** Unpacks an sgc_call2 result (a BigInt) into status, output address and length. */
+export function unpack(result) {
+  const r = BigInt.asUintN(64, result);
+  return { status: Number(r >> 62n), ptr: Number(r & 0xffffffffn), len: Number((r >> 32n) & 0x3fffffffn) };
+}
+
+/**
+ * One reactor instance; several coordinators (handles) may live in it.
+ *
+ * With ABI version 2 (the default when the module exports `sgc_abi_version_2`) a request is one
+ * export call: the input is encoded straight into one reusable guest buffer (`encodeInto`, grown
+ * with `sgc_realloc`), `sgc_call2` answers status, address and length in one i64, and the output
+ * is decoded straight from linear memory. `abi: 1` drives the version 1 exports.
+ */
 export class Plugin {
-  constructor(path = join(wasiDir, 'sgc-reactor.wasm')) {
+  constructor(path = join(wasiDir, 'sgc-reactor.wasm'), { abi } = {}) {
     const wasi = new WASI({ version: 'preview1', args: [], env: {} });
     const module = new WebAssembly.Module(readFileSync(path));
     this.instance = new WebAssembly.Instance(module, wasi.getImportObject());
     wasi.initialize(this.instance); // calls _initialize once (TOOLCHAIN P12, P14)
     this.x = this.instance.exports;
     if (this.x.sgc_abi_version_1() !== 1) throw new Error('unexpected ABI version');
+    const hasV2 = typeof this.x.sgc_abi_version_2 === 'function' && this.x.sgc_abi_version_2() === 2;
+    this.abi = abi ?? (hasV2 ? 2 : 1);
+    if (this.abi === 2 && !hasV2) throw new Error('the module does not export ABI version 2');
     this.encoder = new TextEncoder();
     this.decoder = new TextDecoder();
+    this.buf = 0; // the reusable input buffer (version 2)
+    this.cap = 0;
+    this.view = new Uint8Array(this.x.memory.buffer);
+  }
+
+  /** A view of all of linear memory, re-made when growth detached the old one (P13). */
+  bytes() {
+    if (this.view.buffer !== this.x.memory.buffer) this.view = new Uint8Array(this.x.memory.buffer);
+    return this.view;
+  }
+
+  /** Grows the reusable input buffer to at least `n` bytes with one sgc_realloc. */
+  grow(n) {
+    const cap = Math.max(n, 2 * this.cap, 4096);
+    const ptr = this.x.sgc_realloc(this.buf, this.cap, cap) >>> 0;
+    if (ptr === 0) throw new Error('sgc_realloc failed');
+    this.buf = ptr;
+    this.cap = cap;
+  }
+
+  /** Encodes `text` into the input buffer in place; returns its length in bytes. */
+  put(text) {
+    for (;;) {
+      if (this.cap > 0) {
+        const { read, written } = this.encoder.encodeInto(text, this.bytes().subarray(this.buf, this.buf + this.cap));
+        if (read === text.length) return written;
+      }
+      this.grow(text.length * 3); // enough for any UTF-16 text as UTF-8
+    }
+  }
+
+  /** One sgc_call2 with whatever pointer and length: { status, output }. */
+  call2Raw(handle, ptr, len) {
+    const r = unpack(this.x.sgc_call2(handle, ptr, len));
+    return { status: r.status, output: this.decoder.decode(this.bytes().subarray(r.ptr, r.ptr + r.len)) };
   }
 
   withBytes(text, call) {
@@ -53,6 +104,10 @@ export class Plugin {
   }
 
   call(handle, text) {
+    if (this.abi === 2) {
+      const n = text.length === 0 ? 0 : this.put(text);
+      return this.call2Raw(handle, this.buf, n);
+    }
     const status = this.withBytes(text, (p, n) => this.x.sgc_call(handle, p, n));
     return { status, output: this.output() };
   }

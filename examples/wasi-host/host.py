@@ -6,10 +6,12 @@ broker hosting a `__consumer_offsets` partition, appends every record the coordi
 log file. Killed and restarted, it rebuilds the coordinator by replaying that log into a fresh
 instance and carries on with the same state.
 
-    host.py run INPUTS [--config CFG] [--log LOG] [--restart-after N]   print one output per input
+    host.py run INPUTS [--config CFG] [--log LOG] [--restart-after N] [--abi 1|2]
+                                                                        print one output per input
     host.py imports MODULE                                              print the module's imports
 """
 import argparse
+import ctypes
 import json
 import os
 import sys
@@ -20,33 +22,117 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_MODULE = os.path.join(HERE, "..", "..", "pkg", "wasi", "sgc-reactor.wasm")
 
 STATUS_OK, STATUS_INPUT_ERROR, STATUS_INTERNAL_ERROR = 0, 1, 2
+# sgc_free_checked: freed; not a live allocation; a live allocation of another length.
+FREE_OK, FREE_NOT_ALLOCATED, FREE_WRONG_LENGTH = 0, 1, 2
+U64 = (1 << 64) - 1
+
+
+ENGINE = wasmtime.Engine()
+_MODULES = {}
+
+
+def compiled(module_path):
+    """The module compiled once per process (a restart instantiates it again, as a broker
+    keeps its compiled plugin when it rebuilds a coordinator)."""
+    key = os.path.abspath(module_path)
+    if key not in _MODULES:
+        _MODULES[key] = wasmtime.Module.from_file(ENGINE, key)
+    return _MODULES[key]
+
+
+def unpack(result):
+    """An sgc_call2 result (a signed i64 in Python) as (status, ptr, len)."""
+    r = result & U64
+    return r >> 62, r & 0xFFFFFFFF, (r >> 32) & 0x3FFFFFFF
+
+
+class RawCall:
+    """Calls one export through wasmtime's unchecked call, for `(i32, ...) -> i32 | i64`
+    exports. wasmtime-py's `Func.__call__` reads the function's type back from the engine and
+    converts every value on each call, which costs several times the call itself; this checks
+    the signature once. It uses wasmtime-py's ctypes bindings (`wasmtime._ffi`, pinned at
+    50.0.1 by `make setup`); `RawCall.make` answers None where they differ, and the host then
+    uses the public call."""
+
+    def __init__(self, ffi, store, func, n_params):
+        self.ffi = ffi
+        self.store = store
+        self.ctx = store._context()
+        self.func = ctypes.byref(func._func)
+        self.vals = (ffi.wasmtime_val_raw_t * max(n_params, 1))()
+        self.n = len(self.vals)
+        self.trap = ctypes.POINTER(ffi.wasm_trap_t)()
+
+    @staticmethod
+    def make(store, func, params, result):
+        try:
+            from wasmtime import _ffi as ffi
+            ty = func.type(store)
+            if [str(t) for t in ty.params] != params or [str(t) for t in ty.results] != [result]:
+                return None
+            return RawCall(ffi, store, func, len(params))
+        except (ImportError, AttributeError):
+            return None
+
+    def __call__(self, *args):
+        vals = self.vals
+        for i, v in enumerate(args):
+            vals[i].i32 = v
+        error = self.ffi.wasmtime_func_call_unchecked(
+            self.ctx, self.func, vals, self.n, ctypes.byref(self.trap))
+        if self.trap:
+            trap = wasmtime.Trap._from_ptr(self.trap)
+            self.trap = ctypes.POINTER(self.ffi.wasm_trap_t)()
+            raise trap
+        if error:
+            raise wasmtime.WasmtimeError._from_ptr(error)
+        return vals[0].i64
 
 
 class Plugin:
-    """One instance of the reactor module; several coordinators (handles) may live in it."""
+    """One instance of the reactor module; several coordinators (handles) may live in it.
 
-    def __init__(self, module_path=DEFAULT_MODULE):
-        self.engine = wasmtime.Engine()
+    With ABI version 2 (the default when the module exports `sgc_abi_version_2`), a request is
+    one export call: the input goes into one reusable buffer from `sgc_alloc` (grown with
+    `sgc_realloc`), `sgc_call2` answers status, output address and length in one i64, and the
+    output is read straight out of linear memory. `abi=1` drives the version 1 exports (alloc,
+    call, output_ptr, output_len, free: five calls and two copies per request)."""
+
+    def __init__(self, module_path=DEFAULT_MODULE, abi=None):
+        self.engine = ENGINE
         self.store = wasmtime.Store(self.engine)
         wasi = wasmtime.WasiConfig()
         wasi.inherit_stderr()
         self.store.set_wasi(wasi)
         linker = wasmtime.Linker(self.engine)
         linker.define_wasi()
-        module = wasmtime.Module.from_file(self.engine, module_path)
-        self.instance = linker.instantiate(self.store, module)
+        self.instance = linker.instantiate(self.store, compiled(module_path))
         ex = self.instance.exports(self.store)
         self.memory = ex["memory"]
-        self.fn = {name: ex[name] for name in (
-            "sgc_alloc", "sgc_free", "sgc_create", "sgc_destroy", "sgc_call",
-            "sgc_output_ptr", "sgc_output_len", "sgc_abi_version_1")}
+        names = ("sgc_alloc", "sgc_free", "sgc_create", "sgc_destroy", "sgc_call",
+                 "sgc_output_ptr", "sgc_output_len", "sgc_abi_version_1",
+                 "sgc_abi_version_2", "sgc_call2", "sgc_free_checked", "sgc_realloc")
+        self.fn = {name: ex[name] for name in names if ex.get(name) is not None}
         ex["_initialize"](self.store)
         if self.fn["sgc_abi_version_1"](self.store) != 1:
             raise RuntimeError("unexpected ABI version")
+        has_v2 = "sgc_abi_version_2" in self.fn and self.fn["sgc_abi_version_2"](self.store) == 2
+        self.abi = abi if abi is not None else (2 if has_v2 else 1)
+        if self.abi == 2 and not has_v2:
+            raise RuntimeError("the module does not export ABI version 2")
+        self.buf, self.cap = 0, 0  # the reusable input buffer (version 2)
+        self._refresh()
+        self.raw_call2 = None
+        if has_v2:
+            raw = RawCall.make(self.store, self.fn["sgc_call2"], ["i32", "i32", "i32"], "i64")
+            public = self.fn["sgc_call2"]
+            self.raw_call2 = raw or (lambda h, p, n: public(self.store, h, p, n))
 
     def _with_bytes(self, data, call):
         if not data:
-            return call(0, 0)
+            result = call(0, 0)
+            self._refresh()
+            return result
         ptr = self.fn["sgc_alloc"](self.store, len(data))
         if ptr == 0:
             raise MemoryError("sgc_alloc failed")
@@ -55,6 +141,34 @@ class Plugin:
             return call(ptr, len(data))
         finally:
             self.fn["sgc_free"](self.store, ptr, len(data))
+            self._refresh()
+
+    def _refresh(self):
+        """Where linear memory lives in the host now and its size; it moves when memory grows,
+        so this runs after every export call that may grow it."""
+        self.base = ctypes.addressof(self.memory.data_ptr(self.store).contents)
+        self.size = self.memory.data_len(self.store)
+
+    def _put(self, data):
+        """Writes `data` into the reusable input buffer, growing it (one sgc_realloc) when short."""
+        n = len(data)
+        if n > self.cap:
+            cap = max(n, 2 * self.cap, 4096)
+            ptr = self.fn["sgc_realloc"](self.store, self.buf, self.cap, cap) & 0xFFFFFFFF
+            if ptr == 0:
+                raise MemoryError("sgc_realloc failed")
+            self.buf, self.cap = ptr, cap
+            self._refresh()
+        if n:
+            ctypes.memmove(self.base + self.buf, data, n)
+        return self.buf, n
+
+    def read(self, ptr, length):
+        """A copy of `length` bytes of linear memory at `ptr`, bounds-checked (after
+        `_refresh`)."""
+        if ptr + length > self.size:
+            raise RuntimeError(f"[{ptr}, +{length}) lies outside linear memory")
+        return ctypes.string_at(self.base + ptr, length)
 
     def output(self):
         ptr = self.fn["sgc_output_ptr"](self.store) & 0xFFFFFFFF
@@ -71,9 +185,18 @@ class Plugin:
     def destroy(self, handle):
         self.fn["sgc_destroy"](self.store, handle)
 
+    def call2_raw(self, handle, ptr, length):
+        """One sgc_call2 as (status, output text), with whatever pointer and length."""
+        status, out_ptr, out_len = unpack(self.raw_call2(handle, ptr, length))
+        self._refresh()
+        return status, self.read(out_ptr, out_len).decode("utf-8")
+
     def call(self, handle, text):
-        status = self._with_bytes(text.encode("utf-8"),
-                                  lambda p, n: self.fn["sgc_call"](self.store, handle, p, n))
+        data = text.encode("utf-8")
+        if self.abi == 2:
+            ptr, n = self._put(data)
+            return self.call2_raw(handle, ptr, n)
+        status = self._with_bytes(data, lambda p, n: self.fn["sgc_call"](self.store, handle, p, n))
         return status, self.output()
 
 
@@ -81,13 +204,13 @@ class BrokerPartition:
     """What a broker does for one `__consumer_offsets` partition: route requests to the
     coordinator, append its records to the log, rebuild from the log after a restart."""
 
-    def __init__(self, config, log_path, module_path=DEFAULT_MODULE):
-        self.config, self.log_path, self.module_path = config, log_path, module_path
+    def __init__(self, config, log_path, module_path=DEFAULT_MODULE, abi=None):
+        self.config, self.log_path, self.module_path, self.abi = config, log_path, module_path, abi
         self.topics = {}  # the last topic image the host reported, re-sent after a rebuild
         self.start()
 
     def start(self):
-        self.plugin = Plugin(self.module_path)
+        self.plugin = Plugin(self.module_path, self.abi)
         self.handle = self.plugin.create(self.config)
         records = []
         if self.log_path and os.path.exists(self.log_path):
@@ -144,6 +267,7 @@ def main():
     run.add_argument("--log")
     run.add_argument("--module", default=DEFAULT_MODULE)
     run.add_argument("--restart-after", type=int, default=None)
+    run.add_argument("--abi", type=int, choices=(1, 2), default=None)
     imp = sub.add_parser("imports")
     imp.add_argument("module")
     args = parser.parse_args()
@@ -161,7 +285,7 @@ def main():
             config = json.load(f)
     if args.log and os.path.exists(args.log):
         os.remove(args.log)
-    partition = BrokerPartition(config, args.log, args.module)
+    partition = BrokerPartition(config, args.log, args.module, args.abi)
     with open(args.inputs) as f:
         lines = [line.strip() for line in f if line.strip()]
     for i, line in enumerate(lines):

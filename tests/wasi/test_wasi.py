@@ -13,6 +13,7 @@ import traceback
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "examples", "wasi-host"))
 import host  # noqa: E402
+import wasmtime  # noqa: E402
 
 SGC = os.environ.get("SGC_BIN", os.path.join(ROOT, "target", "debug", "sgc"))
 REACTOR = os.path.join(ROOT, "pkg", "wasi", "sgc-reactor.wasm")
@@ -52,20 +53,21 @@ def scenarios():
 
 
 def test_scenarios_match_native():
-    plugin = host.Plugin(REACTOR)
+    """Both ABI versions, on one instance each, give the native outputs byte for byte."""
+    plugins = {abi: host.Plugin(REACTOR, abi) for abi in (1, 2)}
     count = 0
     for name, config, lines in scenarios():
-        handle = plugin.create(config)
-        outputs = [plugin.call(handle, line)[1] for line in lines]
-        plugin.destroy(handle)
         expected = native(lines, config)
-        assert outputs == expected, f"{name}: reactor output differs from native"
+        for abi, plugin in plugins.items():
+            handle = plugin.create(config)
+            outputs = [plugin.call(handle, line)[1] for line in lines]
+            plugin.destroy(handle)
+            assert outputs == expected, f"{name}: reactor output (ABI v{abi}) differs from native"
         count += 1
     assert count > 0, "no scenarios"
 
 
 def test_imports_are_what_the_code_needs():
-    import wasmtime
     engine = wasmtime.Engine()
     for path, allowed in ((REACTOR, REACTOR_IMPORTS), (COMMAND, COMMAND_IMPORTS)):
         imports = {f"{i.module}.{i.name}" for i in wasmtime.Module.from_file(engine, path).imports}
@@ -73,12 +75,19 @@ def test_imports_are_what_the_code_needs():
 
 
 def test_exports_of_the_reactor():
-    import wasmtime
     engine = wasmtime.Engine()
     exports = {e.name for e in wasmtime.Module.from_file(engine, REACTOR).exports}
     assert {"memory", "_initialize", "sgc_abi_version_1", "sgc_alloc", "sgc_free", "sgc_create",
-            "sgc_destroy", "sgc_call", "sgc_output_ptr", "sgc_output_len"} <= exports
+            "sgc_destroy", "sgc_call", "sgc_output_ptr", "sgc_output_len",
+            "sgc_abi_version_2", "sgc_call2", "sgc_free_checked", "sgc_realloc"} <= exports
     assert "_start" not in exports
+    plugin = host.Plugin(REACTOR)
+    assert plugin.abi == 2
+    types = {e.name: e.type for e in wasmtime.Module.from_file(engine, REACTOR).exports}
+    assert [str(t) for t in types["sgc_call2"].params] == ["i32", "i32", "i32"]
+    assert [str(t) for t in types["sgc_call2"].results] == ["i64"]
+    assert [str(t) for t in types["sgc_free"].results] == [], "v1's sgc_free keeps its signature"
+    assert [str(t) for t in types["sgc_free_checked"].results] == ["i32"]
 
 
 def test_bad_calls_are_errors_not_traps():
@@ -98,6 +107,179 @@ def test_bad_calls_are_errors_not_traps():
         raise AssertionError("a bad config was accepted")
     except ValueError as e:
         assert "INVALID_CONFIG" in str(e)
+
+
+ADVANCE = '{"nowMs": 0, "type": "AdvanceTime"}'
+JOIN = {"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {
+    "groupId": "g", "memberId": "m", "memberEpoch": 0, "topologyId": "t", "processId": "p",
+    "rebalanceTimeoutMs": 1000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}
+BAD_RANGES = [  # (ptr, len) that no sgc_alloc handed out
+    (0, 4), (8, 16), (0xFFFFFF00, 4096), (0xFFFFFFFF, 1), (0xFFFFFFFF, 0xFFFFFFFF),
+    (0x7FFFFFFF, 0x7FFFFFFF), (0xFFFF0000, 0x20000)]
+
+
+def put(plugin, data):
+    """A fresh sgc_alloc buffer holding `data`."""
+    ptr = plugin.fn["sgc_alloc"](plugin.store, len(data)) & 0xFFFFFFFF
+    assert ptr != 0
+    plugin.memory.write(plugin.store, data, ptr)
+    return ptr
+
+
+def v1_output(plugin):
+    return (plugin.fn["sgc_output_ptr"](plugin.store) & 0xFFFFFFFF,
+            plugin.fn["sgc_output_len"](plugin.store) & 0xFFFFFFFF)
+
+
+def describe_g(plugin, handle):
+    status, out = plugin.call(handle, json.dumps(
+        {"nowMs": 2, "type": "StreamsGroupDescribe", "request": {"groupIds": ["g"]}}))
+    assert status == host.STATUS_OK, out
+    return out
+
+
+def test_every_bad_free_answers_a_status_and_changes_nothing():
+    """Issue 16: sgc_free on the module's own output buffer corrupted the heap (a later call
+    trapped in dlfree); double, interior and wrong-length frees only happened to survive."""
+    plugin = host.Plugin(REACTOR, abi=1)
+    control = host.Plugin(REACTOR, abi=1)
+    h, hc = plugin.create(None), control.create(None)
+    for p, handle in ((plugin, h), (control, hc)):
+        assert p.call(handle, json.dumps(JOIN))[0] == host.STATUS_OK
+    free_checked = plugin.fn["sgc_free_checked"]
+    data = ADVANCE.encode()
+    ptr = put(plugin, data)
+    n = len(data)
+    assert plugin.fn["sgc_call"](plugin.store, h, ptr, n) == host.STATUS_OK
+    out_ptr, out_len = v1_output(plugin)
+    out_before = plugin.output()
+    status, v2_out = plugin.call2_raw(h, ptr, n)
+    assert status == host.STATUS_OK
+    r = host.unpack(plugin.raw_call2(h, ptr, n))
+    plugin._refresh()
+    v2_ptr, v2_len = r[1], r[2]
+    cases = [
+        ("own v1 output", out_ptr, out_len, host.FREE_NOT_ALLOCATED),
+        ("own v1 output, other length", out_ptr, 1, host.FREE_NOT_ALLOCATED),
+        ("own v2 output", v2_ptr, v2_len, host.FREE_NOT_ALLOCATED),
+        ("interior", ptr + 1, n - 1, host.FREE_NOT_ALLOCATED),
+        ("interior, same length", ptr + 4, n, host.FREE_NOT_ALLOCATED),
+        ("too long", ptr, n + 1, host.FREE_WRONG_LENGTH),
+        ("too short", ptr, n - 1, host.FREE_WRONG_LENGTH),
+        ("length 0", ptr, 0, host.FREE_WRONG_LENGTH),
+        ("null", 0, n, host.FREE_NOT_ALLOCATED),
+        ("null, length 0", 0, 0, host.FREE_NOT_ALLOCATED),
+    ] + [(f"never handed out {p:#x}+{ln:#x}", p, ln, host.FREE_NOT_ALLOCATED) for p, ln in BAD_RANGES]
+    for name, p, ln, expected in cases:
+        # v1's sgc_free answers nothing but must change nothing either.
+        plugin.fn["sgc_free"](plugin.store, p, ln)
+        assert free_checked(plugin.store, p, ln) == expected, name
+    # Nothing changed: the outputs are where they were, the input buffer is live and intact.
+    plugin._refresh()
+    assert plugin.output() == out_before
+    assert plugin.read(v2_ptr, v2_len).decode() == v2_out
+    assert plugin.read(ptr, n) == data
+    assert plugin.fn["sgc_call"](plugin.store, h, ptr, n) == host.STATUS_OK
+    # The double free: the first frees, every later one answers FREE_NOT_ALLOCATED.
+    assert free_checked(plugin.store, ptr, n) == host.FREE_OK
+    for _ in range(3):
+        plugin.fn["sgc_free"](plugin.store, ptr, n)
+        assert free_checked(plugin.store, ptr, n) == host.FREE_NOT_ALLOCATED
+    # A freed buffer is no longer an input.
+    assert plugin.fn["sgc_call"](plugin.store, h, ptr, n) == host.STATUS_INTERNAL_ERROR
+    # The heap is sound: many allocations, calls and frees later the plugin still answers
+    # exactly as an instance that never saw a bad free.
+    for i in range(200):
+        line = json.dumps({"nowMs": 10 + i, "type": "AdvanceTime"})
+        assert plugin.call(h, line) == control.call(hc, line)
+    assert describe_g(plugin, h) == describe_g(control, hc)
+    for abi in (1, 2):
+        plugin.abi = abi
+        for name, config, lines in list(scenarios())[:5]:
+            handle = plugin.create(config)
+            assert [plugin.call(handle, line)[1] for line in lines] == native(lines, config), name
+            plugin.destroy(handle)
+
+
+def test_realloc_refuses_what_it_did_not_hand_out():
+    plugin = host.Plugin(REACTOR, abi=1)
+    realloc, free_checked = plugin.fn["sgc_realloc"], plugin.fn["sgc_free_checked"]
+    ptr = put(plugin, b"abcdef")
+    h = plugin.create(None)
+    plugin.call(h, ADVANCE)
+    out_ptr, out_len = v1_output(plugin)
+    for p, ln in [(ptr, 5), (ptr + 1, 5), (out_ptr, out_len)] + BAD_RANGES:
+        assert realloc(plugin.store, p, ln, 64) == 0, (p, ln)
+    assert realloc(plugin.store, ptr, 6, 0) == 0
+    assert realloc(plugin.store, ptr, 6, 0xFFFFFFFF) == 0, "too large"
+    assert bytes(plugin.memory.read(plugin.store, ptr, ptr + 6)) == b"abcdef"
+    grown = realloc(plugin.store, ptr, 6, 100000) & 0xFFFFFFFF
+    assert grown != 0
+    assert bytes(plugin.memory.read(plugin.store, grown, grown + 6)) == b"abcdef"
+    assert free_checked(plugin.store, ptr, 6) == host.FREE_NOT_ALLOCATED, "realloc freed the old one"
+    assert free_checked(plugin.store, grown, 100000) == host.FREE_OK
+    assert plugin.fn["sgc_alloc"](plugin.store, 0) == 0
+    assert plugin.fn["sgc_alloc"](plugin.store, 0xFFFFFFFF) == 0
+    assert plugin.fn["sgc_alloc"](plugin.store, 0x7FFFFFFF) == 0
+
+
+def test_v2_bad_pointers_answer_a_status_and_never_disturb_another_handle():
+    plugin = host.Plugin(REACTOR, abi=2)
+    a, b = plugin.create(None), plugin.create({"group.streams.heartbeat.interval.ms": 7000})
+    status, out_a = plugin.call(a, json.dumps(JOIN))
+    assert status == host.STATUS_OK
+    r_a = host.unpack(plugin.raw_call2(a, *plugin._put(json.dumps(JOIN).encode())))
+    plugin._refresh()
+    bytes_a = plugin.read(r_a[1], r_a[2])
+    data = ADVANCE.encode()
+    freed, live = put(plugin, data), put(plugin, data)
+    assert plugin.fn["sgc_free_checked"](plugin.store, freed, len(data)) == host.FREE_OK
+    bad = BAD_RANGES + [(freed, len(data)), (r_a[1], r_a[2]), (live, len(data) + 1),
+                        (live + len(data), 1), (live - 1, 2)]
+    for ptr, length in bad:
+        for handle in (b, 0, 999, 0xFFFFFFFF):
+            status, out = plugin.call2_raw(handle, ptr, length)
+            assert status == host.STATUS_INTERNAL_ERROR, (handle, ptr, length, out)
+            assert json.loads(out)["error"]["code"] == "INVALID_INPUT"
+        # a's output and state stay a's.
+        assert plugin.read(r_a[1], r_a[2]) == bytes_a
+    status, out = plugin.call2_raw(0, live, len(data))
+    assert status == host.STATUS_INTERNAL_ERROR and "unknown coordinator handle" in out
+    status, out = plugin.call2_raw(b, live, 0)
+    assert status == host.STATUS_INPUT_ERROR
+    status, out = plugin.call(b, "{not json")
+    assert status == host.STATUS_INPUT_ERROR and json.loads(out)["error"]["path"] == ""
+    not_utf8 = put(plugin, b"\xff\xfe{}")
+    assert plugin.call2_raw(b, not_utf8, 4)[0] == host.STATUS_INPUT_ERROR
+    # b works, and its config is its own.
+    status, out_b = plugin.call(b, json.dumps(JOIN))
+    assert status == host.STATUS_OK
+    assert json.loads(out_b)["response"]["heartbeatIntervalMs"] == 7000
+    assert plugin.read(r_a[1], r_a[2]) == bytes_a, "a call on b moved a's output"
+    assert json.loads(bytes_a)["response"]["heartbeatIntervalMs"] == 5000
+    # v1 calls do not move v2 outputs either, and destroying b leaves a alone.
+    assert plugin.fn["sgc_call"](plugin.store, b, live, len(data)) == host.STATUS_OK
+    plugin.destroy(b)
+    plugin.destroy(b)
+    plugin._refresh()
+    assert plugin.read(r_a[1], r_a[2]) == bytes_a
+    assert plugin.call2_raw(b, live, len(data))[0] == host.STATUS_INTERNAL_ERROR
+    assert json.loads(describe_g(plugin, a))["response"]["groups"][0]["members"][0]["memberId"] == "m"
+
+
+def test_v2_inputs_grow_the_buffer_and_sub_ranges_work():
+    plugin = host.Plugin(REACTOR, abi=2)
+    h = plugin.create(None)
+    big = json.dumps({"nowMs": 3, "type": "TopicMetadata", "topics": [
+        {"name": f"topic-{i:05}-" + "x" * 200, "partitions": 3} for i in range(500)]})
+    assert len(big) > 100000
+    status, out = plugin.call(h, big)
+    assert status == host.STATUS_OK, out
+    assert plugin.cap >= len(big)
+    padded = b"  [" + ADVANCE.encode() + b"] "
+    ptr = put(plugin, padded)
+    status, out = plugin.call2_raw(h, ptr + 3, len(ADVANCE))
+    assert status == host.STATUS_OK and json.loads(out)["response"] is None
 
 
 def test_several_handles_are_independent():

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Plugin } from '../../examples/wasi-host/host.mjs';
+import { Plugin, unpack } from '../../examples/wasi-host/host.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sgc = process.env.SGC_BIN ?? join(root, 'target', 'debug', 'sgc');
@@ -48,11 +48,13 @@ for (const s of scenarios) {
   const lines = s.steps.map((step) => JSON.stringify(step.input));
   test(`reactor and command module match native: ${s.file}`, () => {
     const expected = native(lines, s.config ?? null);
-    const plugin = new Plugin();
-    const handle = plugin.create(s.config ?? null);
-    const outputs = lines.map((l) => plugin.call(handle, l).output);
-    plugin.destroy(handle);
-    assert.equal(outputs.join('\n') + '\n', expected);
+    for (const abi of [1, 2]) {
+      const plugin = new Plugin(undefined, { abi });
+      const handle = plugin.create(s.config ?? null);
+      const outputs = lines.map((l) => plugin.call(handle, l).output);
+      plugin.destroy(handle);
+      assert.equal(outputs.join('\n') + '\n', expected, `ABI v${abi}`);
+    }
     assert.equal(command(lines, s.config ?? null), expected);
   });
 }
@@ -63,4 +65,94 @@ test('a bad pointer is an error status, not a trap', () => {
   assert.equal(plugin.x.sgc_call(handle, 0xfffff000, 8192), 2);
   assert.equal(JSON.parse(plugin.output()).error.code, 'INVALID_INPUT');
   assert.equal(plugin.call(handle, '{"nowMs": 1, "type": "AdvanceTime"}').status, 0);
+});
+
+const ADVANCE = '{"nowMs": 1, "type": "AdvanceTime"}';
+const JOIN = JSON.stringify({ nowMs: 1, type: 'StreamsGroupHeartbeat', request: {
+  groupId: 'g', memberId: 'm', memberEpoch: 0, topologyId: 't', processId: 'p',
+  rebalanceTimeoutMs: 1000, activeTasks: [], standbyTasks: [], warmupTasks: [] } });
+const BAD = [[0, 4], [8, 16], [0xffffff00, 4096], [0xffffffff, 1], [0xffffffff, 0xffffffff], [0x7fffffff, 0x7fffffff]];
+
+function put(plugin, text) {
+  const data = new TextEncoder().encode(text);
+  const ptr = plugin.x.sgc_alloc(data.length) >>> 0;
+  assert.notEqual(ptr, 0);
+  plugin.bytes().set(data, ptr);
+  return [ptr, data.length];
+}
+
+test('ABI v2 is the default and its answer is one packed i64', () => {
+  const plugin = new Plugin();
+  assert.equal(plugin.abi, 2);
+  assert.equal(plugin.x.sgc_abi_version_2(), 2);
+  const h = plugin.create(null);
+  const [ptr, n] = put(plugin, ADVANCE);
+  const result = plugin.x.sgc_call2(h, ptr, n);
+  assert.equal(typeof result, 'bigint');
+  const r = unpack(result);
+  assert.equal(r.status, 0);
+  assert.equal(new TextDecoder().decode(plugin.bytes().subarray(r.ptr, r.ptr + r.len)),
+    '{"response":null,"records":[],"topicsToCreate":[],"explain":[],"nextDeadlineMs":null}');
+});
+
+test('bad frees answer a status and change nothing (own output, double, interior, wrong length, null, outside memory)', () => {
+  const plugin = new Plugin(undefined, { abi: 1 });
+  const h = plugin.create(null);
+  const [ptr, n] = put(plugin, ADVANCE);
+  assert.equal(plugin.x.sgc_call(h, ptr, n), 0);
+  const out = [plugin.x.sgc_output_ptr() >>> 0, plugin.x.sgc_output_len() >>> 0];
+  const before = plugin.output();
+  const v2 = unpack(plugin.x.sgc_call2(h, ptr, n));
+  const v2Text = new TextDecoder().decode(plugin.bytes().slice(v2.ptr, v2.ptr + v2.len));
+  const cases = [[out[0], out[1], 1], [v2.ptr, v2.len, 1], [ptr + 1, n - 1, 1], [ptr, n + 1, 2], [ptr, n - 1, 2],
+    [ptr, 0, 2], [0, n, 1], [0, 0, 1], ...BAD.map(([p, l]) => [p, l, 1])];
+  for (const [p, l, status] of cases) {
+    plugin.x.sgc_free(p, l);
+    assert.equal(plugin.x.sgc_free_checked(p, l), status, `free(${p}, ${l})`);
+  }
+  assert.equal(plugin.output(), before);
+  assert.equal(new TextDecoder().decode(plugin.bytes().slice(v2.ptr, v2.ptr + v2.len)), v2Text);
+  assert.equal(plugin.x.sgc_free_checked(ptr, n), 0);
+  assert.equal(plugin.x.sgc_free_checked(ptr, n), 1, 'double free');
+  for (let i = 0; i < 200; i++) assert.equal(plugin.call(h, `{"nowMs": ${i}, "type": "AdvanceTime"}`).status, 0);
+  assert.equal(plugin.call(h, JOIN).status, 0);
+});
+
+test('ABI v2: bad pointers and lengths answer status 2, never a trap, and one handle never disturbs another', () => {
+  const plugin = new Plugin();
+  const a = plugin.create(null);
+  const b = plugin.create({ 'group.streams.heartbeat.interval.ms': 7000 });
+  const [jp, jn] = put(plugin, JOIN);
+  const ra = unpack(plugin.x.sgc_call2(a, jp, jn));
+  assert.equal(ra.status, 0);
+  const bytesA = plugin.bytes().slice(ra.ptr, ra.ptr + ra.len);
+  const [freed, fn] = put(plugin, ADVANCE);
+  const [live, ln] = put(plugin, ADVANCE);
+  assert.equal(plugin.x.sgc_free_checked(freed, fn), 0);
+  for (const [p, l] of [...BAD, [freed, fn], [ra.ptr, ra.len], [live, ln + 1], [live + ln, 1], [live - 1, 2]]) {
+    for (const handle of [b, 0, 999, 0xffffffff]) {
+      const r = plugin.call2Raw(handle, p, l);
+      assert.equal(r.status, 2, `call2(${handle}, ${p}, ${l})`);
+      assert.equal(JSON.parse(r.output).error.code, 'INVALID_INPUT');
+    }
+    assert.deepEqual(plugin.bytes().slice(ra.ptr, ra.ptr + ra.len), bytesA);
+  }
+  assert.equal(plugin.call(b, '{not json').status, 1);
+  const ob = JSON.parse(plugin.call(b, JOIN).output);
+  assert.equal(ob.response.heartbeatIntervalMs, 7000);
+  plugin.destroy(b);
+  assert.equal(plugin.call2Raw(b, live, ln).status, 2);
+  assert.deepEqual(plugin.bytes().slice(ra.ptr, ra.ptr + ra.len), bytesA);
+  assert.equal(JSON.parse(new TextDecoder().decode(bytesA)).response.heartbeatIntervalMs, 5000);
+  const d = JSON.parse(plugin.call(a, '{"nowMs": 2, "type": "StreamsGroupDescribe", "request": {"groupIds": ["g"]}}').output);
+  assert.equal(d.response.groups[0].members[0].memberId, 'm');
+});
+
+test('ABI v2: the input buffer grows for large inputs (non-ASCII too)', () => {
+  const plugin = new Plugin();
+  const h = plugin.create(null);
+  const topics = Array.from({ length: 500 }, (_, i) => ({ name: `tópico-${i}-${'x'.repeat(200)}`, partitions: 3 }));
+  const r = plugin.call(h, JSON.stringify({ nowMs: 3, type: 'TopicMetadata', topics }));
+  assert.equal(r.status, 0, r.output);
+  assert.ok(plugin.cap > 100000);
 });
