@@ -1,0 +1,308 @@
+//! The fuzz targets' seed corpus (`fuzz/seeds/<target>/`) and every past crash
+//! (`fuzz/regressions/<target>/`), replayed on stable Rust through the same bodies the
+//! cargo-fuzz targets run (`fuzz/src/lib.rs`).
+//!
+//! The seeds are generated from `tests/scenarios/*.json`:
+//! `SGC_WRITE_FUZZ_SEEDS=1 cargo test --test fuzz_corpus seed_corpus` (`make fuzz-seeds`)
+//! rewrites them.
+
+#[path = "../fuzz/src/lib.rs"]
+mod bodies;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use streams_group_coordinator::records::{encode_key, encode_value};
+use streams_group_coordinator::{Config, Coordinator, Dialect, Input};
+
+type Body = fn(&[u8]);
+
+const TARGETS: &[(&str, Body)] = &[
+    ("handle_json", bodies::handle_json),
+    ("handle_json_lines", bodies::handle_json_lines),
+    ("record_bytes", bodies::record_bytes),
+    ("settings", bodies::settings),
+];
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Runs `body` on every file of `dir`; the failures, by file.
+fn replay_dir(body: Body, dir: &Path) -> (usize, Vec<String>) {
+    let mut failures = Vec::new();
+    let all = files(dir);
+    for path in &all {
+        let data = fs::read(path).expect("readable corpus file");
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| body(&data))) {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failures.push(format!("{}: {message}", path.display()));
+        }
+    }
+    (all.len(), failures)
+}
+
+#[test]
+fn seeds_and_past_crashes_replay_cleanly() {
+    let mut failures = Vec::new();
+    for (target, body) in TARGETS {
+        let (seeds, mut f) = replay_dir(*body, &fuzz_dir().join("seeds").join(target));
+        assert!(seeds > 0, "no seeds for fuzz target {target}");
+        failures.append(&mut f);
+        let (_, mut f) = replay_dir(*body, &fuzz_dir().join("regressions").join(target));
+        failures.append(&mut f);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_fuzz_target_has_a_body_here() {
+    let dir = fuzz_dir().join("fuzz_targets");
+    let mut names: Vec<String> = files(&dir)
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut known: Vec<String> = TARGETS.iter().map(|(t, _)| t.to_string()).collect();
+    known.sort();
+    assert_eq!(names, known, "add the new target's body to TARGETS");
+}
+
+#[test]
+fn populated_bases_have_topics_a_topology_and_several_members() {
+    let bases = bodies::bases();
+    assert_eq!(bases.len(), 4 + bodies::BASE_SCENARIOS.len());
+    for dialect in [Dialect::Kip1071Draft, Dialect::Kafka42] {
+        bodies::populated_base(dialect);
+    }
+    for base in &bases[2..] {
+        let c = &base.harness.live;
+        assert!(!c.topics().is_empty(), "{}: no topics", base.name);
+        let g = c
+            .group("g")
+            .unwrap_or_else(|| panic!("{}: no group g", base.name));
+        assert!(g.topology.is_some(), "{}: no topology", base.name);
+        assert!(
+            g.members.len() >= 2,
+            "{}: {} member(s)",
+            base.name,
+            g.members.len()
+        );
+    }
+}
+
+/// The harness notices a boundary error that changes state: a `Replay` refused after due
+/// timers fired is the one known case (issue 16, item 1), reported as such rather than hidden.
+#[test]
+fn harness_reports_the_known_replay_after_timers_defect() {
+    let mut h = bodies::Harness::new(
+        &serde_json::json!({"dialect": "kafka-4.2", "group.streams.initial.rebalance.delay.ms": 3000}),
+    );
+    let sub = r#"{"epoch": 0, "subtopologies": [{"subtopologyId": "0", "sourceTopics": ["in"]}]}"#;
+    let lines = [
+        r#"{"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 2}]}"#
+            .to_string(),
+        format!(
+            r#"{{"nowMs": 1000, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": "m1", "memberEpoch": 0, "endpointInformationEpoch": -1, "topology": {sub}, "processId": "p1", "rebalanceTimeoutMs": 30000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}}}"#
+        ),
+    ];
+    for line in &lines {
+        assert_eq!(h.feed(line), bodies::Fed::Checked, "{line}");
+    }
+    let before = h.live.clone();
+    let replay = r#"{"nowMs": 5000, "type": "Replay", "records": [{"key": {"type": 20, "data": {"groupId": "g"}}, "value": null}]}"#;
+    let fed = h.feed(replay);
+    if bodies::same_state(&before, &h.live) {
+        // Fixed: the refused input changed nothing.
+        assert_eq!(fed, bodies::Fed::Checked);
+    } else {
+        assert_eq!(fed, bodies::Fed::KnownIssue);
+    }
+}
+
+#[test]
+fn harness_skips_partition_counts_beyond_the_fed_limit() {
+    let mut h = bodies::Harness::new(&Value::Null);
+    let big = format!(
+        r#"{{"nowMs": 0, "type": "TopicMetadata", "topics": [{{"name": "in", "partitions": {}}}]}}"#,
+        bodies::MAX_FED_PARTITIONS + 1
+    );
+    assert_eq!(h.feed(&big), bodies::Fed::Skipped);
+    assert!(h.live.topics().is_empty());
+    let small = big.replace(&(bodies::MAX_FED_PARTITIONS + 1).to_string(), "3");
+    assert_eq!(h.feed(&small), bodies::Fed::Checked);
+    assert_eq!(h.live.topics()["in"].partitions, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The seed corpus
+
+/// Largest seed file of the `handle_json` target.
+const MAX_SEED_BYTES: usize = 1024;
+/// Largest seed file of the `handle_json_lines` target.
+const MAX_LINES_SEED_BYTES: usize = 1536;
+/// `handle_json` seeds taken from one scenario.
+const INPUTS_PER_SCENARIO: usize = 12;
+/// Record seeds taken from one scenario.
+const RECORDS_PER_SCENARIO: usize = 24;
+
+fn scenarios() -> Vec<(String, Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
+    files(&dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = fs::read_to_string(&p).unwrap();
+            (name, serde_json::from_str(&text).unwrap())
+        })
+        .collect()
+}
+
+fn inputs(scenario: &Value) -> Vec<String> {
+    scenario["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| s["input"].to_string())
+        .collect()
+}
+
+/// The seeds of every target, by target, as file name -> content.
+fn generate_seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
+    let bases = bodies::bases();
+    let populated = |d: Dialect| -> Vec<u8> {
+        (0..bases.len())
+            .filter(|&i| {
+                let c = &bases[i].harness.live;
+                c.config().dialect == d && !c.groups().is_empty()
+            })
+            .map(|i| u8::try_from(i).unwrap())
+            .collect()
+    };
+    let mut seeds: BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> = BTreeMap::new();
+    let mut add = |target: &'static str, name: String, data: Vec<u8>| {
+        let files = seeds.entry(target).or_default();
+        if !files.values().any(|d| *d == data) {
+            files.insert(name, data);
+        }
+    };
+    for (name, scenario) in scenarios() {
+        let config = Config::from_json(&scenario["config"]).expect("scenario config");
+        let dialect = config.dialect;
+        let on = populated(dialect);
+        let empty = u8::from(dialect == Dialect::Kafka42);
+        let inputs = inputs(&scenario);
+
+        // One input on a populated base of the scenario's dialect, a dozen per scenario.
+        let stride = inputs.len().div_ceil(INPUTS_PER_SCENARIO);
+        for (i, input) in inputs.iter().enumerate().step_by(stride) {
+            if input.len() <= MAX_SEED_BYTES {
+                let mut data = vec![on[i % on.len()]];
+                data.extend_from_slice(input.as_bytes());
+                add("handle_json", format!("{name}-{i:02}"), data);
+            }
+        }
+
+        // The scenario's opening inputs on an empty base, and a later window on a populated one.
+        for (selector, skip) in [(empty, 0), (on[0], inputs.len() / 2)] {
+            let mut data = vec![selector];
+            for input in inputs.iter().skip(skip) {
+                if data.len() + input.len() + 1 > MAX_LINES_SEED_BYTES {
+                    break;
+                }
+                data.extend_from_slice(input.as_bytes());
+                data.push(b'\n');
+            }
+            if data.len() > 1 {
+                add("handle_json_lines", format!("{name}-from-{skip:02}"), data);
+            }
+        }
+
+        // The records the scenario writes, as bytes.
+        let mut c = Coordinator::new(config.clone()).unwrap();
+        let mut n = 0;
+        for input in &inputs {
+            let Ok(out) = Input::parse(input).and_then(|i| c.handle(i)) else {
+                continue;
+            };
+            for r in out.records {
+                if n == RECORDS_PER_SCENARIO {
+                    break;
+                }
+                let key = encode_key(dialect, &r.key);
+                let value = r.value.as_ref().map(|v| encode_value(dialect, v));
+                let t = bodies::RECORD_TYPES
+                    .iter()
+                    .position(|t| *t == r.key.record_type())
+                    .unwrap();
+                let selector = u8::from(dialect == Dialect::Kafka42)
+                    | (u8::try_from(t).unwrap() << 1)
+                    | (u8::from(n % 2 == 1) << 4);
+                let data = bodies::record_bytes_input(selector, &key, value.as_deref());
+                add("record_bytes", format!("{name}-r{n:02}"), data);
+                n += 1;
+            }
+        }
+
+        add(
+            "settings",
+            format!("{name}-config"),
+            scenario["config"].to_string().into_bytes(),
+        );
+        add(
+            "settings",
+            format!("{name}-explicit"),
+            bodies::settings_json(&config).to_string().into_bytes(),
+        );
+    }
+    add("settings", "null".into(), b"null".to_vec());
+    add(
+        "settings",
+        "unknown-setting".into(),
+        br#"{"group.streams.session.timeout": 1}"#.to_vec(),
+    );
+    seeds
+}
+
+/// Generates the seeds (every target gets some from the scenarios) and, with
+/// `SGC_WRITE_FUZZ_SEEDS=1`, writes them to `fuzz/seeds/`, replacing what is there.
+#[test]
+fn seed_corpus_covers_every_target() {
+    let seeds = generate_seeds();
+    for (target, _) in TARGETS {
+        let n = seeds.get(target).map_or(0, BTreeMap::len);
+        assert!(n >= 10, "only {n} seeds for {target}");
+    }
+    if std::env::var_os("SGC_WRITE_FUZZ_SEEDS").is_some() {
+        for (target, files) in &seeds {
+            let dir = fuzz_dir().join("seeds").join(target);
+            if dir.exists() {
+                fs::remove_dir_all(&dir).unwrap();
+            }
+            fs::create_dir_all(&dir).unwrap();
+            for (name, data) in files {
+                fs::write(dir.join(name), data).unwrap();
+            }
+        }
+    }
+}
