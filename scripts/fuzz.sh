@@ -22,10 +22,18 @@ cargo +nightly fuzz --version >/dev/null 2>&1 || {
 status=0
 for target in $FUZZ_TARGETS; do
   mkdir -p "fuzz/corpus/$target"
+  # The JSON words of the scenarios (fuzz/dict/, written by `make fuzz-seeds`).
+  dict=()
+  case $target in
+    handle_json*) dict=(-dict=dict/handle_json.dict) ;;
+    settings) dict=(-dict=dict/settings.dict) ;;
+  esac
   echo "fuzz: $target for ${FUZZ_SECONDS}s"
-  # -rss_limit_mb and -timeout turn runaway memory or time into reported failures.
-  (cd fuzz && cargo +nightly fuzz run "$target" "corpus/$target" "seeds/$target" -- \
+  # The core forbids unsafe code, so no sanitizer; debug assertions make arithmetic overflow a
+  # crash, as it is in `cargo test`. -rss_limit_mb and -timeout turn runaway memory or time
+  # into reported failures.
+  (cd fuzz && cargo +nightly fuzz run --sanitizer none --debug-assertions "$target" "corpus/$target" "seeds/$target" -- \
     -max_total_time="$FUZZ_SECONDS" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1) || status=1
+    -print_final_stats=1 "${dict[@]}") || status=1
 done
 exit $status

@@ -284,10 +284,67 @@ fn generate_seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
     seeds
 }
 
+/// Every object key and short string of `v`.
+fn words(v: &Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                out.insert(k.clone());
+                words(v, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| words(v, out)),
+        Value::String(s) if s.len() <= 24 => {
+            out.insert(s.clone());
+        }
+        _ => {}
+    }
+}
+
+/// libFuzzer dictionaries: the JSON words of the scenarios' inputs, and the setting names.
+fn generate_dictionaries() -> BTreeMap<&'static str, String> {
+    let mut inputs = std::collections::BTreeSet::new();
+    let mut settings = std::collections::BTreeSet::new();
+    for (_, scenario) in scenarios() {
+        for step in scenario["steps"].as_array().unwrap() {
+            words(&step["input"], &mut inputs);
+        }
+        words(&scenario["config"], &mut settings);
+    }
+    settings.extend(
+        streams_group_coordinator::config::SETTINGS
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    // Each word as it appears in JSON text (quoted), escaped for libFuzzer: `\"`, `\\`, `\xAB`.
+    let dict = |words: &std::collections::BTreeSet<String>| -> String {
+        let mut out = String::new();
+        for w in words {
+            out.push('"');
+            for b in serde_json::to_string(w).unwrap().bytes() {
+                match b {
+                    b'"' | b'\\' => out.extend(['\\', char::from(b)]),
+                    0x20..=0x7e => out.push(char::from(b)),
+                    _ => out.push_str(&format!("\\x{b:02x}")),
+                }
+            }
+            out.push_str("\"\n");
+        }
+        out
+    };
+    BTreeMap::from([
+        ("handle_json", dict(&inputs)),
+        ("settings", dict(&settings)),
+    ])
+}
+
 /// Generates the seeds (every target gets some from the scenarios) and, with
-/// `SGC_WRITE_FUZZ_SEEDS=1`, writes them to `fuzz/seeds/`, replacing what is there.
+/// `SGC_WRITE_FUZZ_SEEDS=1`, writes them to `fuzz/seeds/` (replacing what is there) and the
+/// dictionaries to `fuzz/dict/`.
 #[test]
 fn seed_corpus_covers_every_target() {
+    let dictionaries = generate_dictionaries();
+    assert!(dictionaries["handle_json"].contains(r#""\"memberEpoch\"""#));
     let seeds = generate_seeds();
     for (target, _) in TARGETS {
         let n = seeds.get(target).map_or(0, BTreeMap::len);
@@ -303,6 +360,11 @@ fn seed_corpus_covers_every_target() {
             for (name, data) in files {
                 fs::write(dir.join(name), data).unwrap();
             }
+        }
+        let dir = fuzz_dir().join("dict");
+        fs::create_dir_all(&dir).unwrap();
+        for (name, text) in &dictionaries {
+            fs::write(dir.join(format!("{name}.dict")), text).unwrap();
         }
     }
 }
