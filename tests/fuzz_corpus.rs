@@ -139,6 +139,28 @@ fn harness_reports_the_known_replay_after_timers_defect() {
     }
 }
 
+/// The shadow check is live: a shadow that missed records makes the next output fail it.
+#[test]
+fn harness_notices_a_shadow_that_missed_records() {
+    let base = &bodies::bases()[2];
+    assert!(base.name.starts_with("crafted"));
+    let mut h = base.harness.clone();
+    h.shadow =
+        Coordinator::from_json_config(&bodies::crafted_config(Dialect::Kip1071Draft)).unwrap();
+    let describe =
+        r#"{"nowMs": 20000, "type": "StreamsGroupDescribe", "request": {"groupIds": ["g"]}}"#;
+    let result = catch_unwind(AssertUnwindSafe(|| h.feed(describe)));
+    let message = result.expect_err("a desynchronised shadow went unnoticed");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        message.contains("does not rebuild the live groups"),
+        "{message}"
+    );
+}
+
 #[test]
 fn harness_skips_partition_counts_beyond_the_fed_limit() {
     let mut h = bodies::Harness::new(&Value::Null);
