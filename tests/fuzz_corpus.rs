@@ -23,6 +23,7 @@ type Body = fn(&[u8]);
 const TARGETS: &[(&str, Body)] = &[
     ("handle_json", bodies::handle_json),
     ("handle_json_lines", bodies::handle_json_lines),
+    ("handle_ops", bodies::handle_ops),
     ("record_bytes", bodies::record_bytes),
     ("settings", bodies::settings),
 ];
@@ -161,6 +162,34 @@ fn harness_notices_a_shadow_that_missed_records() {
     );
 }
 
+/// The op generator reaches real states: two members join, get tasks, and reconcile.
+#[test]
+fn ops_reconcile_two_members() {
+    for dialect in [Dialect::Kip1071Draft, Dialect::Kafka42] {
+        let mut h = bodies::Harness::new(
+            &serde_json::json!({"dialect": dialect.name(), "group.streams.initial.rebalance.delay.ms": 0}),
+        );
+        // Topics `in` and the changelog with 6 partitions, the repartition topic with 3, `m2`
+        // and `m3` join, the topology (draft), then rounds of acknowledging heartbeats.
+        let mut ops = vec![5, 20, 5, 21, 5, 10, 0, 2, 0, 3, 8, 0];
+        for _ in 0..6 {
+            ops.extend([2, 2, 2, 3]);
+        }
+        bodies::run_ops(&mut h, &ops);
+        let g = h.live.group("g").expect("group g");
+        assert_eq!(g.members.len(), 2, "{dialect:?}");
+        assert!(g.assignment_epoch > 0, "{dialect:?}");
+        let mut tasks = 0;
+        for m in g.members.values() {
+            assert!(m.is_reconciled_to(g.assignment_epoch), "{dialect:?}: {m:?}");
+            let n: usize = m.assigned.active.values().map(|p| p.len()).sum();
+            assert!(n > 0, "{dialect:?}: {m:?}");
+            tasks += n;
+        }
+        assert_eq!(tasks, 9, "{dialect:?}: 6 tasks of subtopology 0, 3 of 1");
+    }
+}
+
 #[test]
 fn harness_skips_partition_counts_beyond_the_fed_limit() {
     let mut h = bodies::Harness::new(&Value::Null);
@@ -285,6 +314,19 @@ fn generate_seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
                 n += 1;
             }
         }
+
+        // Op sequences: pseudo-random bytes seeded by the scenario name, on each base.
+        let mut state = name
+            .bytes()
+            .fold(0x9e37_79b9_u32, |h, b| h.rotate_left(5) ^ u32::from(b));
+        let mut ops = vec![u8::try_from(name.len() % bases.len()).unwrap()];
+        for _ in 0..96 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            ops.push(state.to_le_bytes()[0]);
+        }
+        add("handle_ops", format!("{name}-ops"), ops);
 
         add(
             "settings",

@@ -180,8 +180,13 @@ impl Harness {
 
     /// Handles `text` on the live coordinator and checks the invariants of one output.
     pub fn feed(&mut self, text: &str) -> Fed {
+        self.feed_output(text).0
+    }
+
+    /// [`Harness::feed`], also giving the output (`null` when skipped).
+    pub fn feed_output(&mut self, text: &str) -> (Fed, Value) {
         if too_costly(text) {
-            return Fed::Skipped;
+            return (Fed::Skipped, Value::Null);
         }
         let parsed = Input::parse(text);
         let before = self.live.clone();
@@ -200,13 +205,13 @@ impl Harness {
                 // Issue 16, item 1: a `Replay` is prechecked against the state before due
                 // timers fire, the timers' records are then dropped with the boundary error,
                 // and their effects stay.
-                return Fed::KnownIssue;
+                return (Fed::KnownIssue, out);
             }
             assert!(
                 unchanged,
                 "a boundary error changed the coordinator's state: {out_text}"
             );
-            return Fed::Checked;
+            return (Fed::Checked, out);
         }
 
         let input = parsed.unwrap_or_else(|e| {
@@ -297,7 +302,7 @@ impl Harness {
             self.live.groups(),
             self.shadow.groups()
         );
-        Fed::Checked
+        (Fed::Checked, out)
     }
 }
 
@@ -388,6 +393,120 @@ pub fn handle_json_lines(data: &[u8]) {
         }
         if harness.feed(&text) == Fed::KnownIssue {
             return;
+        }
+    }
+}
+
+/// Target `handle_ops`: a sequence of well-formed inputs built from the bytes, one op per byte
+/// pair or triple, on a base coordinator: members `m0`..`m5` of group `g` (`m0`, `m1` and `m5`
+/// static, `m5` taking over `m0`'s instance) join, heartbeat at their epoch (or a stale or
+/// future one), acknowledge what they were last sent, leave; time advances; topics change;
+/// describe, delete, initialize and manual targets. Every input goes through [`Harness::feed`].
+pub fn handle_ops(data: &[u8]) {
+    let Some((&selector, rest)) = data.split_first() else {
+        return;
+    };
+    let mut harness = base_for(selector);
+    run_ops(&mut harness, rest);
+}
+
+/// The ops of [`handle_ops`] on `harness`.
+pub fn run_ops(harness: &mut Harness, mut rest: &[u8]) {
+    let dialect = harness.live.config().dialect;
+    // The task lists each member was last sent.
+    let mut sent: std::collections::BTreeMap<String, Value> = Default::default();
+    let mut next = || -> Option<u8> {
+        let (&b, r) = rest.split_first()?;
+        rest = r;
+        Some(b)
+    };
+    for _ in 0..MAX_LINES {
+        let Some(op) = next() else { break };
+        let arg = next().unwrap_or(0);
+        let now = harness.live.now_ms();
+        let member = format!("m{}", arg % 6);
+        let instance = match arg % 6 {
+            0 | 5 => Some("i0"),
+            1 => Some("i1"),
+            _ => None,
+        };
+        let epoch = harness
+            .live
+            .group("g")
+            .and_then(|g| g.members.get(&member))
+            .map_or(0, |m| m.member_epoch);
+        let input = match op % 10 {
+            0 => join(dialect, now, &member, &format!("p{}", arg % 3), instance),
+            1 | 2 => {
+                let epoch = match arg >> 5 {
+                    0..=4 => epoch,
+                    5 => epoch - 1,
+                    6 => epoch + 1,
+                    _ => -1,
+                };
+                let mut input = beat(dialect, now, &member, epoch);
+                if let Some(instance) = instance {
+                    input["request"]["instanceId"] = json!(instance);
+                }
+                if op % 10 == 2 {
+                    // Acknowledge what the member was last sent.
+                    let lists = sent.get(&member).cloned().unwrap_or_else(
+                        || json!({"activeTasks": [], "standbyTasks": [], "warmupTasks": []}),
+                    );
+                    for k in ["activeTasks", "standbyTasks", "warmupTasks"] {
+                        input["request"][k] = lists[k].clone();
+                    }
+                }
+                input
+            }
+            3 => {
+                let mut input = beat(dialect, now, &member, -2);
+                input["request"]["instanceId"] = json!(instance.unwrap_or("i9"));
+                input
+            }
+            4 => {
+                let step = [
+                    100, 1000, 5000, 30_000, 60_000, 300_000, 3_600_000, 86_400_000,
+                ];
+                json!({"nowMs": now + step[usize::from(arg % 8)], "type": "AdvanceTime"})
+            }
+            5 => {
+                let name = ["in", "app-store-changelog", "app-rep", "other"][usize::from(arg % 4)];
+                if arg >> 5 == 7 {
+                    json!({"nowMs": now, "type": "TopicMetadata", "topics": [], "deletedTopics": [name]})
+                } else {
+                    json!({"nowMs": now, "type": "TopicMetadata",
+                        "topics": [{"name": name, "partitions": 1 + (arg >> 2) % 8}]})
+                }
+            }
+            6 => json!({"nowMs": now, "type": "StreamsGroupDescribe",
+                "request": {"groupIds": ["g"], "includeAuthorizedOperations": arg % 2 == 0}}),
+            7 => json!({"nowMs": now, "type": "DeleteGroups", "groupIds": ["g"]}),
+            8 => json!({"nowMs": now, "type": "StreamsGroupInitialize",
+                "request": {"groupId": "g", "topologyId": "t", "topology": subtopologies()}}),
+            _ => {
+                let partitions: Vec<u8> = (0..6).filter(|p| arg & (1 << p) != 0).collect();
+                json!({"nowMs": now, "type": "SetTargetAssignment", "groupId": "g",
+                    "assignment": {member.clone(): {"activeTasks": [{"subtopologyId": "0", "partitions": partitions}],
+                        "standbyTasks": [], "warmupTasks": []}}})
+            }
+        };
+        let (fed, out) = harness.feed_output(&input.to_string());
+        if fed == Fed::KnownIssue {
+            return;
+        }
+        let response = &out["response"];
+        if response["errorCode"] == json!(0) {
+            if let Some(id) = response["memberId"].as_str() {
+                let entry = sent.entry(id.to_string()).or_insert_with(
+                    || json!({"activeTasks": [], "standbyTasks": [], "warmupTasks": []}),
+                );
+                for k in ["activeTasks", "standbyTasks", "warmupTasks"] {
+                    if response[k].is_array() {
+                        entry[k] = response[k].clone();
+                    }
+                }
+            }
         }
     }
 }
