@@ -5,7 +5,7 @@
 //! seeds and every past crash through the same functions under plain `cargo test`. A body
 //! panics when an invariant breaks, not only when the coordinator does:
 //!
-//! - `handle_json` and `handle_json_lines`: every output is JSON, either a boundary error
+//! - `handle_json`, `handle_json_lines` and `handle_ops`: every output is JSON, either a boundary error
 //!   (`{"error": {code, message, path}}`, and then the coordinator's observable state is what it
 //!   was) or the five output fields in their fixed order; the same state and input give the same
 //!   output; every emitted record reads back from its JSON form to the same JSON; and the
@@ -21,6 +21,7 @@
 //!
 //! Fuzz input layout: `handle_json` and `handle_json_lines` take one selector byte (the base
 //! coordinator, see [`bases`]) and then the input text (one input, or one input per line);
+//! `handle_ops` a selector byte and then op bytes (see [`handle_ops`]);
 //! `record_bytes` takes a selector byte (bit 0: dialect, bits 1-3: record type when the key does
 //! not decode, bit 4: replay into a populated coordinator), a little-endian u16 key length, the
 //! key bytes and the value bytes (none: a tombstone); `settings` takes the JSON text.
