@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench
+.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench fuzz fuzz-seeds
 
 setup:
 	@bash scripts/setup.sh
@@ -65,3 +65,12 @@ playground: web
 test-browser: pkg
 	@bash scripts/setup.sh browser
 	@bash scripts/test-browser.sh
+
+# Every fuzz target for FUZZ_SECONDS (default 60) each, on nightly; not part of `make test`,
+# which replays the committed seeds and past crashes on stable (tests/fuzz_corpus.rs).
+fuzz:
+	@bash scripts/fuzz.sh
+
+# Regenerates the fuzz seed corpus (fuzz/seeds/) from tests/scenarios/*.json.
+fuzz-seeds:
+	SGC_WRITE_FUZZ_SEEDS=1 $(CARGO) test --test fuzz_corpus seed_corpus

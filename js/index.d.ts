@@ -36,6 +36,18 @@ export interface Settings {
   'group.streams.task.offset.interval.ms'?: number;
   /** Default 3000; `kafka-4.2` only. */
   'group.streams.initial.rebalance.delay.ms'?: number;
+  /** Default 0: a target assignment at every group-epoch bump; above 0, at most one per interval (assignment batching). */
+  'group.streams.assignment.interval.ms'?: number;
+  /** Bounded cost: tasks of one subtopology. Default 32768. */
+  'group.streams.max.tasks.per.subtopology'?: number;
+  /** Bounded cost: tasks of a topology, and owned tasks / task offsets per heartbeat. Default 50000. */
+  'group.streams.max.tasks'?: number;
+  /** Bounded cost: `sourceTopicRegex` entries per topology. Default 10. */
+  'group.streams.topology.max.regex.patterns'?: number;
+  /** Bounded cost: the compiled size of one source-topic regex, in bytes. Default 8192. */
+  'group.streams.topology.max.regex.compiled.bytes'?: number;
+  /** Bounded cost: compiled regex bytes times topic-name bytes a new topology may cost. Default 268435456. */
+  'group.streams.topology.max.regex.match.cost'?: number;
   /** Default 10080 (one week): how long a memberless group is kept. */
   'offsets.retention.minutes'?: number;
   /** Default 50. */
@@ -749,7 +761,8 @@ export type TimerKind =
   | 'rebalance-timeout'
   | 'topology-initialization'
   | 'initial-rebalance-delay'
-  | 'retention';
+  | 'retention'
+  | 'assignment-interval';
 
 export interface GroupEpochBumped {
   code: 'GROUP_EPOCH_BUMPED';
@@ -833,10 +846,15 @@ export interface TopologyInitializationRequested {
 }
 
 /** kafka-4.2: the initial rebalance delay holds the first target back until `untilMs`. */
+/**
+ * No target is computed before `untilMs`: the 4.2 initial rebalance delay (no `cause`), or
+ * assignment batching (`cause: 'ASSIGNMENT_INTERVAL'`, `group.streams.assignment.interval.ms`).
+ */
 export interface AssignmentDelayed {
   code: 'ASSIGNMENT_DELAYED';
   groupId: string;
   untilMs: Int64;
+  cause?: 'ASSIGNMENT_INTERVAL';
 }
 
 export interface TimerDropped {

@@ -11,7 +11,7 @@ const $ = (sel) => document.querySelector(sel);
 const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
 const PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706', '#7c3aed', '#0891b2', '#dc2626', '#65a30d', '#9333ea', '#0d9488'];
-const KIND_SHORT = { 'session-timeout': 'session', 'rebalance-timeout': 'rebalance', 'topology-initialization': 'initialize', retention: 'retention', 'initial-rebalance-delay': 'delay' };
+const KIND_SHORT = { 'session-timeout': 'session', 'rebalance-timeout': 'rebalance', 'topology-initialization': 'initialize', retention: 'retention', 'initial-rebalance-delay': 'delay', 'assignment-interval': 'assign' };
 const LIST = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };
 const PHASE_TEXT = {
   new: 'starting',
@@ -533,7 +533,7 @@ function nameOf(memberId) {
 }
 
 function timerText(t, now) {
-  const groupTimer = t.kind === 'retention' || t.kind === 'initial-rebalance-delay';
+  const groupTimer = t.kind === 'retention' || t.kind === 'initial-rebalance-delay' || t.kind === 'assignment-interval';
   const who = groupTimer ? t.groupId : t.kind === 'topology-initialization' ? `topology ${short(t.subject)}` : nameOf(t.subject);
   return { who, left: fmtTime(Math.max(0, Number(t.deadlineMs) - now)) };
 }
