@@ -130,14 +130,10 @@ impl Coordinator {
         });
     }
 
-    /// The batched assignment is due: the target assignment for the current group epoch, unless
-    /// one was computed meanwhile or the group has no members. `false` when the batch limit
-    /// refused the records.
-    pub(crate) fn fire_assignment_interval(
-        &mut self,
-        group_id: &str,
-        out: &mut crate::Output,
-    ) -> bool {
+    /// A held-back assignment is due (assignment batching, and the 4.2 initial rebalance delay):
+    /// the target assignment for the current group epoch, unless one was computed meanwhile or
+    /// the group has no members. `false` when the batch limit refused the records.
+    pub(crate) fn fire_due_assignment(&mut self, group_id: &str, out: &mut crate::Output) -> bool {
         let Some(group) = self.groups.get(group_id) else {
             return true;
         };

@@ -29,7 +29,7 @@ use xxhash_rust::xxh3::Xxh3Default;
 
 use super::draft::{shutdown_detail, status_json, topic_partitions_json};
 use super::heartbeat::{invalid, is_blank, subtopology_inputs, task_partitions};
-use super::{Batch, Coordinator, Output, TopicImage};
+use super::{Coordinator, Output, TopicImage};
 use crate::api::{
     task_ids_json, AssignmentJson, DescribedGroup42, DescribedMember42, DescribedSubtopology42,
     DescribedTopology42, EndpointJson, EndpointToPartitions42Json, Explain, HeartbeatRequest,
@@ -38,10 +38,7 @@ use crate::api::{
 use crate::error::bug;
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{Group, Member, Status};
-use crate::records::{
-    GroupMetadataValue, KeyValue, MemberMetadataValue, Record, RecordKey, RecordValue,
-    TopologyValue,
-};
+use crate::records::{GroupMetadataValue, KeyValue, Record, RecordKey, RecordValue, TopologyValue};
 use crate::tasks::{union, Assignment};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::Limits;
@@ -375,36 +372,11 @@ impl Coordinator {
     /// group became memberless or has no ready topology (4.7). `false` when the batch limit
     /// refused the records.
     pub(super) fn fire_initial_delay(&mut self, group_id: &str, out: &mut Output) -> bool {
-        let Some(group) = self.groups.get(group_id) else {
-            return true;
-        };
-        let configured = group.soft.configured.as_ref();
-        if group.members.is_empty()
-            || group.group_epoch <= group.assignment_epoch
-            || !matches!(configured, Some(Configuration::Ready(_)))
-        {
-            return true;
-        }
-        let members: BTreeMap<String, &MemberMetadataValue> = group
-            .members
-            .iter()
-            .map(|(id, m)| (id.clone(), &m.metadata))
-            .collect();
-        let mut batch = Batch::default();
-        if self
-            .compute_targets(
-                group_id,
-                &members,
-                &group.targets,
-                configured,
-                group.group_epoch,
-                &mut batch,
-            )
-            .is_err()
-        {
-            return true;
-        }
-        self.commit_group(group_id, batch, out).is_ok()
+        let ready = self
+            .groups
+            .get(group_id)
+            .is_some_and(|g| matches!(g.soft.configured, Some(Configuration::Ready(_))));
+        !ready || self.fire_due_assignment(group_id, out)
     }
 
     /// PROTOCOL 4.2, 4.4 step 10: the response of a committed 4.2 heartbeat.

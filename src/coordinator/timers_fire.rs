@@ -56,7 +56,7 @@ impl Coordinator {
                 self.fence(at, gid, &asked, FenceCause::InitializationTimeout, out)
             }
             TimerKind::InitialRebalanceDelay => self.fire_initial_delay(gid, out),
-            TimerKind::AssignmentInterval => self.fire_assignment_interval(gid, out),
+            TimerKind::AssignmentInterval => self.fire_due_assignment(gid, out),
             TimerKind::Retention => {
                 if !group.members.is_empty() {
                     return;
