@@ -26,6 +26,7 @@ const TARGETS: &[(&str, Body)] = &[
     ("handle_ops", bodies::handle_ops),
     ("record_bytes", bodies::record_bytes),
     ("settings", bodies::settings),
+    ("wasi_abi", bodies::wasi_abi),
 ];
 
 fn fuzz_dir() -> PathBuf {
@@ -341,6 +342,19 @@ fn generate_seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
         "unknown-setting".into(),
         br#"{"group.streams.session.timeout": 1}"#.to_vec(),
     );
+    // The WASI ABI: create two handles, then calls, frees of every kind and reallocs, each
+    // sequence starting its ops at another export (three bytes per op).
+    for k in 0..16u8 {
+        let mut ops = vec![3, 0, 0, 3, 1, 0];
+        for i in 0..24u8 {
+            ops.extend([
+                (k + i) % 9,
+                i.wrapping_mul(7).wrapping_add(k),
+                i.wrapping_mul(13) ^ k,
+            ]);
+        }
+        add("wasi_abi", format!("sequence-{k:02}"), ops);
+    }
     seeds
 }
 
