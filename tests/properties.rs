@@ -273,6 +273,8 @@ impl Sim {
                     self.join_request("", format!("p{}", member % 3), Some(format!("i{member}")));
                 if self.k42() {
                     // 4.2 member ids are the client's: an empty one is refused and changes nothing.
+                    // Timers due by the heartbeat's time fire first (their records are theirs).
+                    self.send(json!({"nowMs": self.now + 10, "type": "AdvanceTime"}));
                     let before = self.coordinator.group("g").cloned();
                     let out = self.heartbeat(member, req);
                     assert_eq!(out["response"]["errorCode"], 42, "{out}");
@@ -285,6 +287,10 @@ impl Sim {
             }
             Op::DuplicateInstance { member } => {
                 let instance = format!("i{member}");
+                // Timers due by the join's time (heartbeats go 10 ms later) fire first and may
+                // write records of their own; fire them now so that a refused join is checked
+                // alone.
+                self.send(json!({"nowMs": self.now + 10, "type": "AdvanceTime"}));
                 let before = self.coordinator.group("g").cloned();
                 let holder_active = before.as_ref().is_some_and(|g| {
                     g.static_index
@@ -297,7 +303,7 @@ impl Sim {
                 if holder_active {
                     let out = self.heartbeat(member, req);
                     assert_eq!(out["response"]["errorCode"], 111, "{out}");
-                    assert_eq!(out["records"].as_array().map_or(0, Vec::len), 0);
+                    assert_eq!(out["records"].as_array().map_or(0, Vec::len), 0, "{out}");
                     assert_eq!(self.coordinator.group("g").cloned(), before);
                 } else {
                     self.static_join(member, req);

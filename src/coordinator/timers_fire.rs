@@ -56,7 +56,11 @@ impl Coordinator {
                 self.fence(at, gid, &asked, FenceCause::InitializationTimeout, out)
             }
             TimerKind::InitialRebalanceDelay => self.fire_initial_delay(gid, out),
-            TimerKind::AssignmentInterval => self.fire_due_assignment(gid, out),
+            // A pending 4.2 initial rebalance delay holds every assignment back; it computes
+            // when it fires.
+            TimerKind::AssignmentInterval => {
+                self.initial_delay_pending(gid) || self.fire_due_assignment(gid, out)
+            }
             TimerKind::Retention => {
                 if !group.members.is_empty() {
                     return;
