@@ -196,7 +196,7 @@ impl Coordinator {
         self.fire_timers(now, &mut out, checkpoint.as_mut());
         self.now_ms = now;
         if let InputKind::Replay { .. } = input.kind {
-            if let Err(e) = self.replay_records(now, &replayed) {
+            if let Err(e) = self.replay_records(now, replayed.iter().map(|(i, r)| (*i, r))) {
                 match checkpoint {
                     Some(checkpoint) => checkpoint.restore(self),
                     None => self.now_ms = before_ms,
@@ -246,8 +246,7 @@ impl Coordinator {
     /// Rebuilds state from records (e.g. a `__consumer_offsets` partition) at `now_ms`.
     pub fn replay(&mut self, records: &[Record], now_ms: i64) -> Result<(), BoundaryError> {
         let now = now_ms.max(self.now_ms);
-        let indexed: Vec<(usize, Record)> = records.iter().cloned().enumerate().collect();
-        self.replay_records(now, &indexed)?;
+        self.replay_records(now, records.iter().enumerate())?;
         self.now_ms = now;
         Ok(())
     }

@@ -5,6 +5,9 @@
 use serde_json::{json, Value};
 use streams_group_coordinator::Coordinator;
 
+mod common;
+use common::observed;
+
 fn send(c: &mut Coordinator, input: Value) -> Value {
     serde_json::from_str(&c.handle_json(&input.to_string())).unwrap()
 }
@@ -15,16 +18,6 @@ fn describe(c: &mut Coordinator, now: i64) -> Value {
         json!({"nowMs": now, "type": "StreamsGroupDescribe", "request": {"groupIds": ["g"]}}),
     );
     out["response"].clone()
-}
-
-/// Everything observable of a coordinator: groups, timers and the clock.
-fn observed(c: &Coordinator) -> String {
-    format!(
-        "{:?}\n{:?}\n{}",
-        c.groups(),
-        c.timers().iter().collect::<Vec<_>>(),
-        c.now_ms()
-    )
 }
 
 #[test]

@@ -14,6 +14,9 @@ use streams_group_coordinator::group::Group;
 use streams_group_coordinator::tasks::{intersect, is_subset};
 use streams_group_coordinator::Coordinator;
 
+mod common;
+use common::observed;
+
 #[derive(Clone, Debug)]
 enum Op {
     Join {
@@ -571,16 +574,6 @@ fn check_invariants(coordinator: &Coordinator, group: &Group) {
             );
         }
     }
-}
-
-/// Everything observable of a coordinator: groups (hard and derived state), timers, the clock.
-fn observed(c: &Coordinator) -> String {
-    format!(
-        "{:?}\n{:?}\n{}",
-        c.groups(),
-        c.timers().iter().collect::<Vec<_>>(),
-        c.now_ms()
-    )
 }
 
 fn run(dialect: &'static str, ops: &[Op]) -> Sim {

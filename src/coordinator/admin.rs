@@ -84,13 +84,13 @@ impl Coordinator {
     }
 
     /// Applies records atomically and then their soft effects (PROTOCOL 5.4).
-    pub(super) fn replay_records(
+    pub(super) fn replay_records<'r>(
         &mut self,
         now: i64,
-        records: &[(usize, Record)],
+        records: impl Iterator<Item = (usize, &'r Record)> + Clone,
     ) -> Result<(), BoundaryError> {
         let touched: BTreeSet<String> = records
-            .iter()
+            .clone()
             .map(|(_, r)| r.key.group_id().to_string())
             .collect();
         let mut work: BTreeMap<String, Group> = touched
