@@ -236,9 +236,7 @@ impl Coordinator {
     pub fn handle_json(&mut self, text: &str) -> String {
         let result = Input::parse(text).and_then(|input| self.handle(input));
         match result {
-            Ok(out) => out
-                .to_json(self.config.dialect, self.config.record_bytes)
-                .to_string(),
+            Ok(out) => out.to_json_string(self.config.dialect, self.config.record_bytes),
             Err(e) => crate::api::boundary_error_json(&e).to_string(),
         }
     }

@@ -4,6 +4,7 @@ pub mod common;
 pub mod describe;
 pub mod heartbeat;
 pub mod initialize;
+pub mod response;
 
 use std::collections::BTreeMap;
 
@@ -19,6 +20,7 @@ pub use common::*;
 pub use describe::*;
 pub use heartbeat::*;
 pub use initialize::*;
+pub use response::*;
 
 /// The longest list accepted anywhere in an input.
 pub const MAX_LIST_LEN: usize = 1_000_000;
@@ -366,7 +368,7 @@ pub enum Explain {
 #[must_use]
 pub struct Output {
     /// `None` for inputs that answer nothing.
-    pub response: Option<Value>,
+    pub response: Option<Response>,
     /// Every record written, timer firings first, in order.
     pub records: Vec<Record>,
     pub topics_to_create: Vec<TopicToCreate>,
@@ -377,33 +379,56 @@ pub struct Output {
 impl Output {
     /// The JSON form, keys in a fixed order (DESIGN 3).
     pub fn to_json(&self, dialect: Dialect, record_bytes: bool) -> Value {
-        let mut map = Map::new();
-        map.insert(
-            "response".into(),
-            self.response.clone().unwrap_or(Value::Null),
-        );
-        map.insert(
-            "records".into(),
-            Value::Array(
-                self.records
-                    .iter()
-                    .map(|r| record_to_json(dialect, r, record_bytes))
-                    .collect(),
-            ),
-        );
-        map.insert(
-            "topicsToCreate".into(),
-            serde_json::to_value(&self.topics_to_create).unwrap_or(Value::Null),
-        );
-        map.insert(
-            "explain".into(),
-            serde_json::to_value(&self.explain).unwrap_or(Value::Null),
-        );
-        map.insert(
-            "nextDeadlineMs".into(),
-            self.next_deadline_ms.map_or(Value::Null, Value::from),
-        );
-        Value::Object(map)
+        serde_json::to_value(self.json(dialect, record_bytes)).unwrap_or(Value::Null)
+    }
+
+    /// The JSON text of [`Output::to_json`], written without an intermediate `Value`.
+    pub fn to_json_string(&self, dialect: Dialect, record_bytes: bool) -> String {
+        serde_json::to_string(&self.json(dialect, record_bytes)).unwrap_or_default()
+    }
+
+    /// A serialisable view of this output in the contract's key order.
+    pub fn json(&self, dialect: Dialect, record_bytes: bool) -> OutputJson<'_> {
+        OutputJson {
+            out: self,
+            dialect,
+            record_bytes,
+        }
+    }
+}
+
+/// [`Output`] as the contract's JSON object: `response`, `records`, `topicsToCreate`,
+/// `explain`, `nextDeadlineMs`.
+pub struct OutputJson<'a> {
+    out: &'a Output,
+    dialect: Dialect,
+    record_bytes: bool,
+}
+
+impl Serialize for OutputJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(5))?;
+        map.serialize_entry("response", &self.out.response)?;
+        map.serialize_entry("records", &RecordsJson(self))?;
+        map.serialize_entry("topicsToCreate", &self.out.topics_to_create)?;
+        map.serialize_entry("explain", &self.out.explain)?;
+        map.serialize_entry("nextDeadlineMs", &self.out.next_deadline_ms)?;
+        map.end()
+    }
+}
+
+struct RecordsJson<'a>(&'a OutputJson<'a>);
+
+impl Serialize for RecordsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        s.collect_seq(
+            o.out
+                .records
+                .iter()
+                .map(|r| record_to_json(o.dialect, r, o.record_bytes)),
+        )
     }
 }
 

@@ -12,9 +12,9 @@ use super::heartbeat::is_blank;
 use super::kafka42;
 use super::{assignment::target_record, Batch, Coordinator, TopicImage};
 use crate::api::{
-    AssignmentJson, DescribeRequest, DescribeResponse, DescribeResponse42, DescribedGroup,
-    DescribedMember, DescribedSubtopology, Explain, InputKind, KeyValueJson, Output,
-    TaskOffsetJson, TopicSpec,
+    AssignmentJson, DeleteGroupsResponse, DeletedGroup, DescribeRequest, DescribeResponse,
+    DescribeResponse42, DescribedGroup, DescribedMember, DescribedSubtopology, Explain, InputKind,
+    KeyValueJson, Output, Response, SetTargetAssignmentResponse, TaskOffsetJson, TopicSpec,
 };
 use crate::assignor::{validate_manual, ManualTarget, SubtopologySpec};
 use crate::config::AssignorKind;
@@ -217,7 +217,7 @@ impl Coordinator {
         Ok(())
     }
 
-    pub(super) fn describe(&self, req: &DescribeRequest) -> Value {
+    pub(super) fn describe(&self, req: &DescribeRequest) -> Response {
         if self.config.dialect == Dialect::Kafka42 {
             return self.describe_kafka42(req);
         }
@@ -246,15 +246,14 @@ impl Coordinator {
                 }
             })
             .collect();
-        serde_json::to_value(DescribeResponse {
+        Response::Describe(DescribeResponse {
             throttle_time_ms: 0,
             groups,
         })
-        .unwrap_or_default()
     }
 
     /// PROTOCOL 4.10.
-    fn describe_kafka42(&self, req: &DescribeRequest) -> Value {
+    fn describe_kafka42(&self, req: &DescribeRequest) -> Response {
         let groups = req
             .group_ids
             .iter()
@@ -276,11 +275,10 @@ impl Coordinator {
                 }
             })
             .collect();
-        serde_json::to_value(DescribeResponse42 {
+        Response::Describe42(DescribeResponse42 {
             throttle_time_ms: 0,
             groups,
         })
-        .unwrap_or_default()
     }
 
     /// The group's configured topology: the draft's derived one, or 4.2's as the last refresh
@@ -314,9 +312,12 @@ impl Coordinator {
                     }
                 }
             };
-            results.push(json!({"groupId": gid, "errorCode": code.code()}));
+            results.push(DeletedGroup {
+                group_id: gid.clone(),
+                error_code: code.code(),
+            });
         }
-        out.response = Some(json!({ "results": results }));
+        out.response = Some(Response::DeleteGroups(DeleteGroupsResponse { results }));
     }
 
     /// The manual assignor's input (2.10).
@@ -328,11 +329,14 @@ impl Coordinator {
         out: &mut Output,
     ) {
         let result = self.try_set_target_assignment(group_id, assignment, out);
-        let (code, message) = match result {
+        let (error_code, error_message) = match result {
             Ok(()) => (0, None),
             Err(e) => (e.code.code(), Some(e.message)),
         };
-        out.response = Some(json!({"errorCode": code, "errorMessage": message}));
+        out.response = Some(Response::SetTargetAssignment(SetTargetAssignmentResponse {
+            error_code,
+            error_message,
+        }));
     }
 
     fn try_set_target_assignment(

@@ -8,7 +8,7 @@ use super::heartbeat::{invalid, is_blank, subtopology_inputs, task_partitions};
 use super::Coordinator;
 use crate::api::{
     task_ids_json, EndpointJson, EndpointToPartitionsJson, Explain, HeartbeatRequest,
-    HeartbeatResponse, Output, StatusJson, TaskIdsJson, TopicPartitionJson,
+    HeartbeatResponse, Output, Response, StatusJson, TaskIdsJson, TopicPartitionJson,
 };
 use crate::error::bug;
 use crate::error::ProtocolError;
@@ -89,23 +89,21 @@ pub(super) fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
 }
 
 /// The draft response of a failed heartbeat (PROTOCOL 3.4, error column).
-pub(super) fn error_response(e: &ProtocolError) -> serde_json::Value {
-    serde_json::to_value(HeartbeatResponse {
+pub(super) fn error_response(e: &ProtocolError) -> Response {
+    Response::Heartbeat(Box::new(HeartbeatResponse {
         error_code: e.code.code(),
         error_message: Some(e.message.clone()),
         ..Default::default()
-    })
-    .unwrap_or_default()
+    }))
 }
 
 /// The draft response of a successful leave (PROTOCOL 3.4, leave column).
-pub(super) fn leave_response(member_id: &str, member_epoch: i32) -> serde_json::Value {
-    serde_json::to_value(HeartbeatResponse {
+pub(super) fn leave_response(member_id: &str, member_epoch: i32) -> Response {
+    Response::Heartbeat(Box::new(HeartbeatResponse {
         member_id: Some(member_id.to_string()),
         member_epoch,
         ..Default::default()
-    })
-    .unwrap_or_default()
+    }))
 }
 
 impl Coordinator {
@@ -119,7 +117,7 @@ impl Coordinator {
         assigned_before: Option<&Assignment>,
         req: &HeartbeatRequest,
         out: &mut Output,
-    ) -> serde_json::Value {
+    ) -> Response {
         let member_id = member.member_id.as_str();
         // R13: ask this member to initialize the topology.
         let topology_id = member.metadata.topology_id.clone();
@@ -203,7 +201,7 @@ impl Coordinator {
             warmup_tasks: tasks(warmup),
             partitions_by_user_endpoint: endpoints,
         };
-        serde_json::to_value(response).unwrap_or_default()
+        Response::Heartbeat(Box::new(response))
     }
 }
 

@@ -6,7 +6,7 @@ use super::draft::mismatch_message;
 use super::fence::bump;
 use super::heartbeat::is_blank;
 use super::{Batch, Coordinator};
-use crate::api::{InitializeRequest, InitializeResponse, Output};
+use crate::api::{InitializeRequest, InitializeResponse, Output, Response};
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{view_of, Group};
 use crate::records::{MemberMetadataValue, Record, RecordKey, RecordValue, TopologyValue};
@@ -14,14 +14,11 @@ use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::{self, Configuration};
 
 fn respond(out: &mut Output, code: i16, message: Option<String>) {
-    out.response = Some(
-        serde_json::to_value(InitializeResponse {
-            throttle_time_ms: 0,
-            error_code: code,
-            error_message: message,
-        })
-        .unwrap_or_default(),
-    );
+    out.response = Some(Response::Initialize(InitializeResponse {
+        throttle_time_ms: 0,
+        error_code: code,
+        error_message: message,
+    }));
 }
 
 /// A `kafka-4.2` coordinator has no `StreamsGroupInitialize` (PROTOCOL 3.16, rule).

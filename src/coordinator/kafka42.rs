@@ -23,8 +23,6 @@
 //!   `ASSIGNMENT_DELAYED` with `untilMs`.
 
 use std::collections::{BTreeMap, BTreeSet};
-
-use serde_json::Value;
 use xxhash_rust::xxh3::Xxh3Default;
 
 use super::draft::{shutdown_detail, status_json, topic_partitions_json};
@@ -33,7 +31,7 @@ use super::{Coordinator, Output, TopicImage};
 use crate::api::{
     task_ids_json, AssignmentJson, DescribedGroup42, DescribedMember42, DescribedSubtopology42,
     DescribedTopology42, EndpointJson, EndpointToPartitions42Json, Explain, HeartbeatRequest,
-    HeartbeatResponse42, KeyValueJson, TaskIdsJson,
+    HeartbeatResponse42, KeyValueJson, Response, TaskIdsJson,
 };
 use crate::error::bug;
 use crate::error::{ErrorCode, ProtocolError};
@@ -143,23 +141,21 @@ pub(super) fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
 }
 
 /// The 4.2 response of a failed heartbeat: every field but the error pair at its default.
-pub(super) fn error_response(e: &ProtocolError) -> Value {
-    serde_json::to_value(HeartbeatResponse42 {
+pub(super) fn error_response(e: &ProtocolError) -> Response {
+    Response::Heartbeat42(Box::new(HeartbeatResponse42 {
         error_code: e.code.code(),
         error_message: Some(e.message.clone()),
         ..Default::default()
-    })
-    .unwrap_or_default()
+    }))
 }
 
 /// The 4.2 response of a successful leave: member id and epoch, `status` `[]`.
-pub(super) fn leave_response(member_id: &str, member_epoch: i32) -> Value {
-    serde_json::to_value(HeartbeatResponse42 {
+pub(super) fn leave_response(member_id: &str, member_epoch: i32) -> Response {
+    Response::Heartbeat42(Box::new(HeartbeatResponse42 {
         member_id: member_id.to_string(),
         member_epoch,
         ..Default::default()
-    })
-    .unwrap_or_default()
+    }))
 }
 
 /// PROTOCOL 4.4 step 4: the topology record this join writes, if any. The first joiner's
@@ -386,7 +382,7 @@ impl Coordinator {
         member_id: &str,
         assigned_before: Option<&Assignment>,
         req: &HeartbeatRequest,
-    ) -> Value {
+    ) -> Response {
         // The committed heartbeat left its group and member in place.
         let Some(group) = self.groups.get(group_id) else {
             bug("the group of a committed heartbeat is gone");
@@ -419,7 +415,7 @@ impl Coordinator {
             endpoint_information_epoch: endpoint_epoch,
             partitions_by_user_endpoint: endpoints,
         };
-        serde_json::to_value(response).unwrap_or_default()
+        Response::Heartbeat42(Box::new(response))
     }
 }
 

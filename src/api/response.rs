@@ -1,0 +1,51 @@
+//! Typed responses: one variant per request and dialect, serialised only at the boundary
+//! (DESIGN 3), so that the core never builds a `serde_json::Value` for an answer.
+
+use serde::Serialize;
+
+use super::describe::{DescribeResponse, DescribeResponse42};
+use super::heartbeat::{HeartbeatResponse, HeartbeatResponse42};
+use super::initialize::InitializeResponse;
+
+/// What the coordinator answers to a request; each variant serialises as its schema's fields
+/// in schema order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Response {
+    /// Draft `StreamsGroupHeartbeat` (PROTOCOL 3.4).
+    Heartbeat(Box<HeartbeatResponse>),
+    /// 4.2 `StreamsGroupHeartbeat` (PROTOCOL 4.2).
+    Heartbeat42(Box<HeartbeatResponse42>),
+    /// `StreamsGroupInitialize` (PROTOCOL 3.13; unsupported in 4.2).
+    Initialize(InitializeResponse),
+    /// Draft `StreamsGroupDescribe`.
+    Describe(DescribeResponse),
+    /// 4.2 `StreamsGroupDescribe` (PROTOCOL 4.10).
+    Describe42(DescribeResponse42),
+    /// `DeleteGroups` (PROTOCOL 2.9).
+    DeleteGroups(DeleteGroupsResponse),
+    /// `SetTargetAssignment`, the manual assignor's input (PROTOCOL 2.10).
+    SetTargetAssignment(SetTargetAssignmentResponse),
+}
+
+/// `DeleteGroups`: one result per requested group, in request order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DeleteGroupsResponse {
+    pub results: Vec<DeletedGroup>,
+}
+
+/// One group of a `DeleteGroups` answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeletedGroup {
+    pub group_id: String,
+    pub error_code: i16,
+}
+
+/// `SetTargetAssignment`: the error pair (`0` and `null` when the targets were written).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetTargetAssignmentResponse {
+    pub error_code: i16,
+    pub error_message: Option<String>,
+}
