@@ -101,6 +101,32 @@ impl ProtocolError {
     pub fn invalid_request(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidRequest, message)
     }
+
+    /// `UNKNOWN_MEMBER_ID` for a member id the group does not know.
+    pub fn unknown_member(group_id: &str, member_id: &str) -> Self {
+        Self::new(
+            ErrorCode::UnknownMemberId,
+            format!("Member {member_id} is not a member of group {group_id}."),
+        )
+    }
+
+    /// `FENCED_INSTANCE_ID`: `instance` is held by another member.
+    pub fn fenced_instance(member_id: &str, instance: &str, holder: &str) -> Self {
+        Self::new(
+            ErrorCode::FencedInstanceId,
+            format!(
+                "Static member {member_id} with instance id {instance} was fenced by member {holder}."
+            ),
+        )
+    }
+
+    /// `UNKNOWN_MEMBER_ID` for an instance id the group does not know.
+    pub fn unknown_instance(instance: &str) -> Self {
+        Self::new(
+            ErrorCode::UnknownMemberId,
+            format!("Instance id {instance} is unknown."),
+        )
+    }
 }
 
 /// Codes of boundary errors: stable strings a host can match on.

@@ -53,11 +53,13 @@ pub mod coordinator;
 pub mod error;
 pub mod group;
 pub mod history;
+pub mod java;
 pub mod partition;
 pub mod reconcile;
 pub mod records;
 pub mod tasks;
 pub mod timers;
+pub mod topics;
 pub mod topology;
 
 pub use api::{Explain, Input, InputKind, Output};

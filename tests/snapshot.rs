@@ -22,7 +22,7 @@ fn snapshot_explains_readiness_and_pending_timers() {
         "request": {"groupId": "g", "topologyId": "t", "topology": topology}}),
     );
     assert_eq!(out["response"]["errorCode"], 0);
-    let snap = c.snapshot();
+    let snap = serde_json::to_value(c.snapshot()).unwrap();
     let g = &snap["groups"][0];
     assert_eq!(g["state"], "EMPTY");
     assert_eq!(g["configuration"]["status"], "MISSING_INTERNAL_TOPICS");
@@ -42,7 +42,7 @@ fn snapshot_explains_readiness_and_pending_timers() {
         "memberEpoch": 0, "topologyId": "t", "processId": "p", "rebalanceTimeoutMs": 1000,
         "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}),
     );
-    let snap = c.snapshot();
+    let snap = serde_json::to_value(c.snapshot()).unwrap();
     let g = &snap["groups"][0];
     assert_eq!(g["configuration"]["status"], "READY");
     assert_eq!(

@@ -13,6 +13,30 @@ pub struct DescribeRequest {
     pub include_authorized_operations: bool,
 }
 
+/// A described group with each member replaced by `f(member)` (views extend members).
+macro_rules! map_members {
+    ($t:ident) => {
+        impl<M> $t<M> {
+            /// The same group with every member mapped by `f`.
+            pub fn map_members<N>(self, f: impl FnMut(M) -> N) -> $t<N> {
+                $t {
+                    error_code: self.error_code,
+                    error_message: self.error_message,
+                    group_id: self.group_id,
+                    group_state: self.group_state,
+                    group_epoch: self.group_epoch,
+                    assignment_epoch: self.assignment_epoch,
+                    topology: self.topology,
+                    members: self.members.into_iter().map(f).collect(),
+                    authorized_operations: self.authorized_operations,
+                }
+            }
+        }
+    };
+}
+map_members!(DescribedGroup);
+map_members!(DescribedGroup42);
+
 /// A subtopology as describe shows it (no copartition groups), in schema order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -45,7 +69,7 @@ pub struct DescribedMember {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DescribedGroup {
+pub struct DescribedGroup<M = DescribedMember> {
     pub error_code: i16,
     pub error_message: Option<String>,
     pub group_id: String,
@@ -53,7 +77,7 @@ pub struct DescribedGroup {
     pub group_epoch: i32,
     pub assignment_epoch: i32,
     pub topology: Option<Vec<DescribedSubtopology>>,
-    pub members: Vec<DescribedMember>,
+    pub members: Vec<M>,
     pub authorized_operations: i32,
 }
 
@@ -105,7 +129,7 @@ pub struct DescribedMember42 {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DescribedGroup42 {
+pub struct DescribedGroup42<M = DescribedMember42> {
     pub error_code: i16,
     pub error_message: Option<String>,
     pub group_id: String,
@@ -113,7 +137,7 @@ pub struct DescribedGroup42 {
     pub group_epoch: i32,
     pub assignment_epoch: i32,
     pub topology: Option<DescribedTopology42>,
-    pub members: Vec<DescribedMember42>,
+    pub members: Vec<M>,
     pub authorized_operations: i32,
 }
 

@@ -159,7 +159,7 @@ impl JsCoordinator {
 
     /// Every group as describe shows it, plus pending timers and the topic image.
     pub fn snapshot(&self) -> JsValue {
-        to_js(&self.inner.snapshot())
+        to_js(&serde_json::to_value(self.inner.snapshot()).unwrap_or(Value::Null))
     }
 
     /// The topology id of a topology (a list of subtopologies, as an object or JSON text).

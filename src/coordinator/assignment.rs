@@ -1,4 +1,5 @@
-//! Target assignment computation (PROTOCOL 2.7) and the topic view (2.12).
+//! Target assignment computation (PROTOCOL 2.7) and held-back assignments: assignment batching
+//! (`group.streams.assignment.interval.ms`) and the 4.2 initial rebalance delay (4.7).
 
 use std::collections::BTreeMap;
 
@@ -10,13 +11,11 @@ use crate::assignor::{
 };
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
-use crate::records::{
-    MemberMetadataValue, PartitionMetadataValue, PartitionRacks, Record, RecordKey, RecordValue,
-    TargetAssignmentMemberValue, TargetAssignmentMetadataValue, TopicMetadata,
-};
+use crate::records::build;
+use crate::records::MemberMetadataValue;
 use crate::tasks::Assignment;
 use crate::timers::{TimerData, TimerKey, TimerKind};
-use crate::topology::{self, Configuration, Subtopology};
+use crate::topology::{self, Configuration};
 
 impl Coordinator {
     /// Computes every member's new target for `epoch`, writes the target member records of the
@@ -87,17 +86,10 @@ impl Coordinator {
         };
         for (id, target) in &new_targets {
             if previous.get(id) != Some(target) {
-                batch.push(target_record(group_id, id, target));
+                batch.push(build::target_member(group_id, id, target));
             }
         }
-        batch.push(Record::new(
-            RecordKey::TargetAssignmentMetadata {
-                group_id: group_id.to_string(),
-            },
-            RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
-                assignment_epoch: epoch,
-            }),
-        ));
+        batch.push(build::target_metadata(group_id, epoch));
         let previous_of_members: BTreeMap<String, Assignment> = previous
             .iter()
             .filter(|(id, _)| members.contains_key(*id))
@@ -130,6 +122,23 @@ impl Coordinator {
         });
     }
 
+    /// Arms the initial rebalance delay of a group that was memberless (4.7).
+    pub(crate) fn arm_initial_delay(&mut self, now: i64, group_id: &str, out: &mut crate::Output) {
+        let until = now.saturating_add(i64::from(self.config.initial_rebalance_delay_ms));
+        self.schedule(
+            TimerKind::InitialRebalanceDelay,
+            group_id,
+            "",
+            until,
+            TimerData::None,
+        );
+        out.explain.push(Explain::AssignmentDelayed {
+            group_id: group_id.to_string(),
+            until_ms: until,
+            cause: None,
+        });
+    }
+
     /// A held-back assignment is due (assignment batching, and the 4.2 initial rebalance delay):
     /// the target assignment for the current group epoch, unless one was computed meanwhile or
     /// the group has no members. `false` when the batch limit refused the records.
@@ -140,13 +149,10 @@ impl Coordinator {
         if group.members.is_empty() || group.group_epoch <= group.assignment_epoch {
             return true;
         }
-        let configured = match self.config.dialect {
-            crate::Dialect::Kip1071Draft => group.configured.as_ref(),
-            crate::Dialect::Kafka42 => group.soft.configured.as_ref(),
-        };
-        // 4.2 keeps its configuration in memory; until a heartbeat refreshed it, that heartbeat
-        // computes instead.
-        if self.config.dialect == crate::Dialect::Kafka42 && configured.is_none() {
+        let configured = self.rules.configured(group);
+        // A dialect that keeps its configuration in memory has none until a heartbeat refreshed
+        // it; that heartbeat computes instead.
+        if self.rules.keeps_configuration() && configured.is_none() {
             return true;
         }
         let members: BTreeMap<String, &MemberMetadataValue> = group
@@ -215,64 +221,4 @@ impl Coordinator {
         }
         Ok(())
     }
-
-    /// The draft partition metadata of the required topics of `subtopologies`, from the topic
-    /// image (PROTOCOL 2.12, 5.2).
-    pub(crate) fn partition_metadata(
-        &self,
-        subtopologies: Option<&[Subtopology]>,
-        patterns: &topology::SourcePatterns,
-    ) -> PartitionMetadataValue {
-        let Some(subs) = subtopologies else {
-            return PartitionMetadataValue::default();
-        };
-        let required =
-            topology::required_topics_with(subs, patterns, self.topics.keys().map(String::as_str));
-        let topics = required
-            .iter()
-            .filter_map(|name| {
-                let t = self.topics.get(name)?;
-                Some(TopicMetadata {
-                    topic_id: t.topic_id,
-                    topic_name: name.clone(),
-                    num_partitions: t.partitions,
-                    partition_metadata: t
-                        .racks
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, racks)| !racks.is_empty())
-                        .map(|(p, racks)| PartitionRacks {
-                            partition: p as i32,
-                            racks: racks.clone(),
-                        })
-                        .collect(),
-                })
-            })
-            .collect();
-        PartitionMetadataValue { topics }
-    }
-
-    /// Topic name -> partition count of the whole topic image.
-    pub(crate) fn image_view(&self) -> BTreeMap<String, i32> {
-        self.topics
-            .iter()
-            .map(|(k, t)| (k.clone(), t.partitions))
-            .collect()
-    }
-}
-
-/// A target assignment member record with the full target.
-pub(crate) fn target_record(group_id: &str, member_id: &str, target: &Assignment) -> Record {
-    let (active, standby, warmup) = target.to_task_ids();
-    Record::new(
-        RecordKey::TargetAssignmentMember {
-            group_id: group_id.to_string(),
-            member_id: member_id.to_string(),
-        },
-        RecordValue::TargetAssignmentMember(TargetAssignmentMemberValue {
-            active_tasks: active,
-            standby_tasks: standby,
-            warmup_tasks: warmup,
-        }),
-    )
 }

@@ -1,12 +1,10 @@
-//! Removing members (PROTOCOL 2.9) and deleting groups (5.5), plus the record builders the
-//! operations share.
+//! Removing members (PROTOCOL 2.9) and deleting groups (5.5): the batches and their soft
+//! effects, shared by the operations and the timers.
 
 use super::{Batch, Coordinator, Output};
 use crate::api::Explain;
-use crate::group::{Group, Member};
-use crate::records::{
-    CurrentMemberAssignmentValue, Dialect, GroupMetadataValue, Record, RecordKey, RecordValue,
-};
+use crate::group::Group;
+use crate::records::build::{self, GroupMetadataFields};
 use crate::timers::{TimerData, TimerKind};
 
 /// Why a member was removed, as `explain` and the bump reasons name it.
@@ -19,7 +17,7 @@ pub(crate) enum FenceCause {
 }
 
 impl FenceCause {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             FenceCause::Leave => "LEAVE",
             FenceCause::SessionTimeout => "SESSION_TIMEOUT",
@@ -36,32 +34,14 @@ impl FenceCause {
     }
 }
 
-pub(crate) fn group_metadata_record(group: &Group, epoch: i32) -> Record {
-    Record::new(
-        RecordKey::GroupMetadata {
-            group_id: group.group_id.clone(),
-        },
-        RecordValue::GroupMetadata(GroupMetadataValue {
-            epoch,
-            metadata_hash: group.metadata_hash,
-            validated_topology_epoch: group.validated_topology_epoch,
-            last_assignment_configs: group.last_assignment_configs.clone(),
-        }),
-    )
-}
-
-/// The group epoch after one bump (PROTOCOL 2.3, 2.8): +1, except that the 4.2 dialect takes
-/// a new group's first bump from 0 straight to 2 (Kafka 4.2's quirk, 4.7).
-pub(crate) fn next_group_epoch(dialect: Dialect, epoch: i32) -> i32 {
-    match (dialect, epoch) {
-        (Dialect::Kafka42, 0) => 2,
-        _ => epoch.saturating_add(1),
-    }
-}
-
-/// Bumps the group epoch to `to`: the group metadata record and its `explain` entry.
+/// Bumps the group epoch to `to`: the group metadata record (the group's stored fields) and
+/// its `explain` entry.
 pub(crate) fn bump(group: &Group, to: i32, reasons: Vec<&'static str>, batch: &mut Batch) {
-    batch.push(group_metadata_record(group, to));
+    batch.push(build::group_metadata(
+        &group.group_id,
+        to,
+        stored_fields(group),
+    ));
     batch.explain.push(Explain::GroupEpochBumped {
         group_id: group.group_id.clone(),
         from: group.group_epoch,
@@ -70,82 +50,28 @@ pub(crate) fn bump(group: &Group, to: i32, reasons: Vec<&'static str>, batch: &m
     });
 }
 
-/// The current assignment record of `member` as it stands. In the 4.2 dialect both active lists
-/// carry the per-task assignment epochs (PROTOCOL 4.8); the draft has no such field, and leaving
-/// it out keeps live state equal to state replayed from the draft's records.
-pub(crate) fn current_record(dialect: Dialect, group_id: &str, member: &Member) -> Record {
-    let (mut active, standby, warmup) = member.assigned.to_task_ids();
-    let (mut pa, ps, pw) = member.pending.to_task_ids();
-    if dialect == Dialect::Kafka42 {
-        for t in active.iter_mut().chain(pa.iter_mut()) {
-            t.assignment_epochs = Some(
-                t.partitions
-                    .iter()
-                    .map(|p| {
-                        member
-                            .active_epochs
-                            .get(&(t.subtopology_id.clone(), *p))
-                            .copied()
-                            .unwrap_or(member.member_epoch)
-                    })
-                    .collect(),
-            );
-        }
+/// The group metadata fields as the group stores them.
+pub(crate) fn stored_fields(group: &Group) -> GroupMetadataFields {
+    GroupMetadataFields {
+        metadata_hash: group.metadata_hash,
+        validated_topology_epoch: group.validated_topology_epoch,
+        last_assignment_configs: group.last_assignment_configs.clone(),
     }
-    Record::new(
-        RecordKey::CurrentMemberAssignment {
-            group_id: group_id.to_string(),
-            member_id: member.member_id.clone(),
-        },
-        RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
-            member_epoch: member.member_epoch,
-            previous_member_epoch: member.previous_member_epoch,
-            state: member.state,
-            active_tasks: active,
-            standby_tasks: standby,
-            warmup_tasks: warmup,
-            active_tasks_pending_revocation: pa,
-            standby_tasks_pending_revocation: ps,
-            warmup_tasks_pending_revocation: pw,
-        }),
-    )
-}
-
-pub(crate) fn member_record(group_id: &str, member: &Member) -> Record {
-    Record::new(
-        RecordKey::MemberMetadata {
-            group_id: group_id.to_string(),
-            member_id: member.member_id.clone(),
-        },
-        RecordValue::MemberMetadata(member.metadata.clone()),
-    )
-}
-
-/// The three tombstones that remove a member, in replayable order.
-pub(crate) fn member_tombstones(group_id: &str, member_id: &str, batch: &mut Batch) {
-    let g = group_id.to_string();
-    let m = member_id.to_string();
-    batch.push(Record::tombstone(RecordKey::CurrentMemberAssignment {
-        group_id: g.clone(),
-        member_id: m.clone(),
-    }));
-    batch.push(Record::tombstone(RecordKey::TargetAssignmentMember {
-        group_id: g.clone(),
-        member_id: m.clone(),
-    }));
-    batch.push(Record::tombstone(RecordKey::MemberMetadata {
-        group_id: g,
-        member_id: m,
-    }));
 }
 
 impl Coordinator {
     /// The fence records of `member_id` (2.9) with their explanations.
     pub(crate) fn fence_batch(&self, group: &Group, member_id: &str, cause: FenceCause) -> Batch {
         let mut batch = Batch::default();
-        member_tombstones(&group.group_id, member_id, &mut batch);
-        let epoch = next_group_epoch(self.config.dialect, group.group_epoch);
-        batch.push(group_metadata_record(group, epoch));
+        batch
+            .records
+            .extend(build::member_tombstones(&group.group_id, member_id));
+        let epoch = self.rules.next_group_epoch(group.group_epoch);
+        batch.push(build::group_metadata(
+            &group.group_id,
+            epoch,
+            stored_fields(group),
+        ));
         let instance_id = group
             .members
             .get(member_id)
@@ -237,26 +163,11 @@ impl Coordinator {
     pub(crate) fn deletion_batch(&self, group: &Group, cause: &'static str) -> Batch {
         let mut batch = Batch::default();
         let g = group.group_id.clone();
-        for member_id in group.targets.keys() {
-            batch.push(Record::tombstone(RecordKey::TargetAssignmentMember {
-                group_id: g.clone(),
-                member_id: member_id.clone(),
-            }));
-        }
-        batch.push(Record::tombstone(RecordKey::TargetAssignmentMetadata {
-            group_id: g.clone(),
-        }));
-        if self.config.dialect == Dialect::Kip1071Draft {
-            batch.push(Record::tombstone(RecordKey::PartitionMetadata {
-                group_id: g.clone(),
-            }));
-        }
-        batch.push(Record::tombstone(RecordKey::Topology {
-            group_id: g.clone(),
-        }));
-        batch.push(Record::tombstone(RecordKey::GroupMetadata {
-            group_id: g.clone(),
-        }));
+        batch.records = build::group_tombstones(
+            &g,
+            group.targets.keys(),
+            self.rules.has_partition_metadata(),
+        );
         batch
             .explain
             .push(Explain::GroupDeleted { group_id: g, cause });

@@ -2,15 +2,16 @@
 
 use std::collections::BTreeMap;
 
-use super::draft::mismatch_message;
 use super::fence::bump;
-use super::heartbeat::is_blank;
+use super::views::statuses::mismatch_message;
 use super::{Batch, Coordinator};
 use crate::api::{InitializeRequest, InitializeResponse, Output, Response};
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{view_of, Group};
-use crate::records::{MemberMetadataValue, Record, RecordKey, RecordValue, TopologyValue};
+use crate::java::is_blank;
+use crate::records::{build, MemberMetadataValue, TopologyValue};
 use crate::timers::{TimerData, TimerKey, TimerKind};
+use crate::topics;
 use crate::topology::{self, Configuration};
 
 fn respond(out: &mut Output, code: i16, message: Option<String>) {
@@ -31,7 +32,7 @@ pub(super) fn unsupported(out: &mut Output) {
 }
 
 impl Coordinator {
-    pub(crate) fn initialize(&mut self, now: i64, req: &InitializeRequest, out: &mut Output) {
+    pub(super) fn initialize(&mut self, now: i64, req: &InitializeRequest, out: &mut Output) {
         match self.try_initialize(now, req, out) {
             Ok(()) => respond(out, 0, None),
             Err(e) => {
@@ -98,9 +99,10 @@ impl Coordinator {
                     .check_regex_cost(&req.topology, self.topics.keys().map(String::as_str))
             })
             .map_err(|m| ProtocolError::new(ErrorCode::StreamsInvalidTopology, m))?;
-        let configuration = self
-            .limits()
-            .bound(topology::configure(&req.topology, &self.image_view()));
+        let configuration = self.limits().bound(topology::configure(
+            &req.topology,
+            &topics::partition_counts(&self.topics),
+        ));
         // Only a successful Initialize asks the host to create topics: a failed one stored nothing.
         let mut topics_to_create = Vec::new();
         match &configuration {
@@ -152,30 +154,23 @@ impl Coordinator {
             return Ok(());
         }
         let mut batch = Batch::default();
-        batch.push(Record::new(
-            RecordKey::Topology {
-                group_id: gid.to_string(),
-            },
-            RecordValue::Topology(TopologyValue {
+        batch.push(build::topology(
+            gid,
+            TopologyValue {
                 topology_id: req.topology_id.clone(),
                 epoch: 0,
                 subtopologies: req.topology.clone(),
-            }),
+            },
         ));
         let patterns = topology::SourcePatterns::compile(&req.topology);
-        let pm = self.partition_metadata(Some(&req.topology), &patterns);
+        let pm = topics::partition_metadata(&self.topics, Some(&req.topology), &patterns);
         let configured = self.limits().bound(topology::configure_with(
             &req.topology,
             &patterns,
             &view_of(&pm),
         ));
         if pm != group.partition_metadata {
-            batch.push(Record::new(
-                RecordKey::PartitionMetadata {
-                    group_id: gid.to_string(),
-                },
-                RecordValue::PartitionMetadata(pm),
-            ));
+            batch.push(build::partition_metadata(gid, pm));
         }
         let epoch = group.group_epoch.saturating_add(1);
         let reason = if group.topology.is_none() {

@@ -4,6 +4,7 @@ use super::fence::FenceCause;
 use super::{Checkpoint, Coordinator, Output};
 use crate::api::Explain;
 use crate::timers::{TimerData, TimerKey, TimerKind};
+use crate::topology::Configuration;
 
 impl Coordinator {
     /// Fires every timer due at or before `now`, each at its own deadline, in order; with a
@@ -80,5 +81,16 @@ impl Coordinator {
                 message: "its records would exceed maxRecordBatchBytes; nothing was written".into(),
             });
         }
+    }
+
+    /// The delay timer fires: the target assignment for the current group epoch, unless the
+    /// group became memberless or has no ready topology (4.7). `false` when the batch limit
+    /// refused the records.
+    fn fire_initial_delay(&mut self, group_id: &str, out: &mut Output) -> bool {
+        let ready = self
+            .groups
+            .get(group_id)
+            .is_some_and(|g| matches!(self.rules.configured(g), Some(Configuration::Ready(_))));
+        !ready || self.fire_due_assignment(group_id, out)
     }
 }

@@ -3,79 +3,52 @@
 //! Every operation first computes its records without touching state, then checks the batch
 //! limit, then applies the records through [`group::apply`], the same path a `Replay` input
 //! takes. Soft state (timers, last-sent values) is committed only after that.
+//!
+//! Layout: [`handle`](Coordinator::handle) is the one way in. Each input type is an operation
+//! in its own file (`heartbeat`, `leave`, `initialize`, `topic_metadata`, `delete`,
+//! `manual_targets`, `replay`); operations never import each other. They share the services
+//! `fence` (removing members and groups), `assignment` (target computation, held-back
+//! assignments) and `timers_fire`, the dialect seam `dialect`, and the read-only `views`
+//! (describe, snapshot, statuses, endpoints), which import no operation or service.
 
-mod admin;
 mod assignment;
-mod draft;
+mod delete;
+pub(crate) mod dialect;
 mod fence;
 mod heartbeat;
 mod initialize;
-pub mod kafka42;
+mod leave;
+mod manual_targets;
+mod replay;
 mod timers_fire;
+mod topic_metadata;
+pub(crate) mod views;
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use self::dialect::DialectRules;
 use crate::api::{Explain, Input, InputKind, Output};
 use crate::config::Config;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
-use crate::records::{encoded_size, Dialect, Record, RecordKey, Uuid};
+use crate::records::{encoded_size, Record, RecordKey};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
-use crate::topology;
+use crate::topics::Topics;
+use crate::topology::{self, Configuration};
 
-/// One topic as the host reported it.
-#[derive(Clone, Debug)]
-pub struct TopicImage {
-    pub partitions: i32,
-    pub topic_id: Uuid,
-    /// `racks[p]`: sorted, distinct rack ids of partition `p`.
-    pub racks: Vec<Vec<String>>,
-    /// The 4.2 topic hash, computed once per report: it walks every partition, so a refresh
-    /// must not pay it again (bounded cost).
-    hash: std::sync::OnceLock<i64>,
-}
-
-impl TopicImage {
-    pub fn new(partitions: i32, topic_id: Uuid, racks: Vec<Vec<String>>) -> Self {
-        TopicImage {
-            partitions,
-            topic_id,
-            racks,
-            hash: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// Kafka's topic hash of this image under `name` (PROTOCOL 4.5), remembered. A topic with
-    /// more partitions than `walk_limit` (`group.streams.max.tasks.per.subtopology`: no group
-    /// that reads it can be assigned) is hashed without its partitions, so that a host
-    /// reporting 2^31 of them costs nothing.
-    pub fn hash(&self, name: &str, walk_limit: i32) -> i64 {
-        *self.hash.get_or_init(|| {
-            if self.partitions > walk_limit {
-                kafka42::topic_header_hash(name, self)
-            } else {
-                kafka42::topic_hash(name, self)
-            }
-        })
-    }
-}
-
-impl PartialEq for TopicImage {
-    fn eq(&self, other: &Self) -> bool {
-        (self.partitions, &self.topic_id, &self.racks)
-            == (other.partitions, &other.topic_id, &other.racks)
-    }
-}
-impl Eq for TopicImage {}
+pub use crate::topics::TopicImage;
+pub use views::snapshot::Snapshot;
 
 /// A deterministic, sans-IO streams group coordinator.
 #[derive(Clone, Debug)]
 pub struct Coordinator {
     config: Config,
+    /// The dialect's answers (the one seam between the dialects).
+    rules: &'static dyn DialectRules,
     groups: BTreeMap<String, Group>,
-    topics: BTreeMap<String, TopicImage>,
+    topics: Topics,
     timers: Timers,
     now_ms: i64,
 }
@@ -135,6 +108,7 @@ impl Coordinator {
     pub fn new(config: Config) -> Result<Coordinator, BoundaryError> {
         config.validate()?;
         Ok(Coordinator {
+            rules: dialect::rules(config.dialect),
             config,
             groups: BTreeMap::new(),
             topics: BTreeMap::new(),
@@ -164,7 +138,7 @@ impl Coordinator {
         &self.timers
     }
 
-    pub fn topics(&self) -> &BTreeMap<String, TopicImage> {
+    pub fn topics(&self) -> &Topics {
         &self.topics
     }
 
@@ -208,27 +182,70 @@ impl Coordinator {
             InputKind::StreamsGroupHeartbeat { client, request } => {
                 self.heartbeat(now, raw_now, &client, &request, &mut out)
             }
-            InputKind::StreamsGroupInitialize { request, .. } => match self.config.dialect {
-                Dialect::Kip1071Draft => self.initialize(now, &request, &mut out),
-                Dialect::Kafka42 => initialize::unsupported(&mut out),
-            },
+            InputKind::StreamsGroupInitialize { request, .. } => {
+                if self.rules.supports_initialize() {
+                    self.initialize(now, &request, &mut out)
+                } else {
+                    initialize::unsupported(&mut out)
+                }
+            }
             InputKind::StreamsGroupDescribe { request } => {
-                out.response = Some(self.describe(&request));
+                out.response = Some(self.rules.describe(self, &request));
             }
             InputKind::TopicMetadata {
                 topics,
                 deleted_topics,
             } => self.topic_metadata(&topics, &deleted_topics)?,
             InputKind::AdvanceTime => {}
-            InputKind::DeleteGroups { group_ids } => self.delete_groups(now, &group_ids, &mut out),
+            InputKind::DeleteGroups { group_ids } => self.delete_groups(&group_ids, &mut out),
             InputKind::Replay { .. } => {}
             InputKind::SetTargetAssignment {
                 group_id,
                 assignment,
-            } => self.set_target_assignment(now, &group_id, &assignment, &mut out),
+            } => self.set_target_assignment(&group_id, &assignment, &mut out),
         }
         out.next_deadline_ms = self.timers.next_deadline();
         Ok(out)
+    }
+
+    /// A heartbeat: validated by the dialect and bounded in size, then a leave (epoch -1 or -2)
+    /// or a regular heartbeat; a failure is the dialect's error response.
+    fn heartbeat(
+        &mut self,
+        now: i64,
+        raw_now: i64,
+        client: &crate::api::ClientInfo,
+        req: &crate::api::HeartbeatRequest,
+        out: &mut Output,
+    ) {
+        let result = self
+            .rules
+            .validate(req)
+            .and_then(|()| self.check_request_size(req))
+            .and_then(|()| {
+                if req.member_epoch == -1 || req.member_epoch == -2 {
+                    self.leave(now, req, out)
+                } else {
+                    self.regular_heartbeat(now, raw_now, client, req, out)
+                }
+            });
+        if let Err(e) = result {
+            out.response = Some(self.rules.error_response(&e));
+        }
+    }
+
+    /// Boundary checks that must happen before any timer fires.
+    fn precheck(&self, input: &Input) -> Result<(), BoundaryError> {
+        match &input.kind {
+            InputKind::TopicMetadata {
+                topics,
+                deleted_topics,
+            } => topic_metadata::check(topics, deleted_topics),
+            InputKind::StreamsGroupHeartbeat { request, .. } => {
+                self.rules.precheck_heartbeat(request)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Parses and handles one JSON input; the answer is the output or the boundary error, as
@@ -395,7 +412,24 @@ impl Coordinator {
 
     /// The group state as the dialect derives it (PROTOCOL 2.2).
     pub fn group_state(&self, group: &Group) -> GroupState {
-        group.state_in(self.config.dialect)
+        self.rules.group_state(group)
+    }
+
+    /// The group's configured topology: the draft's derived one, or 4.2's as the last refresh
+    /// left it (PROTOCOL 2.1).
+    fn configured_of<'a>(&self, group: &'a Group) -> Option<&'a Configuration> {
+        self.rules.configured(group)
+    }
+
+    /// Whether the group's 4.2 initial rebalance delay is pending (4.7).
+    fn initial_delay_pending(&self, group_id: &str) -> bool {
+        self.timers
+            .get(&TimerKey::new(
+                TimerKind::InitialRebalanceDelay,
+                group_id,
+                "",
+            ))
+            .is_some()
     }
 }
 

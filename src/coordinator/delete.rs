@@ -1,0 +1,38 @@
+//! `DeleteGroups`: memberless groups go, each its own atomic batch (PROTOCOL 2.9, 5.5).
+
+use super::Coordinator;
+use crate::api::{DeleteGroupsResponse, DeletedGroup, Output, Response};
+use crate::error::ErrorCode;
+use crate::java::is_blank;
+
+impl Coordinator {
+    /// Deletes memberless groups, each its own atomic batch (2.9).
+    pub(super) fn delete_groups(&mut self, group_ids: &[String], out: &mut Output) {
+        let mut results = Vec::new();
+        for gid in group_ids {
+            let code = if is_blank(gid) {
+                ErrorCode::InvalidGroupId
+            } else {
+                match self.groups.get(gid) {
+                    None => ErrorCode::GroupIdNotFound,
+                    Some(g) if !g.members.is_empty() => ErrorCode::NonEmptyGroup,
+                    Some(g) => {
+                        let batch = self.deletion_batch(g, "DELETE_GROUPS");
+                        match self.commit_group(gid, batch, out) {
+                            Ok(()) => {
+                                self.timers.cancel_group(gid, None);
+                                ErrorCode::None
+                            }
+                            Err(e) => e.code,
+                        }
+                    }
+                }
+            };
+            results.push(DeletedGroup {
+                group_id: gid.clone(),
+                error_code: code.code(),
+            });
+        }
+        out.response = Some(Response::DeleteGroups(DeleteGroupsResponse { results }));
+    }
+}

@@ -1,0 +1,411 @@
+//! The edges of the `kafka-4.2` dialect around the shared heartbeat (PROTOCOL 4): request
+//! validation (4.3), the topology that arrives in the join (4.4 step 4), the topic view with its
+//! metadata hash, readiness and assignment configs (4.4 steps 5-6, 4.5, 4.6), the initial
+//! rebalance delay (4.7), statuses, the response and describe shapes (4.2, 4.9, 4.10).
+//!
+//! Decisions where the specification leaves room:
+//! - The metadata hash uses hash4j's encoding, which Kafka 4.2 feeds to XXH3-64 ([`HashInput`]:
+//!   little-endian integers, strings as UTF-16 code units followed by their length), so that it
+//!   should match Kafka's values; it changes whenever a required topic's id, name, partition
+//!   count or racks change.
+//! - The configuration (and so the hash) is recomputed when the group gets its topology, has no
+//!   configured topology in memory, is refresh-due, or bumps its epoch anyway (2.12); the owned
+//!   task lists are checked against every ready configuration, refreshed or not (Kafka checks
+//!   them on every heartbeat with a ready topology).
+//! - `ASSIGNMENT_DELAYED` reads `Assignment delayed due to the configured initial rebalance
+//!   delay.`; an existing internal topic of the wrong size reads `Existing topic <t> has
+//!   different number of partitions: expected <n>, found <k>` for the first one by name.
+//! - A heartbeat request without `endpointInformationEpoch` (required by the schema) or with the
+//!   draft's `topologyId` is a boundary error.
+//! - Explain: a group's first bump says `MEMBER_JOINED` and `TOPOLOGY_INITIALIZED`; later topic
+//!   view changes say `TOPIC_METADATA_CHANGED`, `TOPOLOGY_READINESS_CHANGED` (the validated
+//!   topology epoch changed) and `ASSIGNMENT_CONFIG_CHANGED`; arming the delay says
+//!   `ASSIGNMENT_DELAYED` with `untilMs`.
+
+use super::{Committed, DialectRules, TopicView};
+use crate::api::{
+    task_ids_json, DescribeRequest, DescribeResponse42, HeartbeatRequest, HeartbeatResponse42,
+    Output, Response, TaskIdsJson,
+};
+use crate::coordinator::views::{describe, endpoints, statuses};
+use crate::coordinator::Coordinator;
+use crate::error::{bug, BoundaryError, ErrorCode, ProtocolError};
+use crate::group::{Group, GroupState};
+use crate::java::is_blank;
+use crate::records::build::GroupMetadataFields;
+use crate::records::{KeyValue, TopologyValue};
+use crate::topics;
+use crate::topology::{self, Configuration, Limits, ValidationRule};
+
+fn invalid(message: impl Into<String>) -> ProtocolError {
+    ProtocolError::invalid_request(message)
+}
+
+/// The one assignment configuration of Kafka 4.2 (PROTOCOL 4.6).
+const NUM_STANDBY_REPLICAS: &str = "num.standby.replicas";
+
+fn invalid_topology(message: String) -> ProtocolError {
+    ProtocolError::new(ErrorCode::StreamsInvalidTopology42, message)
+}
+
+/// Request validation, PROTOCOL 4.3, in order.
+fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
+    let epoch = req.member_epoch;
+    let join = epoch == 0;
+    let subtopologies = req.topology.as_ref().map(|t| t.subtopologies.as_slice());
+    if let Some(subs) = subtopologies {
+        // #1, #2: Kafka checks topic names in the broker front end, before anything else.
+        topology::check(subs, ValidationRule::KafkaInternalTopics).map_err(invalid_topology)?;
+        topology::check(subs, ValidationRule::InvalidTopicNames).map_err(invalid_topology)?;
+        if subs.iter().any(|s| !s.source_topic_regex.is_empty()) {
+            return Err(invalid(
+                "Regular expressions for source topics are not supported yet.",
+            ));
+        }
+    }
+    if is_blank(&req.member_id) {
+        return Err(invalid("MemberId can't be empty."));
+    }
+    if is_blank(&req.group_id) {
+        return Err(invalid("GroupId can't be empty."));
+    }
+    if req.instance_id.as_deref().is_some_and(is_blank) {
+        return Err(invalid("InstanceId can't be empty."));
+    }
+    if req.rack_id.as_deref().is_some_and(is_blank) {
+        return Err(invalid("RackId can't be empty."));
+    }
+    if join && req.rebalance_timeout_ms == -1 {
+        return Err(invalid(
+            "RebalanceTimeoutMs must be provided in first request.",
+        ));
+    }
+    if join && req.rebalance_timeout_ms <= 0 {
+        return Err(invalid(
+            "RebalanceTimeoutMs must be positive when (re-)joining.",
+        ));
+    }
+    if join {
+        for (list, name) in [
+            (&req.active_tasks, "ActiveTasks"),
+            (&req.standby_tasks, "StandbyTasks"),
+            (&req.warmup_tasks, "WarmupTasks"),
+        ] {
+            if list.as_ref().is_none_or(|l| !l.is_empty()) {
+                return Err(invalid(format!("{name} must be empty when (re-)joining.")));
+            }
+        }
+        let Some(subs) = subtopologies else {
+            return Err(invalid("Topology must be non-null when (re-)joining."));
+        };
+        topology::check(subs, ValidationRule::ChangelogPartitions).map_err(invalid_topology)?;
+    }
+    if epoch == -2 && req.instance_id.is_none() {
+        return Err(invalid("InstanceId can't be null."));
+    }
+    if epoch < -2 {
+        return Err(invalid(format!(
+            "MemberEpoch is {epoch}, but must be greater than or equal to -2."
+        )));
+    }
+    let given = [&req.active_tasks, &req.standby_tasks, &req.warmup_tasks]
+        .iter()
+        .filter(|l| l.is_some())
+        .count();
+    if given != 0 && given != 3 {
+        return Err(invalid(
+            "If one task-type is non-null, all must be non-null.",
+        ));
+    }
+    if !join && req.topology.is_some() {
+        return Err(invalid("Topology can only be provided when (re-)joining."));
+    }
+    if let Some(subs) = subtopologies {
+        // #17 (rule): the other structural checks Kafka leaves to later stages.
+        for rule in [
+            ValidationRule::BlankSubtopologyId,
+            ValidationRule::DuplicateSubtopologyId,
+            ValidationRule::RepartitionPartitions,
+            ValidationRule::ReplicationFactor,
+            ValidationRule::CopartitionIndices,
+        ] {
+            topology::check(subs, rule).map_err(invalid_topology)?;
+        }
+    }
+    Ok(())
+}
+
+/// The 4.2 response of a failed heartbeat: every field but the error pair at its default.
+fn error_response(e: &ProtocolError) -> Response {
+    Response::Heartbeat42(Box::new(HeartbeatResponse42 {
+        error_code: e.code.code(),
+        error_message: Some(e.message.clone()),
+        ..Default::default()
+    }))
+}
+
+/// The 4.2 response of a successful leave: member id and epoch, `status` `[]`.
+fn leave_response(member_id: &str, member_epoch: i32) -> Response {
+    Response::Heartbeat42(Box::new(HeartbeatResponse42 {
+        member_id: member_id.to_string(),
+        member_epoch,
+        ..Default::default()
+    }))
+}
+
+/// PROTOCOL 4.4 step 4: the topology record this join writes, if any. The first joiner's
+/// topology is stored; a later joiner with a lower epoch keeps the group's (its responses carry
+/// `STALE_TOPOLOGY`); any other difference is refused.
+fn topology_step(
+    group: &Group,
+    req: &HeartbeatRequest,
+    limits: &Limits,
+) -> Result<Option<TopologyValue>, ProtocolError> {
+    let Some(t) = &req.topology else {
+        return Ok(None);
+    };
+    match &group.topology {
+        None => limits
+            .check(&t.subtopologies)
+            .map_err(invalid_topology)
+            .map(|()| {
+                Some(TopologyValue {
+                    topology_id: String::new(),
+                    epoch: t.epoch,
+                    subtopologies: t.subtopologies.clone(),
+                })
+            }),
+        Some(g) if g.epoch > t.epoch => Ok(None),
+        Some(g) if g.epoch == t.epoch && g.subtopologies == t.subtopologies => Ok(None),
+        Some(_) => Err(invalid("Topology updates are not supported yet.")),
+    }
+}
+
+/// The 4.2 dialect.
+#[derive(Debug)]
+pub(crate) struct Kafka42;
+
+impl DialectRules for Kafka42 {
+    /// The 4.2 schema has no `TopologyId` and requires `EndpointInformationEpoch` (PROTOCOL 1.3,
+    /// 4.2).
+    fn precheck_heartbeat(&self, req: &HeartbeatRequest) -> Result<(), BoundaryError> {
+        if req.topology_id.is_some() {
+            return Err(BoundaryError::input(
+                "request.topologyId",
+                "unknown field `topologyId` in the kafka-4.2 dialect (a join carries `topology`)",
+            ));
+        }
+        if req.endpoint_information_epoch.is_none() {
+            return Err(BoundaryError::input(
+                "request.endpointInformationEpoch",
+                "missing field `endpointInformationEpoch`",
+            ));
+        }
+        Ok(())
+    }
+
+    fn validate(&self, req: &HeartbeatRequest) -> Result<(), ProtocolError> {
+        validate(req)
+    }
+
+    fn error_response(&self, e: &ProtocolError) -> Response {
+        error_response(e)
+    }
+
+    fn leave_response(&self, member_id: &str, member_epoch: i32) -> Response {
+        leave_response(member_id, member_epoch)
+    }
+
+    fn leave_group_not_found(&self, group_id: &str) -> String {
+        format!("Streams group {group_id} not found.")
+    }
+
+    /// 4.3 #4: 4.2 member ids are never blank, so never generated.
+    fn generates_member_ids(&self) -> bool {
+        false
+    }
+
+    fn join_carries_topology(&self) -> bool {
+        true
+    }
+
+    fn topology_step(
+        &self,
+        c: &Coordinator,
+        group: &Group,
+        req: &HeartbeatRequest,
+    ) -> Result<Option<TopologyValue>, ProtocolError> {
+        topology_step(group, req, &c.limits())
+    }
+
+    /// PROTOCOL 4.4 steps 5-6 for `group` with `topology`. The configuration runs when the
+    /// topology is new to the group, when none is in memory, when the group is refresh-due, or
+    /// when the heartbeat bumps anyway (2.12); a configuration failure is
+    /// `STREAMS_INVALID_TOPOLOGY` (130). A group whose topology this heartbeat stores bumps for
+    /// the join anyway; its view "changes" from nothing, which explains nothing.
+    fn topic_view(
+        &self,
+        c: &Coordinator,
+        group: &Group,
+        topology: Option<&TopologyValue>,
+        topology_initialized: bool,
+        bumps: bool,
+    ) -> Result<TopicView, ProtocolError> {
+        let configs = vec![KeyValue {
+            key: NUM_STANDBY_REPLICAS.to_string(),
+            value: c.config.num_standby_replicas.to_string(),
+        }];
+        let reconfigure = group.topology.is_none()
+            || group.soft.configured.is_none()
+            || group.soft.refresh_due
+            || bumps;
+        let (refreshed, metadata_hash, validated_topology_epoch) = match topology {
+            _ if !reconfigure => (None, group.metadata_hash, group.validated_topology_epoch),
+            None => (None, 0, -1),
+            Some(t) => {
+                let required = topology::required_topics(
+                    &t.subtopologies,
+                    c.topics.keys().map(String::as_str),
+                );
+                let metadata_hash = topics::metadata_hash_within(
+                    required
+                        .iter()
+                        .filter_map(|name| c.topics.get(name).map(|image| (name.as_str(), image))),
+                    c.config.max_tasks_per_subtopology,
+                );
+                let configured = c.limits().bound(topology::configure(
+                    &t.subtopologies,
+                    &topics::partition_counts(&c.topics),
+                ));
+                if let Configuration::Invalid(message) = &configured {
+                    return Err(invalid_topology(message.clone()));
+                }
+                let validated = match configured {
+                    Configuration::Ready(_) => t.epoch,
+                    _ => -1,
+                };
+                (Some(configured), metadata_hash, validated)
+            }
+        };
+        let mut reasons = Vec::new();
+        if !topology_initialized {
+            if metadata_hash != group.metadata_hash {
+                reasons.push("TOPIC_METADATA_CHANGED");
+            }
+            if validated_topology_epoch != group.validated_topology_epoch {
+                reasons.push("TOPOLOGY_READINESS_CHANGED");
+            }
+            if group.last_assignment_configs.as_ref() != Some(&configs) {
+                reasons.push("ASSIGNMENT_CONFIG_CHANGED");
+            }
+        }
+        Ok(TopicView {
+            refreshed,
+            records: Vec::new(),
+            reasons,
+            fields: GroupMetadataFields {
+                metadata_hash,
+                validated_topology_epoch,
+                last_assignment_configs: Some(configs),
+            },
+        })
+    }
+
+    fn keep_configuration(&self, group: &mut Group, configured: Configuration) {
+        group.soft.configured = Some(configured);
+    }
+
+    fn keeps_configuration(&self) -> bool {
+        true
+    }
+
+    fn configured<'a>(&self, group: &'a Group) -> Option<&'a Configuration> {
+        group.soft.configured.as_ref()
+    }
+
+    /// Kafka 4.2 takes a new group's first bump from 0 straight to 2 (4.7).
+    fn next_group_epoch(&self, epoch: i32) -> i32 {
+        match epoch {
+            0 => 2,
+            _ => epoch.saturating_add(1),
+        }
+    }
+
+    fn writes_assignment_epochs(&self) -> bool {
+        true
+    }
+
+    fn has_initial_rebalance_delay(&self) -> bool {
+        true
+    }
+
+    fn has_partition_metadata(&self) -> bool {
+        false
+    }
+
+    fn group_state(&self, group: &Group) -> GroupState {
+        group.state_kafka42()
+    }
+
+    /// PROTOCOL 4.2, 4.4 step 10: the response of a committed 4.2 heartbeat.
+    fn respond(&self, c: &mut Coordinator, done: Committed<'_>, _out: &mut Output) -> Response {
+        let Committed {
+            group_id,
+            member,
+            assigned_before,
+            request: req,
+            ..
+        } = done;
+        let member_id = member.member_id.as_str();
+        let delay_pending = c.initial_delay_pending(group_id);
+        // The committed heartbeat left its group and member in place.
+        let Some(group) = c.groups.get(group_id) else {
+            bug("the group of a committed heartbeat is gone");
+        };
+        let Some(member) = group.members.get(member_id) else {
+            bug("the member of a committed heartbeat is gone");
+        };
+        let statuses = statuses::kafka42(group, member, delay_pending);
+        let send_tasks = req.member_epoch == 0 || assigned_before != Some(&member.assigned);
+        let (active, standby, warmup) = member.assigned.to_task_ids();
+        let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
+            send_tasks.then(|| task_ids_json(&l))
+        };
+        let endpoint_epoch = group.soft.endpoint_epoch;
+        let endpoints = (req.endpoint_information_epoch != Some(endpoint_epoch))
+            .then(|| endpoints::kafka42(group));
+        let response = HeartbeatResponse42 {
+            throttle_time_ms: 0,
+            error_code: 0,
+            error_message: None,
+            member_id: member_id.to_string(),
+            member_epoch: member.member_epoch,
+            heartbeat_interval_ms: c.config.heartbeat_interval_ms,
+            acceptable_recovery_lag: c.config.acceptable_recovery_lag,
+            task_offset_interval_ms: c.config.task_offset_interval_ms,
+            status: Some(statuses::status_json(&statuses)),
+            active_tasks: tasks(active),
+            standby_tasks: tasks(standby),
+            warmup_tasks: tasks(warmup),
+            endpoint_information_epoch: endpoint_epoch,
+            partitions_by_user_endpoint: endpoints,
+        };
+        Response::Heartbeat42(Box::new(response))
+    }
+
+    fn describe(&self, c: &Coordinator, req: &DescribeRequest) -> Response {
+        Response::Describe42(DescribeResponse42 {
+            throttle_time_ms: 0,
+            groups: describe::entries(
+                &c.groups,
+                &req.group_ids,
+                describe::kafka42_group,
+                describe::kafka42_error,
+            ),
+        })
+    }
+
+    fn supports_initialize(&self) -> bool {
+        false
+    }
+}

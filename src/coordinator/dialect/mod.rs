@@ -1,0 +1,128 @@
+//! The dialect seam: everything in which `kip1071-draft` and `kafka-4.2` differ, answered by one
+//! implementation each ([`draft::Draft`], [`kafka42::Kafka42`]), so that the operations hold no
+//! `match` on the dialect. Record layouts differ too; they live in [`crate::records`].
+
+pub(crate) mod draft;
+pub(crate) mod kafka42;
+
+use super::Coordinator;
+use crate::api::{DescribeRequest, HeartbeatRequest, Output, Response};
+use crate::error::{BoundaryError, ProtocolError};
+use crate::group::{Group, GroupState, Member};
+use crate::records::build::GroupMetadataFields;
+use crate::records::{Dialect, Record, TopologyValue};
+use crate::tasks::Assignment;
+use crate::topology::Configuration;
+
+/// The rules of the dialect `dialect`.
+pub(crate) fn rules(dialect: Dialect) -> &'static dyn DialectRules {
+    match dialect {
+        Dialect::Kip1071Draft => &draft::Draft,
+        Dialect::Kafka42 => &kafka42::Kafka42,
+    }
+}
+
+/// What one heartbeat's topic view decided (R8; 4.2: 4.4 steps 5-6).
+#[derive(Debug, Default)]
+pub(crate) struct TopicView {
+    /// The configuration this heartbeat computed, when it computed one.
+    pub refreshed: Option<Configuration>,
+    /// Records of the view (the draft's partition metadata).
+    pub records: Vec<Record>,
+    /// Bump reasons of the view (2.8).
+    pub reasons: Vec<&'static str>,
+    /// The group metadata fields a bump of this heartbeat writes.
+    pub fields: GroupMetadataFields,
+}
+
+/// A committed regular heartbeat, as the dialect's response step sees it.
+pub(crate) struct Committed<'a> {
+    pub now: i64,
+    pub group_id: &'a str,
+    /// The member as stored after the heartbeat.
+    pub member: &'a Member,
+    /// Tasks as the member held them before (for a replacement: the replaced member's).
+    pub assigned_before: Option<&'a Assignment>,
+    pub request: &'a HeartbeatRequest,
+}
+
+/// One dialect's answers (PROTOCOL 3 for the draft, 4 for 4.2).
+pub(crate) trait DialectRules: Sync + std::fmt::Debug {
+    /// Schema checks made at the boundary, before any timer fires (PROTOCOL 1.3).
+    fn precheck_heartbeat(&self, req: &HeartbeatRequest) -> Result<(), BoundaryError>;
+
+    /// Request validation, in order (3.5; 4.3).
+    fn validate(&self, req: &HeartbeatRequest) -> Result<(), ProtocolError>;
+
+    /// The response of a failed heartbeat.
+    fn error_response(&self, e: &ProtocolError) -> Response;
+
+    /// The response of a successful leave.
+    fn leave_response(&self, member_id: &str, member_epoch: i32) -> Response;
+
+    /// The message of `GROUP_ID_NOT_FOUND` for a leave.
+    fn leave_group_not_found(&self, group_id: &str) -> String;
+
+    /// R3: whether a join with a blank member id gets one generated (the draft); 4.2 member ids
+    /// are the client's.
+    fn generates_member_ids(&self) -> bool;
+
+    /// R7: whether a join's `topology` sets the member's topology epoch (and resets its
+    /// endpoint before the request's is applied).
+    fn join_carries_topology(&self) -> bool;
+
+    /// 4.4 step 4: the topology record a join writes, if any (none in the draft, whose topology
+    /// arrives by `StreamsGroupInitialize`).
+    fn topology_step(
+        &self,
+        c: &Coordinator,
+        group: &Group,
+        req: &HeartbeatRequest,
+    ) -> Result<Option<TopologyValue>, ProtocolError>;
+
+    /// R8 (4.4 steps 5-6): the topic view of a heartbeat. `topology` is the stored one or the
+    /// one this join stores; `bumps` says whether the heartbeat bumps the epoch anyway.
+    fn topic_view(
+        &self,
+        c: &Coordinator,
+        group: &Group,
+        topology: Option<&TopologyValue>,
+        topology_initialized: bool,
+        bumps: bool,
+    ) -> Result<TopicView, ProtocolError>;
+
+    /// Keeps the configuration a committed heartbeat computed, where the dialect keeps it in
+    /// memory (4.2; the draft derives its own from the partition metadata record).
+    fn keep_configuration(&self, group: &mut Group, configured: Configuration);
+
+    /// Whether the configuration lives in memory only (4.2), so that a rebuilt coordinator has
+    /// none until a heartbeat refreshes it; the draft derives it from its records.
+    fn keeps_configuration(&self) -> bool;
+
+    /// The group's configured topology (PROTOCOL 2.1).
+    fn configured<'a>(&self, group: &'a Group) -> Option<&'a Configuration>;
+
+    /// The group epoch after one bump (2.3, 2.8).
+    fn next_group_epoch(&self, epoch: i32) -> i32;
+
+    /// Whether current assignment records carry per-task assignment epochs (4.8).
+    fn writes_assignment_epochs(&self) -> bool;
+
+    /// Whether the first member of a memberless group arms the initial rebalance delay (4.7).
+    fn has_initial_rebalance_delay(&self) -> bool;
+
+    /// Whether group deletion writes a partition metadata tombstone (5.5).
+    fn has_partition_metadata(&self) -> bool;
+
+    /// The group state (2.2).
+    fn group_state(&self, group: &Group) -> GroupState;
+
+    /// R13-R14 (4.4 step 10): the last-sent values and the response of a committed heartbeat.
+    fn respond(&self, c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Response;
+
+    /// `StreamsGroupDescribe` (3.15; 4.10).
+    fn describe(&self, c: &Coordinator, req: &DescribeRequest) -> Response;
+
+    /// Whether the dialect has `StreamsGroupInitialize` (3.13; 4.2 has none, 3.16).
+    fn supports_initialize(&self) -> bool;
+}

@@ -1,0 +1,122 @@
+//! `Replay`: records applied atomically, then their soft effects (PROTOCOL 5.4).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::Coordinator;
+use crate::error::{BoundaryCode, BoundaryError};
+use crate::group::{self, Group, MemberState};
+use crate::records::{record_from_json, Record};
+use crate::timers::{TimerData, TimerKey, TimerKind};
+
+impl Coordinator {
+    /// Decodes a Replay input's records, each with its index in the input (records the dialect
+    /// skips, PROTOCOL 5.4, are left out).
+    pub(super) fn decode_records(
+        &self,
+        records: &[Value],
+    ) -> Result<Vec<(usize, Record)>, BoundaryError> {
+        let mut out = Vec::with_capacity(records.len());
+        for (i, v) in records.iter().enumerate() {
+            if let Some(r) = record_from_json(self.config.dialect, v, &format!("records[{i}]"))? {
+                out.push((i, r));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Applies records atomically and then their soft effects (PROTOCOL 5.4).
+    pub(super) fn replay_records<'r>(
+        &mut self,
+        now: i64,
+        records: impl Iterator<Item = (usize, &'r Record)> + Clone,
+    ) -> Result<(), BoundaryError> {
+        let touched: BTreeSet<String> = records
+            .clone()
+            .map(|(_, r)| r.key.group_id().to_string())
+            .collect();
+        let mut work: BTreeMap<String, Group> = touched
+            .iter()
+            .filter_map(|g| self.groups.get(g).map(|x| (g.clone(), x.clone())))
+            .collect();
+        let mut touched_members: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut added_member: BTreeSet<String> = BTreeSet::new();
+        let limits = self.limits();
+        for (i, r) in records {
+            let effect = group::apply(&mut work, r, &limits).map_err(|e| {
+                BoundaryError::new(BoundaryCode::InvalidRecord, format!("records[{i}]"), e)
+            })?;
+            if let Some(m) = r.key.member_id() {
+                touched_members.insert((r.key.group_id().to_string(), m.to_string()));
+            }
+            if effect.member_added {
+                added_member.insert(r.key.group_id().to_string());
+            }
+        }
+        for g in &touched {
+            match work.remove(g) {
+                Some(group) => {
+                    self.groups.insert(g.clone(), group);
+                }
+                None => {
+                    self.groups.remove(g);
+                    self.timers.cancel_group(g, None);
+                }
+            }
+        }
+        let session = i64::from(self.config.session_timeout_ms);
+        let retention = self.config.retention_ms();
+        for g in &touched {
+            let Some(group) = self.groups.get_mut(g) else {
+                continue;
+            };
+            group.soft.refresh_due = true;
+            if added_member.contains(g) {
+                self.timers
+                    .cancel(&TimerKey::new(TimerKind::Retention, g, ""));
+            }
+            if group.members.is_empty() {
+                group.soft.shutdown_requester = None;
+                self.timers.schedule(
+                    TimerKey::new(TimerKind::Retention, g, ""),
+                    now.saturating_add(retention),
+                    TimerData::None,
+                );
+            }
+        }
+        for (g, m) in &touched_members {
+            let member = self
+                .groups
+                .get(g)
+                .and_then(|grp| grp.members.get(m))
+                .cloned();
+            match member {
+                Some(member) => {
+                    self.schedule(
+                        TimerKind::SessionTimeout,
+                        g,
+                        m,
+                        now.saturating_add(session),
+                        TimerData::None,
+                    );
+                    if member.member_state() == MemberState::UnrevokedTasks
+                        && member.member_epoch != -2
+                    {
+                        self.schedule(
+                            TimerKind::RebalanceTimeout,
+                            g,
+                            m,
+                            now.saturating_add(i64::from(member.metadata.rebalance_timeout_ms)),
+                            TimerData::MemberEpoch(member.member_epoch),
+                        );
+                    } else {
+                        self.cancel(TimerKind::RebalanceTimeout, g, m);
+                    }
+                }
+                None => self.cancel_member_timers(g, m),
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,99 @@
+//! The endpoint-to-partitions maps of Interactive Queries (PROTOCOL 2.13, 3.12, 4.9).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::api::{
+    EndpointJson, EndpointToPartitions42Json, EndpointToPartitionsJson, TopicPartitionJson,
+};
+use crate::group::Group;
+use crate::tasks::{union, TaskMap};
+use crate::topology::Configuration;
+
+/// PROTOCOL 3.12: partitions of the active tasks per distinct endpoint.
+pub(crate) fn draft(group: &Group) -> Vec<EndpointToPartitionsJson> {
+    let inputs = subtopology_inputs(group.configured.as_ref());
+    let mut by_endpoint: BTreeMap<(String, u16), BTreeMap<String, BTreeSet<i32>>> = BTreeMap::new();
+    for m in group.members.values() {
+        let Some(ep) = m.endpoint() else { continue };
+        let topics = by_endpoint.entry((ep.host.clone(), ep.port)).or_default();
+        task_partitions(&inputs, &m.assigned.active, topics);
+    }
+    by_endpoint
+        .into_iter()
+        .map(|((host, port), topics)| EndpointToPartitionsJson {
+            user_endpoint: EndpointJson { host, port },
+            partitions: topic_partitions_json(topics),
+        })
+        .collect()
+}
+
+/// PROTOCOL 4.9: one entry per member with an endpoint, in member id order; active partitions
+/// from its active tasks, standby partitions from its standby and warm-up tasks.
+pub(crate) fn kafka42(group: &Group) -> Vec<EndpointToPartitions42Json> {
+    let inputs = subtopology_inputs(group.soft.configured.as_ref());
+    group
+        .members
+        .values()
+        .filter_map(|m| {
+            let ep = m.endpoint()?;
+            let mut active = BTreeMap::new();
+            task_partitions(&inputs, &m.assigned.active, &mut active);
+            let mut standby = BTreeMap::new();
+            task_partitions(
+                &inputs,
+                &union(&m.assigned.standby, &m.assigned.warmup),
+                &mut standby,
+            );
+            Some(EndpointToPartitions42Json {
+                user_endpoint: EndpointJson::from(ep),
+                active_partitions: topic_partitions_json(active),
+                standby_partitions: topic_partitions_json(standby),
+            })
+        })
+        .collect()
+}
+
+/// The subtopologies of a ready configuration with their input topics and partition counts
+/// (external sources and repartition sources), for the IQ endpoint maps (PROTOCOL 2.13).
+pub(crate) fn subtopology_inputs(
+    configured: Option<&Configuration>,
+) -> BTreeMap<&str, &[(String, i32)]> {
+    match configured {
+        Some(Configuration::Ready(subs)) => subs
+            .iter()
+            .map(|s| (s.subtopology_id.as_str(), s.input_topics.as_slice()))
+            .collect(),
+        _ => BTreeMap::new(),
+    }
+}
+
+/// Adds the partitions of `tasks` to `topics`: for task `(s, p)`, partition `p` of every input
+/// topic of `s` that has more than `p` partitions (KAFKA-20885).
+pub(crate) fn task_partitions(
+    inputs: &BTreeMap<&str, &[(String, i32)]>,
+    tasks: &TaskMap,
+    topics: &mut BTreeMap<String, BTreeSet<i32>>,
+) {
+    for (sub, parts) in tasks {
+        let Some(inputs) = inputs.get(sub.as_str()) else {
+            continue;
+        };
+        for (topic, count) in inputs.iter() {
+            for p in parts.iter().filter(|p| **p < *count) {
+                topics.entry(topic.clone()).or_default().insert(*p);
+            }
+        }
+    }
+}
+/// `[TopicPartition]` sorted by topic, partitions ascending.
+pub(crate) fn topic_partitions_json(
+    topics: BTreeMap<String, BTreeSet<i32>>,
+) -> Vec<TopicPartitionJson> {
+    topics
+        .into_iter()
+        .map(|(topic, ps)| TopicPartitionJson {
+            topic,
+            partitions: ps.into_iter().collect(),
+        })
+        .collect()
+}

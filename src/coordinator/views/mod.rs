@@ -1,0 +1,6 @@
+//! Read-only views of the state: leaf modules that import no operation, service or dialect.
+
+pub(crate) mod describe;
+pub(crate) mod endpoints;
+pub mod snapshot;
+pub(crate) mod statuses;

@@ -1,0 +1,198 @@
+//! The statuses of a member as each dialect reports them (PROTOCOL 3.10, 4.5), in wire form.
+
+use crate::api::StatusJson;
+use crate::group::{Group, Member, Status};
+use crate::topology::Configuration;
+
+/// `ASSIGNMENT_DELAYED`'s detail; Kafka's wording is not known (PROTOCOL 4.5).
+pub const ASSIGNMENT_DELAYED_DETAIL: &str =
+    "Assignment delayed due to the configured initial rebalance delay.";
+
+/// Statuses in their wire form.
+pub(crate) fn status_json(statuses: &[Status]) -> Vec<StatusJson> {
+    statuses
+        .iter()
+        .map(|s| StatusJson {
+            status_code: s.code,
+            status_detail: s.detail.clone(),
+        })
+        .collect()
+}
+
+/// PROTOCOL 3.10: the statuses of `member`, in code order.
+pub(crate) fn draft(group: &Group, member: &Member) -> Vec<Status> {
+    let g = &group.group_id;
+    let mut out = Vec::new();
+    match &group.topology {
+        None => out.push(Status {
+            code: 0,
+            detail: format!("The topology of streams group {g} is not initialized."),
+        }),
+        Some(t) => {
+            if member.metadata.topology_id != t.topology_id {
+                out.push(Status {
+                    code: 1,
+                    detail: format!(
+                        "The topology id {} of member {} is inconsistent with the topology id {} of the group.",
+                        member.metadata.topology_id, member.member_id, t.topology_id
+                    ),
+                });
+            }
+            match &group.configured {
+                Some(Configuration::MissingSourceTopics(list)) => out.push(Status {
+                    code: 2,
+                    detail: format!("Missing source topics: {}", list.join(", ")),
+                }),
+                Some(Configuration::SourceTopicsIncorrectlyPartitioned(msg)) => out.push(Status {
+                    code: 2,
+                    detail: msg.clone(),
+                }),
+                Some(Configuration::MissingInternalTopics(topics)) => out.push(Status {
+                    code: 3,
+                    detail: format!(
+                        "Internal topics are missing: [{}]",
+                        topics
+                            .iter()
+                            .map(|t| t.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }),
+                Some(Configuration::InternalTopicsIncorrectlyPartitioned(msg))
+                | Some(Configuration::Invalid(msg)) => out.push(Status {
+                    code: 3,
+                    detail: msg.clone(),
+                }),
+                Some(Configuration::InternalTopicsMismatch(list)) => out.push(Status {
+                    code: 3,
+                    detail: mismatch_message(list),
+                }),
+                Some(Configuration::Ready(_)) | None => {}
+            }
+        }
+    }
+    if let Some(requester) = &group.soft.shutdown_requester {
+        out.push(Status {
+            code: 4,
+            detail: shutdown_detail(requester),
+        });
+    }
+    out
+}
+
+/// PROTOCOL 4.5: the statuses of `member`, in the order of 4.4 step 10: `STALE_TOPOLOGY`,
+/// `ASSIGNMENT_DELAYED`, the configuration's status, `SHUTDOWN_APPLICATION`.
+pub(crate) fn kafka42(group: &Group, member: &Member, delay_pending: bool) -> Vec<Status> {
+    let mut out = Vec::new();
+    if let Some(t) = &group.topology {
+        if member.metadata.topology_epoch < t.epoch {
+            out.push(Status {
+                code: 0,
+                detail: format!(
+                    "The member's topology epoch {} is behind the group's topology epoch {}.",
+                    member.metadata.topology_epoch, t.epoch
+                ),
+            });
+        }
+    }
+    if delay_pending {
+        out.push(Status {
+            code: 5,
+            detail: ASSIGNMENT_DELAYED_DETAIL.to_string(),
+        });
+    }
+    match &group.soft.configured {
+        Some(Configuration::MissingSourceTopics(list)) => out.push(Status {
+            code: 1,
+            detail: missing_sources_detail(list),
+        }),
+        Some(Configuration::SourceTopicsIncorrectlyPartitioned(msg))
+        | Some(Configuration::InternalTopicsIncorrectlyPartitioned(msg)) => out.push(Status {
+            code: 2,
+            detail: msg.clone(),
+        }),
+        Some(Configuration::InternalTopicsMismatch(list)) => {
+            if let Some((t, n, k)) = list.first() {
+                out.push(Status {
+                    code: 2,
+                    detail: format!(
+                        "Existing topic {t} has different number of partitions: expected {n}, found {k}"
+                    ),
+                });
+            }
+        }
+        Some(Configuration::MissingInternalTopics(topics)) => out.push(Status {
+            code: 3,
+            detail: format!(
+                "Internal topics are missing: [{}]",
+                topics
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+        // An invalid configuration fails the heartbeat (130) and is never kept.
+        Some(Configuration::Invalid(_)) | Some(Configuration::Ready(_)) | None => {}
+    }
+    if let Some(requester) = &group.soft.shutdown_requester {
+        out.push(Status {
+            code: 4,
+            detail: shutdown_detail(requester),
+        });
+    }
+    out
+}
+
+/// PROTOCOL 2.14's status detail.
+pub(crate) fn shutdown_detail(requester: &str) -> String {
+    format!(
+        "Streams group member {requester} encountered a fatal error and requested a shutdown for the entire application."
+    )
+}
+
+/// PROTOCOL 3.13 step 4's message for existing internal topics of the wrong size.
+pub(crate) fn mismatch_message(list: &[(String, i32, i32)]) -> String {
+    let parts: Vec<String> = list
+        .iter()
+        .map(|(t, n, k)| format!("{t} (expected {n}, found {k})"))
+        .collect();
+    format!(
+        "Existing internal topics have a different number of partitions: {}",
+        parts.join(", ")
+    )
+}
+
+/// `Source topics <a, b, c> and <n> additional topics are missing.`: at most three named, from
+/// the sorted list (PROTOCOL 4.5).
+pub fn missing_sources_detail(list: &[String]) -> String {
+    let named = list.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    match list.len().saturating_sub(3) {
+        0 => format!("Source topics {named} are missing."),
+        more => format!("Source topics {named} and {more} additional topics are missing."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn missing_sources_name_at_most_three() {
+        let list = |n: usize| (0..n).map(|i| format!("t{i}")).collect::<Vec<_>>();
+        assert_eq!(
+            missing_sources_detail(&list(1)),
+            "Source topics t0 are missing."
+        );
+        assert_eq!(
+            missing_sources_detail(&list(3)),
+            "Source topics t0, t1, t2 are missing."
+        );
+        assert_eq!(
+            missing_sources_detail(&list(5)),
+            "Source topics t0, t1, t2 and 2 additional topics are missing."
+        );
+    }
+}

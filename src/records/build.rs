@@ -1,0 +1,193 @@
+//! One builder per record kind the coordinator writes, as Kafka's
+//! `StreamsCoordinatorRecordHelpers`: operations say what they write, not how a record is laid
+//! out.
+
+use super::{
+    CurrentMemberAssignmentValue, GroupMetadataValue, KeyValue, MemberMetadataValue,
+    PartitionMetadataValue, Record, RecordKey, RecordValue, TargetAssignmentMemberValue,
+    TargetAssignmentMetadataValue, TopologyValue,
+};
+use crate::group::Member;
+use crate::tasks::Assignment;
+
+/// The group-level fields of a group metadata record besides the epoch (the 4.2 dialect's topic
+/// view; the draft writes its defaults).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GroupMetadataFields {
+    pub metadata_hash: i64,
+    pub validated_topology_epoch: i32,
+    pub last_assignment_configs: Option<Vec<KeyValue>>,
+}
+
+/// `StreamsGroupMetadata` at `epoch`.
+pub fn group_metadata(group_id: &str, epoch: i32, fields: GroupMetadataFields) -> Record {
+    Record::new(
+        RecordKey::GroupMetadata {
+            group_id: group_id.to_string(),
+        },
+        RecordValue::GroupMetadata(GroupMetadataValue {
+            epoch,
+            metadata_hash: fields.metadata_hash,
+            validated_topology_epoch: fields.validated_topology_epoch,
+            last_assignment_configs: fields.last_assignment_configs,
+        }),
+    )
+}
+
+/// `StreamsGroupTopology`.
+pub fn topology(group_id: &str, topology: TopologyValue) -> Record {
+    Record::new(
+        RecordKey::Topology {
+            group_id: group_id.to_string(),
+        },
+        RecordValue::Topology(topology),
+    )
+}
+
+/// `StreamsGroupPartitionMetadata` (draft only).
+pub fn partition_metadata(group_id: &str, metadata: PartitionMetadataValue) -> Record {
+    Record::new(
+        RecordKey::PartitionMetadata {
+            group_id: group_id.to_string(),
+        },
+        RecordValue::PartitionMetadata(metadata),
+    )
+}
+
+/// `StreamsGroupMemberMetadata` of `member` as it stands.
+pub fn member_metadata(group_id: &str, member: &Member) -> Record {
+    member_metadata_value(group_id, &member.member_id, member.metadata.clone())
+}
+
+/// `StreamsGroupMemberMetadata` with the given value.
+pub fn member_metadata_value(
+    group_id: &str,
+    member_id: &str,
+    metadata: MemberMetadataValue,
+) -> Record {
+    Record::new(
+        RecordKey::MemberMetadata {
+            group_id: group_id.to_string(),
+            member_id: member_id.to_string(),
+        },
+        RecordValue::MemberMetadata(metadata),
+    )
+}
+
+/// `StreamsGroupTargetAssignmentMember` with the full target.
+pub fn target_member(group_id: &str, member_id: &str, target: &Assignment) -> Record {
+    let (active, standby, warmup) = target.to_task_ids();
+    Record::new(
+        RecordKey::TargetAssignmentMember {
+            group_id: group_id.to_string(),
+            member_id: member_id.to_string(),
+        },
+        RecordValue::TargetAssignmentMember(TargetAssignmentMemberValue {
+            active_tasks: active,
+            standby_tasks: standby,
+            warmup_tasks: warmup,
+        }),
+    )
+}
+
+/// `StreamsGroupTargetAssignmentMetadata` at `assignment_epoch`.
+pub fn target_metadata(group_id: &str, assignment_epoch: i32) -> Record {
+    Record::new(
+        RecordKey::TargetAssignmentMetadata {
+            group_id: group_id.to_string(),
+        },
+        RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue { assignment_epoch }),
+    )
+}
+
+/// `StreamsGroupCurrentMemberAssignment` of `member` as it stands. With `assignment_epochs`
+/// (the 4.2 dialect, PROTOCOL 4.8) both active lists carry the per-task assignment epochs; the
+/// draft has no such field, and leaving it out keeps live state equal to replayed state.
+pub fn current_assignment(group_id: &str, member: &Member, assignment_epochs: bool) -> Record {
+    let (mut active, standby, warmup) = member.assigned.to_task_ids();
+    let (mut pa, ps, pw) = member.pending.to_task_ids();
+    if assignment_epochs {
+        for t in active.iter_mut().chain(pa.iter_mut()) {
+            t.assignment_epochs = Some(
+                t.partitions
+                    .iter()
+                    .map(|p| {
+                        member
+                            .active_epochs
+                            .get(&(t.subtopology_id.clone(), *p))
+                            .copied()
+                            .unwrap_or(member.member_epoch)
+                    })
+                    .collect(),
+            );
+        }
+    }
+    Record::new(
+        RecordKey::CurrentMemberAssignment {
+            group_id: group_id.to_string(),
+            member_id: member.member_id.clone(),
+        },
+        RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+            member_epoch: member.member_epoch,
+            previous_member_epoch: member.previous_member_epoch,
+            state: member.state,
+            active_tasks: active,
+            standby_tasks: standby,
+            warmup_tasks: warmup,
+            active_tasks_pending_revocation: pa,
+            standby_tasks_pending_revocation: ps,
+            warmup_tasks_pending_revocation: pw,
+        }),
+    )
+}
+
+/// The three tombstones that remove a member, in replayable order (current assignment, target,
+/// metadata).
+pub fn member_tombstones(group_id: &str, member_id: &str) -> [Record; 3] {
+    let (g, m) = (group_id.to_string(), member_id.to_string());
+    [
+        Record::tombstone(RecordKey::CurrentMemberAssignment {
+            group_id: g.clone(),
+            member_id: m.clone(),
+        }),
+        Record::tombstone(RecordKey::TargetAssignmentMember {
+            group_id: g.clone(),
+            member_id: m.clone(),
+        }),
+        Record::tombstone(RecordKey::MemberMetadata {
+            group_id: g,
+            member_id: m,
+        }),
+    ]
+}
+
+/// The tombstones that delete a memberless group (PROTOCOL 5.5): its members' targets, the
+/// target metadata, the partition metadata (draft only), the topology and the group metadata.
+pub fn group_tombstones<'a>(
+    group_id: &str,
+    target_members: impl Iterator<Item = &'a String>,
+    partition_metadata: bool,
+) -> Vec<Record> {
+    let g = || group_id.to_string();
+    let mut out: Vec<Record> = target_members
+        .map(|member_id| {
+            Record::tombstone(RecordKey::TargetAssignmentMember {
+                group_id: g(),
+                member_id: member_id.clone(),
+            })
+        })
+        .collect();
+    out.push(Record::tombstone(RecordKey::TargetAssignmentMetadata {
+        group_id: g(),
+    }));
+    if partition_metadata {
+        out.push(Record::tombstone(RecordKey::PartitionMetadata {
+            group_id: g(),
+        }));
+    }
+    out.push(Record::tombstone(RecordKey::Topology { group_id: g() }));
+    out.push(Record::tombstone(RecordKey::GroupMetadata {
+        group_id: g(),
+    }));
+    out
+}
