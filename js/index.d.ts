@@ -1028,10 +1028,11 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
 
   /**
    * Applies records (JSON form or bytes form, or JSON text of such a list) at `nowMs` (default:
-   * the latest time seen). Throws a `CoordinatorError` when one cannot be applied, and then
-   * applies none.
+   * the latest time seen), as a `Replay` input: due timers fire first and the output carries
+   * their records. Throws a `CoordinatorError` when one cannot be applied, and then nothing
+   * changed.
    */
-  replay(records: ReplayRecord[] | string, nowMs?: number | null): void;
+  replay(records: ReplayRecord[] | string, nowMs?: number | null): Output<null, DialectTypes[D]['record']>;
 
   /** Every group, the pending timers and the topic image. */
   snapshot(): Snapshot<D>;

@@ -288,8 +288,12 @@ impl Harness {
                 records.extend(parsed);
             }
         }
-        if let Err(e) = self.shadow.replay(&records, self.live.now_ms()) {
-            panic!("the records of {text} do not replay: {e:?}\noutput: {out_text}");
+        // The shadow's clock stays where it started, so that none of its own timers (armed by
+        // the replays) ever fires: it only ever sees records.
+        let at = self.shadow.now_ms();
+        match self.shadow.replay(&records, at) {
+            Err(e) => panic!("the records of {text} do not replay: {e:?}\noutput: {out_text}"),
+            Ok(o) => assert!(o.records.is_empty(), "a shadow timer fired after {text}"),
         }
         assert!(
             self.shadow.groups() == self.live.groups(),
@@ -598,8 +602,8 @@ pub fn record_bytes(data: &[u8]) {
     let out: Value = serde_json::from_str(&out_text).expect("handle_json output is JSON");
     let mut direct = start.clone();
     let direct_result = match (&key, &record) {
-        (Ok(None), _) => Ok(()),
-        (_, Some(r)) => direct.replay(std::slice::from_ref(r), now),
+        (Ok(None), _) => Ok(None),
+        (_, Some(r)) => direct.replay(std::slice::from_ref(r), now).map(Some),
         _ => {
             assert!(
                 out.get("error").is_some(),
@@ -611,10 +615,21 @@ pub fn record_bytes(data: &[u8]) {
     };
     match (out.get("error"), direct_result) {
         (Some(_), Err(_)) => assert!(same_state(&start, &live), "a refused Replay changed state"),
-        (None, Ok(())) => assert!(
-            live.groups() == direct.groups(),
-            "Replay and Coordinator::replay of the decoded record disagree"
-        ),
+        (None, Ok(direct_out)) => {
+            assert!(
+                live.groups() == direct.groups(),
+                "Replay and Coordinator::replay of the decoded record disagree"
+            );
+            // One way in: the same meaning, so the same output (the timers' records).
+            if let Some(o) = direct_out {
+                let config = direct.config();
+                assert_eq!(
+                    o.to_json(config.dialect, config.record_bytes),
+                    out,
+                    "Replay and Coordinator::replay answer differently"
+                );
+            }
+        }
         (e, d) => panic!("Replay answered {e:?}, Coordinator::replay {d:?}"),
     }
 }

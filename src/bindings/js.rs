@@ -137,9 +137,10 @@ impl JsCoordinator {
         to_js(&output)
     }
 
-    /// Applies records (dump-log JSON form, or `keyBytes`/`valueBytes`) at `nowMs`; throws
-    /// when one cannot be applied, and then applies none.
-    pub fn replay(&mut self, records: JsValue, now_ms: Option<f64>) -> Result<(), JsValue> {
+    /// Applies records (dump-log JSON form, or `keyBytes`/`valueBytes`) at `nowMs`, as a
+    /// `Replay` input: due timers fire first, and the output (their records) is returned as an
+    /// object; throws when a record cannot be applied, and then nothing changed.
+    pub fn replay(&mut self, records: JsValue, now_ms: Option<f64>) -> Result<JsValue, JsValue> {
         let records = from_js(&records, "records").map_err(|e| js_error(&e))?;
         let now = now_ms.unwrap_or(self.inner.now_ms() as f64);
         if !(now.is_finite() && now >= 0.0 && now.fract() == 0.0 && now <= MAX_SAFE_INTEGER as f64)
@@ -151,9 +152,10 @@ impl JsCoordinator {
         }
         let input = serde_json::json!({"nowMs": now as i64, "type": "Replay", "records": records});
         let input = Input::from_value(&input).map_err(|e| js_error(&e))?;
+        let config = self.inner.config().clone();
         self.inner
             .handle(input)
-            .map(|_| ())
+            .map(|o| to_js(&o.to_json(config.dialect, config.record_bytes)))
             .map_err(|e| js_error(&e))
     }
 

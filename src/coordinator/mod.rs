@@ -147,7 +147,9 @@ impl Coordinator {
         self.now_ms
     }
 
-    /// Handles one input: fires due timers, then the input itself.
+    /// Handles one input: fires due timers, then the input itself. The one way in: every other
+    /// entry ([`Coordinator::replay`], [`Coordinator::handle_json`], the bindings) is a thin
+    /// wrapper with the same meaning.
     ///
     /// Atomic: an input answered with a boundary error changes nothing, not even through the
     /// timers due by its time; they stay pending and fire with the next input (DESIGN 2).
@@ -158,6 +160,28 @@ impl Coordinator {
             InputKind::Replay { records } => self.decode_records(records)?,
             _ => Vec::new(),
         };
+        self.run(input, replayed.iter().map(|(i, r)| (*i, r)))
+    }
+
+    /// A `Replay` input of already decoded records (e.g. a `__consumer_offsets` partition) at
+    /// `now_ms`: due timers fire first and their records are in the output, as for
+    /// [`Coordinator::handle`]; a record that cannot be applied changes nothing.
+    pub fn replay(&mut self, records: &[Record], now_ms: i64) -> Result<Output, BoundaryError> {
+        let input = Input {
+            now_ms,
+            kind: InputKind::Replay {
+                records: Vec::new(),
+            },
+        };
+        self.run(input, records.iter().enumerate())
+    }
+
+    /// [`Coordinator::handle`] after the boundary checks, with a `Replay`'s decoded records.
+    fn run<'r>(
+        &mut self,
+        input: Input,
+        replayed: impl Iterator<Item = (usize, &'r Record)> + Clone,
+    ) -> Result<Output, BoundaryError> {
         let raw_now = input.now_ms;
         let now = raw_now.max(self.now_ms);
         // A Replay is the one input that can still fail once the due timers fired: its records
@@ -170,7 +194,7 @@ impl Coordinator {
         self.fire_timers(now, &mut out, checkpoint.as_mut());
         self.now_ms = now;
         if let InputKind::Replay { .. } = input.kind {
-            if let Err(e) = self.replay_records(now, replayed.iter().map(|(i, r)| (*i, r))) {
+            if let Err(e) = self.replay_records(now, replayed) {
                 match checkpoint {
                     Some(checkpoint) => checkpoint.restore(self),
                     None => self.now_ms = before_ms,
@@ -256,14 +280,6 @@ impl Coordinator {
             Ok(out) => out.to_json_string(self.config.dialect, self.config.record_bytes),
             Err(e) => crate::api::boundary_error_json(&e).to_string(),
         }
-    }
-
-    /// Rebuilds state from records (e.g. a `__consumer_offsets` partition) at `now_ms`.
-    pub fn replay(&mut self, records: &[Record], now_ms: i64) -> Result<(), BoundaryError> {
-        let now = now_ms.max(self.now_ms);
-        self.replay_records(now, records.iter().enumerate())?;
-        self.now_ms = now;
-        Ok(())
     }
 
     /// Applies records of an operation after the size check; any failure leaves state as it was.
@@ -468,7 +484,8 @@ mod tests {
     #[test]
     fn a_batch_that_fails_midway_leaves_the_groups_as_they_were() {
         let mut c = Coordinator::new(Config::default()).unwrap();
-        c.replay(&[group_metadata(1), member_at_epoch_1()], 0)
+        let _ = c
+            .replay(&[group_metadata(1), member_at_epoch_1()], 0)
             .unwrap();
         let before = c.groups.clone();
         // The epoch bump applies, then the member tombstone fails (its current assignment is
