@@ -84,7 +84,8 @@ impl ErrorCode {
 }
 
 /// A protocol failure: the code and the exact message sent to the client.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", code.name())]
 pub struct ProtocolError {
     pub code: ErrorCode,
     pub message: String,
@@ -164,5 +165,27 @@ impl BoundaryError {
 
     pub fn input(path: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(BoundaryCode::InvalidInput, path, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn a_protocol_error_reads_as_kafka_names_it() {
+        let e = ProtocolError::unknown_member("g", "m");
+        assert_eq!(e.code.code(), 25);
+        assert_eq!(
+            e.to_string(),
+            "UNKNOWN_MEMBER_ID: Member m is not a member of group g."
+        );
+        let e = ProtocolError::fenced_instance("m2", "i", "m1");
+        assert_eq!(
+            e.to_string(),
+            "FENCED_INSTANCE_ID: Static member m2 with instance id i was fenced by member m1."
+        );
     }
 }

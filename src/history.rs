@@ -725,7 +725,7 @@ pub fn tell(log: &ParsedLog) -> Value {
                 "RECORD_NOT_APPLIED",
                 &gid,
                 &at,
-                json!({"message": e}),
+                json!({"message": e.to_string()}),
                 format!("A record could not be applied and was skipped: {e}"),
             ));
             continue;

@@ -45,7 +45,11 @@ impl Coordinator {
         let limits = self.limits();
         for (i, r) in records {
             let effect = group::apply(&mut work, r, &limits).map_err(|e| {
-                BoundaryError::new(BoundaryCode::InvalidRecord, format!("records[{i}]"), e)
+                BoundaryError::new(
+                    BoundaryCode::InvalidRecord,
+                    format!("records[{i}]"),
+                    e.to_string(),
+                )
             })?;
             if let Some(m) = r.key.member_id() {
                 touched_members.insert((r.key.group_id().to_string(), m.to_string()));

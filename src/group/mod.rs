@@ -16,7 +16,7 @@ use crate::tasks::Assignment;
 use crate::topology::{Configuration, SourcePatterns};
 
 pub use owners::OwnerIndex;
-pub use replay::{apply, ApplyEffect};
+pub use replay::{apply, ApplyEffect, ApplyError};
 pub use state::{GroupState, MemberState};
 
 /// One member (one stream thread's heartbeat loop).

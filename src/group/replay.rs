@@ -9,14 +9,26 @@ use crate::records::{Record, RecordKey, RecordValue, TaskIds};
 use crate::tasks::Assignment;
 use crate::topology::{self, Limits, SourcePatterns};
 
-const KEY_VALUE_MISMATCH: &str = "the record's key and value are of different types";
+/// Why a record cannot be applied: Kafka's replay errors, word for word where Kafka has one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    #[error("the record's key and value are of different types")]
+    KeyValueMismatch,
+    #[error("Received a tombstone record to delete group {group_id} but the group still has {members} members.")]
+    GroupHasMembers { group_id: String, members: usize },
+    #[error("Received a tombstone record to delete group {group_id} before its target assignment metadata tombstone.")]
+    GroupBeforeTargetMetadata { group_id: String },
+    #[error("Received a target assignment metadata tombstone for group {group_id} while {targets} member targets remain.")]
+    TargetMetadataBeforeMembers { group_id: String, targets: usize },
+    #[error("Received a member metadata tombstone for member {member_id} of group {group_id} before its current assignment and target assignment tombstones.")]
+    MemberBeforeAssignments { group_id: String, member_id: String },
+}
 
 /// What applying a record did, for the soft effects a `Replay` input has (PROTOCOL 5.4).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ApplyEffect {
+    /// The record added a member (a `Replay` cancels the group's retention then).
     pub member_added: bool,
-    pub member_removed: bool,
-    pub group_removed: bool,
 }
 
 /// Applies `record`; an error leaves the groups untouched. Only tombstones can fail against the
@@ -26,14 +38,14 @@ pub fn apply(
     groups: &mut BTreeMap<String, Group>,
     record: &Record,
     limits: &Limits,
-) -> Result<ApplyEffect, String> {
+) -> Result<ApplyEffect, ApplyError> {
     let group_id = record.key.group_id();
     let mut effect = ApplyEffect::default();
     let Some(value) = &record.value else {
         return apply_tombstone(groups, &record.key, limits);
     };
     if !record.is_consistent() {
-        return Err(KEY_VALUE_MISMATCH.to_string());
+        return Err(ApplyError::KeyValueMismatch);
     }
     let group = groups
         .entry(group_id.to_string())
@@ -106,7 +118,7 @@ pub fn apply(
             effect.member_added = added;
             replace_member(group, member, added);
         }
-        _ => return Err(KEY_VALUE_MISMATCH.to_string()),
+        _ => return Err(ApplyError::KeyValueMismatch),
     }
     Ok(effect)
 }
@@ -115,26 +127,25 @@ fn apply_tombstone(
     groups: &mut BTreeMap<String, Group>,
     key: &RecordKey,
     limits: &Limits,
-) -> Result<ApplyEffect, String> {
-    let mut effect = ApplyEffect::default();
+) -> Result<ApplyEffect, ApplyError> {
+    let effect = ApplyEffect::default();
     let Some(group) = groups.get_mut(key.group_id()) else {
         return Ok(effect);
     };
     match key {
         RecordKey::GroupMetadata { group_id } => {
             if !group.members.is_empty() {
-                return Err(format!(
-                    "Received a tombstone record to delete group {group_id} but the group still has {} members.",
-                    group.members.len()
-                ));
+                return Err(ApplyError::GroupHasMembers {
+                    group_id: group_id.clone(),
+                    members: group.members.len(),
+                });
             }
             if group.assignment_epoch != -1 {
-                return Err(format!(
-                    "Received a tombstone record to delete group {group_id} before its target assignment metadata tombstone."
-                ));
+                return Err(ApplyError::GroupBeforeTargetMetadata {
+                    group_id: group_id.clone(),
+                });
             }
             groups.remove(group_id);
-            effect.group_removed = true;
         }
         RecordKey::PartitionMetadata { .. } => {
             group.partition_metadata = Default::default();
@@ -142,11 +153,10 @@ fn apply_tombstone(
         }
         RecordKey::TargetAssignmentMetadata { .. } => {
             if !group.targets.is_empty() {
-                return Err(format!(
-                    "Received a target assignment metadata tombstone for group {} while {} member targets remain.",
-                    group.group_id,
-                    group.targets.len()
-                ));
+                return Err(ApplyError::TargetMetadataBeforeMembers {
+                    group_id: group.group_id.clone(),
+                    targets: group.targets.len(),
+                });
             }
             group.assignment_epoch = -1;
         }
@@ -179,10 +189,10 @@ fn apply_tombstone(
                 return Ok(effect);
             };
             if old.member_epoch != -1 || group.targets.contains_key(member_id) {
-                return Err(format!(
-                    "Received a member metadata tombstone for member {member_id} of group {} before its current assignment and target assignment tombstones.",
-                    group.group_id
-                ));
+                return Err(ApplyError::MemberBeforeAssignments {
+                    group_id: group.group_id.clone(),
+                    member_id: member_id.clone(),
+                });
             }
             let had_endpoint = old.endpoint().is_some();
             if let Some(old) = group.members.remove(member_id) {
@@ -194,7 +204,6 @@ fn apply_tombstone(
             if had_endpoint {
                 group.soft.endpoint_epoch += 1;
             }
-            effect.member_removed = true;
         }
     }
     Ok(effect)
