@@ -5,84 +5,29 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use serde_json::{json, Value};
+use serde_json::json;
 use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, Input, InputKind};
-use streams_group_coordinator::group::GroupState;
 use streams_group_coordinator::Coordinator;
 
 const MEMBERS: usize = 1000;
 const PARTITIONS: i32 = 1000;
 
-fn send(c: &mut Coordinator, v: Value) -> Value {
-    serde_json::from_str(&c.handle_json(&v.to_string())).unwrap_or(Value::Null)
-}
+#[path = "../tests/common/harness.rs"]
+mod harness;
 
 /// A 1,000-member group driven to STABLE by correct clients; returns it with members' epochs.
 fn stable_group() -> (Coordinator, Vec<(String, i32)>, i64) {
     stable_group_of(MEMBERS, 0)
 }
 
-/// `members` members join one group (one heartbeat each, 1 ms apart) and are driven to STABLE,
-/// with `group.streams.assignment.interval.ms` = `interval`.
+/// `count` members join one group and are driven to STABLE, with
+/// `group.streams.assignment.interval.ms` = `interval` (the shared harness's driver).
 fn stable_group_of(count: usize, interval: i32) -> (Coordinator, Vec<(String, i32)>, i64) {
-    let mut c = Coordinator::new(streams_group_coordinator::Config {
+    let config = streams_group_coordinator::Config {
         assignment_interval_ms: interval,
         ..Default::default()
-    })
-    .unwrap();
-    send(
-        &mut c,
-        json!({"nowMs": 0, "type": "TopicMetadata", "topics": [
-        {"name": "a", "partitions": PARTITIONS}, {"name": "b", "partitions": PARTITIONS}]}),
-    );
-    send(
-        &mut c,
-        json!({"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t",
-        "topology": [{"subtopologyId": "0", "sourceTopics": ["a"]}, {"subtopologyId": "1", "sourceTopics": ["b"]}]}}),
-    );
-    let mut now = 1;
-    let mut members: Vec<(String, i32, Value)> = Vec::new();
-    for i in 0..count {
-        let id = format!("member-{i:04}");
-        let out = send(
-            &mut c,
-            json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
-            "groupId": "g", "memberId": id, "memberEpoch": 0, "topologyId": "t", "processId": format!("p{}", i % 100),
-            "rebalanceTimeoutMs": 600000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}),
-        );
-        members.push((
-            id,
-            out["response"]["memberEpoch"].as_i64().unwrap_or(0) as i32,
-            out["response"]["activeTasks"].clone(),
-        ));
-        now += 1;
-    }
-    for _round in 0..20 {
-        if c.group("g").map(|g| g.state()) == Some(GroupState::Stable) {
-            break;
-        }
-        // Past a batched assignment's due time.
-        now += i64::from(interval);
-        for (id, epoch, owned) in members.iter_mut() {
-            let out = send(
-                &mut c,
-                json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
-                "groupId": "g", "memberId": id, "memberEpoch": *epoch,
-                "activeTasks": owned.clone(), "standbyTasks": [], "warmupTasks": []}}),
-            );
-            *epoch = out["response"]["memberEpoch"].as_i64().unwrap_or(0) as i32;
-            if out["response"]["activeTasks"].is_array() {
-                *owned = out["response"]["activeTasks"].clone();
-            }
-        }
-        now += 1;
-    }
-    assert_eq!(c.group("g").map(|g| g.state()), Some(GroupState::Stable));
-    (
-        c,
-        members.into_iter().map(|(id, e, _)| (id, e)).collect(),
-        now,
-    )
+    };
+    harness::stable_group(config, count, PARTITIONS)
 }
 
 fn heartbeats(crit: &mut Criterion) {

@@ -6,11 +6,7 @@ use serde_json::{json, Value};
 use streams_group_coordinator::Coordinator;
 
 mod common;
-use common::observed;
-
-fn send(c: &mut Coordinator, input: Value) -> Value {
-    serde_json::from_str(&c.handle_json(&input.to_string())).unwrap()
-}
+use common::{observed, send};
 
 fn describe(c: &mut Coordinator, now: i64) -> Value {
     let out = send(

@@ -4,9 +4,8 @@
 use serde_json::{json, Value};
 use streams_group_coordinator::Coordinator;
 
-fn send(c: &mut Coordinator, input: Value) -> Value {
-    serde_json::from_str(&c.handle_json(&input.to_string())).unwrap()
-}
+mod common;
+use common::send;
 
 fn join(now: i64, member: &str) -> Value {
     json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {

@@ -6,15 +6,15 @@
 //! there is no Initialize, member ids are always the client's, and the initial rebalance delay
 //! holds back the first assignment.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use streams_group_coordinator::group::Group;
 use streams_group_coordinator::tasks::{intersect, is_subset};
 use streams_group_coordinator::Coordinator;
 
 mod common;
+use common::harness::{check_invariants, Client};
 use common::observed;
 
 #[derive(Clone, Debug)]
@@ -87,17 +87,6 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 const TOPICS: [&str; 3] = ["in", "in2", "app-store-changelog"];
-
-/// A client that behaves like a correct Kafka Streams member.
-#[derive(Clone, Debug, Default)]
-struct Client {
-    member_id: Option<String>,
-    epoch: i32,
-    owned: Value,
-    restarts: u32,
-    /// 4.2: the last endpoint-information epoch received.
-    endpoint_epoch: i64,
-}
 
 const DRAFT: &str = "kip1071-draft";
 const K42: &str = "kafka-4.2";
@@ -470,109 +459,7 @@ impl Sim {
 
     /// What a correct client does with a response.
     fn absorb(&mut self, member: usize, out: &Value) {
-        let r = &out["response"];
-        let c = &mut self.clients[member];
-        match r["errorCode"].as_i64() {
-            Some(0) => {
-                c.epoch = r["memberEpoch"].as_i64().unwrap_or(0) as i32;
-                if let Some(e) = r["endpointInformationEpoch"].as_i64() {
-                    c.endpoint_epoch = e;
-                }
-                if r["activeTasks"].is_array() {
-                    c.owned = json!({"active": r["activeTasks"], "standby": r["standbyTasks"], "warmup": r["warmupTasks"]});
-                }
-            }
-            Some(110) | Some(25) => {
-                // Drop every task and rejoin next time.
-                c.epoch = 0;
-                c.owned = json!({"active": [], "standby": [], "warmup": []});
-            }
-            _ => {}
-        }
-        if c.owned.is_null() {
-            c.owned = json!({"active": [], "standby": [], "warmup": []});
-        }
-    }
-}
-
-fn check_invariants(coordinator: &Coordinator, group: &Group) {
-    let mut active: BTreeSet<(String, i32)> = BTreeSet::new();
-    let mut copies: BTreeMap<(String, i32, String), u32> = BTreeMap::new();
-    for m in group.members.values() {
-        for a in [&m.assigned, &m.pending] {
-            for (s, ps) in &a.active {
-                for p in ps {
-                    assert!(
-                        active.insert((s.clone(), *p)),
-                        "task {s}:{p} has two active owners"
-                    );
-                }
-            }
-        }
-        // Two copies on one process are ruled out in targets; a member that moves to another
-        // process may keep a task for a moment while the other copy is being revoked.
-        if let Some(t) = group.targets.get(&m.member_id) {
-            for (s, ps) in t.active.iter().chain(&t.standby) {
-                for p in ps {
-                    *copies
-                        .entry((s.clone(), *p, m.metadata.process_id.clone()))
-                        .or_default() += 1;
-                }
-            }
-        }
-    }
-    for ((s, p, proc_), n) in copies {
-        assert!(n <= 1, "process {proc_} holds {n} copies of {s}:{p}");
-    }
-    // The static index is exact: one member per instance id, and every static member indexed
-    // (PROTOCOL 2.1, pitfall 5).
-    let mut instances: BTreeMap<String, String> = BTreeMap::new();
-    for m in group.members.values() {
-        if let Some(i) = &m.metadata.instance_id {
-            assert!(
-                instances.insert(i.clone(), m.member_id.clone()).is_none(),
-                "instance id {i} held twice"
-            );
-        }
-    }
-    assert_eq!(group.static_index, instances, "static index out of date");
-    assert!(group.assignment_epoch <= group.group_epoch);
-    // Members never run ahead of the assignment, except the 4.2 delay placeholder epoch 1
-    // (PROTOCOL 2.3, 4.7); -2 marks a static member away.
-    for m in group.members.values() {
-        assert!(
-            m.member_epoch == -2 || m.member_epoch <= group.assignment_epoch.max(1),
-            "member {} at epoch {} ahead of assignment epoch {}",
-            m.member_id,
-            m.member_epoch,
-            group.assignment_epoch
-        );
-    }
-    // Per-task assignment epochs (4.2's AssignmentEpochs; the draft reads them as the member
-    // epoch): exactly the active tasks, assigned or pending, none granted after the member's epoch.
-    for m in group.members.values() {
-        let mut active: BTreeSet<(String, i32)> = BTreeSet::new();
-        for (s, ps) in m.assigned.active.iter().chain(&m.pending.active) {
-            active.extend(ps.iter().map(|p| (s.clone(), *p)));
-        }
-        let keys: BTreeSet<(String, i32)> = m.active_epochs.keys().cloned().collect();
-        assert_eq!(keys, active, "per-task epochs of {}", m.member_id);
-        for (task, e) in &m.active_epochs {
-            assert!(
-                *e <= m.member_epoch.max(0),
-                "task {task:?} of {} granted at {e}, after the member's epoch {}",
-                m.member_id,
-                m.member_epoch
-            );
-        }
-    }
-    if coordinator.group_state(group) == streams_group_coordinator::group::GroupState::Stable {
-        for m in group.members.values() {
-            assert_eq!(
-                m.member_epoch, group.assignment_epoch,
-                "stable group with a member behind"
-            );
-        }
+        self.clients[member].absorb(out);
     }
 }
 

@@ -1,11 +1,10 @@
 //! `Coordinator::snapshot`: what views draw, including why a group has or lacks tasks.
 
-use serde_json::{json, Value};
+use serde_json::json;
 use streams_group_coordinator::Coordinator;
 
-fn send(c: &mut Coordinator, v: Value) -> Value {
-    serde_json::from_str(&c.handle_json(&v.to_string())).unwrap()
-}
+mod common;
+use common::send;
 
 #[test]
 fn snapshot_explains_readiness_and_pending_timers() {

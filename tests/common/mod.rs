@@ -1,5 +1,10 @@
 //! Helpers shared by the integration tests.
+#![allow(dead_code)]
 
+pub mod harness;
+
+#[allow(unused_imports)]
+pub use harness::send;
 use streams_group_coordinator::Coordinator;
 
 /// Everything observable of a coordinator: groups (hard, derived and soft state), timers and
