@@ -720,7 +720,12 @@ pub fn tell(log: &ParsedLog) -> Value {
             .as_ref()
             .map(|g| g.orphaned.clone())
             .unwrap_or_default();
-        if let Err(e) = group::apply(&mut groups, rec, &crate::topology::Limits::default()) {
+        if let Err(e) = group::apply(
+            &mut groups,
+            rec,
+            &crate::topology::Limits::default(),
+            dialect,
+        ) {
             t.events.push(event(
                 "RECORD_NOT_APPLIED",
                 &gid,
@@ -838,7 +843,9 @@ pub fn tell(log: &ParsedLog) -> Value {
                     }
                     let old = before.as_ref();
                     let hash_changed = old.is_some_and(|g| {
-                        g.metadata_hash != 0 && g.metadata_hash != v.metadata_hash
+                        g.kafka42().is_some_and(|k| {
+                            k.metadata_hash != 0 && k.metadata_hash != v.metadata_hash
+                        })
                     });
                     // A new group (epoch 0) writes its first view of the topics without a reason.
                     if from > 0 && t.topology.is_none() && (t.topics || hash_changed) {
@@ -847,17 +854,21 @@ pub fn tell(log: &ParsedLog) -> Value {
                     if dialect == Dialect::Kafka42
                         && t.topology.is_none()
                         && old.is_some_and(|g| {
-                            g.validated_topology_epoch != v.validated_topology_epoch
+                            g.kafka42().is_some_and(|k| {
+                                k.validated_topology_epoch != v.validated_topology_epoch
+                            })
                         })
                     {
                         reasons.push("TOPOLOGY_READINESS_CHANGED");
                     }
                     // Configs known before (the default is the empty list) and changed.
                     if old.is_some_and(|g| {
-                        g.last_assignment_configs
-                            .as_ref()
-                            .is_some_and(|c| !c.is_empty())
-                            && g.last_assignment_configs != v.last_assignment_configs
+                        g.kafka42().is_some_and(|k| {
+                            k.last_assignment_configs
+                                .as_ref()
+                                .is_some_and(|c| !c.is_empty())
+                                && k.last_assignment_configs != v.last_assignment_configs
+                        })
                     }) {
                         reasons.push("ASSIGNMENT_CONFIG_CHANGED");
                     }
@@ -1015,7 +1026,7 @@ pub fn tell(log: &ParsedLog) -> Value {
             _ => true,
         };
         if batch_ends || index + 1 == n {
-            let now = groups.get(&gid).map(|g| g.state_in(dialect).code());
+            let now = groups.get(&gid).map(|g| g.state().code());
             let now = now.unwrap_or("DEAD");
             let prev = t.state.unwrap_or("NONE");
             if prev != now && !(prev == "NONE" && now == "DEAD") {
@@ -1060,7 +1071,7 @@ pub fn tell(log: &ParsedLog) -> Value {
         let g = groups.get(&gid);
         let times: Vec<i64> = t.reconciled.iter().flatten().copied().collect();
         let summary = json!({
-            "state": g.map_or("DEAD", |g| g.state_in(dialect).code()),
+            "state": g.map_or("DEAD", |g| g.state().code()),
             "groupEpoch": g.map(|g| g.group_epoch),
             "assignmentEpoch": g.map(|g| g.assignment_epoch),
             "members": g.map_or(0, |g| g.members.len()),

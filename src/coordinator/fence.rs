@@ -4,7 +4,7 @@
 use super::{Batch, Coordinator, Output};
 use crate::api::Explain;
 use crate::group::Group;
-use crate::records::build::{self, GroupMetadataFields};
+use crate::records::build;
 use crate::timers::{TimerData, TimerKind};
 
 /// Why a member was removed, as `explain` and the bump reasons name it.
@@ -40,7 +40,7 @@ pub(crate) fn bump(group: &Group, to: i32, reasons: Vec<&'static str>, batch: &m
     batch.push(build::group_metadata(
         &group.group_id,
         to,
-        stored_fields(group),
+        group.metadata_fields(),
     ));
     batch.explain.push(Explain::GroupEpochBumped {
         group_id: group.group_id.clone(),
@@ -48,15 +48,6 @@ pub(crate) fn bump(group: &Group, to: i32, reasons: Vec<&'static str>, batch: &m
         to,
         reasons,
     });
-}
-
-/// The group metadata fields as the group stores them.
-pub(crate) fn stored_fields(group: &Group) -> GroupMetadataFields {
-    GroupMetadataFields {
-        metadata_hash: group.metadata_hash,
-        validated_topology_epoch: group.validated_topology_epoch,
-        last_assignment_configs: group.last_assignment_configs.clone(),
-    }
 }
 
 impl Coordinator {
@@ -70,7 +61,7 @@ impl Coordinator {
         batch.push(build::group_metadata(
             &group.group_id,
             epoch,
-            stored_fields(group),
+            group.metadata_fields(),
         ));
         let instance_id = group
             .members

@@ -335,7 +335,7 @@ impl Coordinator {
         let gid = req.group_id.as_str();
         match self.groups.get(gid) {
             Some(g) => Ok(Cow::Borrowed(g)),
-            None if req.member_epoch == 0 => Ok(Cow::Owned(Group::new(gid))),
+            None if req.member_epoch == 0 => Ok(Cow::Owned(Group::new(gid, self.config.dialect))),
             None => Err(ProtocolError::new(
                 ErrorCode::GroupIdNotFound,
                 format!("Streams group {gid} not found."),

@@ -138,7 +138,7 @@ impl Coordinator {
         let group: &Group = match self.groups.get(gid) {
             Some(g) => g,
             None => {
-                fresh = Group::new(gid);
+                fresh = Group::new(gid, self.config.dialect);
                 &fresh
             }
         };
@@ -169,7 +169,7 @@ impl Coordinator {
             &patterns,
             &view_of(&pm),
         ));
-        if pm != group.partition_metadata {
+        if group.draft().map(|d| &d.partition_metadata) != Some(&pm) {
             batch.push(build::partition_metadata(gid, pm));
         }
         let epoch = group.group_epoch.saturating_add(1);

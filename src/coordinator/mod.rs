@@ -319,7 +319,7 @@ impl Coordinator {
             }
         }
         for r in &batch.records {
-            if let Err(e) = group::apply(&mut self.groups, r, &limits) {
+            if let Err(e) = group::apply(&mut self.groups, r, &limits, self.config.dialect) {
                 for (gid, group) in backup {
                     match group {
                         Some(group) => self.groups.insert(gid, group),
@@ -450,6 +450,7 @@ impl Coordinator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::records::Dialect;
     use crate::records::{
         CurrentMemberAssignmentValue, GroupMetadataValue, RecordKey, RecordValue,
     };
@@ -513,7 +514,12 @@ mod tests {
             value: Some(RecordValue::GroupMetadata(GroupMetadataValue::default())),
         };
         assert_eq!(
-            group::apply(&mut groups, &record, &topology::Limits::default()),
+            group::apply(
+                &mut groups,
+                &record,
+                &topology::Limits::default(),
+                Dialect::Kip1071Draft
+            ),
             Err(group::ApplyError::KeyValueMismatch)
         );
         assert!(groups.is_empty());

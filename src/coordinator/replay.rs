@@ -44,7 +44,7 @@ impl Coordinator {
         let mut added_member: BTreeSet<String> = BTreeSet::new();
         let limits = self.limits();
         for (i, r) in records {
-            let effect = group::apply(&mut work, r, &limits).map_err(|e| {
+            let effect = group::apply(&mut work, r, &limits, self.config.dialect).map_err(|e| {
                 BoundaryError::new(
                     BoundaryCode::InvalidRecord,
                     format!("records[{i}]"),

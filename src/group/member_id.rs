@@ -92,7 +92,7 @@ mod tests {
 
     #[test]
     fn collisions_take_the_next_attempt() {
-        let mut g = Group::new("g");
+        let mut g = Group::new("g", crate::records::Dialect::Kip1071Draft);
         g.members.insert(
             "h1FvL2YoMP32IqCiiHVn2g".into(),
             crate::group::Member::new("h1FvL2YoMP32IqCiiHVn2g"),

@@ -9,6 +9,7 @@ pub mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::records::build::GroupMetadataFields;
 use crate::records::{
     Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
 };
@@ -108,9 +109,6 @@ pub struct GroupSoft {
     pub refresh_due: bool,
     pub shutdown_requester: Option<String>,
     pub endpoint_epoch: i32,
-    /// 4.2: the configured topology as the last refresh left it (PROTOCOL 2.1, 4.4 step 5);
-    /// `None` until the first refresh (e.g. after a rebuild).
-    pub configured: Option<Configuration>,
     /// The topology's source-topic regexes, compiled once per topology and remembering every
     /// topic they were matched against (kept current by [`apply`]).
     pub patterns: SourcePatterns,
@@ -133,22 +131,14 @@ pub struct Group {
     pub group_epoch: i32,
     pub assignment_epoch: i32,
     pub topology: Option<TopologyValue>,
-    /// Draft: the stored view of the required topics.
-    pub partition_metadata: PartitionMetadataValue,
-    /// 4.2 group metadata fields.
-    pub metadata_hash: i64,
-    pub validated_topology_epoch: i32,
-    pub last_assignment_configs: Option<Vec<KeyValue>>,
+    /// What only the group's dialect keeps: its topic view and configured topology.
+    pub dialect: DialectState,
     pub members: BTreeMap<String, Member>,
     pub targets: BTreeMap<String, Assignment>,
     /// Derived: instance id -> member id.
     pub static_index: BTreeMap<String, String>,
     /// Derived: who holds each task.
     pub owners: OwnerIndex,
-    /// Derived (draft): `configure(topology, partition metadata)`. The 4.2 dialect has no
-    /// partition metadata and keeps its configured topology in [`GroupSoft::configured`]
-    /// instead; there this field is never read.
-    pub configured: Option<Configuration>,
     /// Derived: the active tasks of member targets removed (tombstoned) since the last target
     /// assignment metadata record; the next target computation reports those it hands to
     /// others as reassigned.
@@ -156,29 +146,136 @@ pub struct Group {
     pub soft: GroupSoft,
 }
 
+/// What only one dialect keeps of a group (PROTOCOL 2.1): the topic view each takes and the
+/// configured topology it yields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DialectState {
+    Draft(DraftState),
+    Kafka42(Kafka42State),
+}
+
+/// `kip1071-draft`: the stored view of the required topics (the partition metadata record) and
+/// the configuration derived from it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DraftState {
+    pub partition_metadata: PartitionMetadataValue,
+    /// Derived: `configure(topology, partition metadata)`.
+    pub configured: Option<Configuration>,
+}
+
+/// `kafka-4.2`: the topic-view fields of the group metadata record (PROTOCOL 4.5, 4.6), and the
+/// configured topology as the last refresh left it, in memory only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kafka42State {
+    pub metadata_hash: i64,
+    pub validated_topology_epoch: i32,
+    pub last_assignment_configs: Option<Vec<KeyValue>>,
+    /// Soft (PROTOCOL 4.4 step 5): `None` until the first refresh (e.g. after a rebuild).
+    pub configured: Soft<Option<Configuration>>,
+}
+
+impl Default for Kafka42State {
+    fn default() -> Self {
+        Kafka42State {
+            metadata_hash: 0,
+            validated_topology_epoch: -1,
+            last_assignment_configs: Some(Vec::new()),
+            configured: Soft(None),
+        }
+    }
+}
+
+/// Memory-only state inside a persisted structure: equal to any other, so that a live and a
+/// rebuilt group compare by what records rebuild.
+#[derive(Clone, Debug, Default)]
+pub struct Soft<T>(pub T);
+
+impl<T> PartialEq for Soft<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl<T> Eq for Soft<T> {}
+
+impl DialectState {
+    /// The empty state of a new group in `dialect`.
+    pub fn new(dialect: Dialect) -> Self {
+        match dialect {
+            Dialect::Kip1071Draft => DialectState::Draft(DraftState::default()),
+            Dialect::Kafka42 => DialectState::Kafka42(Kafka42State::default()),
+        }
+    }
+}
+
 impl Group {
-    pub fn new(group_id: &str) -> Self {
+    /// A new, empty group of `dialect`.
+    pub fn new(group_id: &str, dialect: Dialect) -> Self {
         Group {
             group_id: group_id.to_string(),
             group_epoch: 0,
             assignment_epoch: 0,
             topology: None,
-            partition_metadata: PartitionMetadataValue::default(),
-            metadata_hash: 0,
-            validated_topology_epoch: -1,
-            last_assignment_configs: Some(Vec::new()),
+            dialect: DialectState::new(dialect),
             members: BTreeMap::new(),
             targets: BTreeMap::new(),
             static_index: BTreeMap::new(),
             owners: OwnerIndex::default(),
-            configured: None,
             orphaned: BTreeSet::new(),
             soft: GroupSoft::default(),
         }
     }
 
-    /// The draft group state (PROTOCOL 2.2), derived from hard state.
+    /// The draft state; `None` for a 4.2 group.
+    pub fn draft(&self) -> Option<&DraftState> {
+        match &self.dialect {
+            DialectState::Draft(d) => Some(d),
+            DialectState::Kafka42(_) => None,
+        }
+    }
+
+    /// The 4.2 state; `None` for a draft group.
+    pub fn kafka42(&self) -> Option<&Kafka42State> {
+        match &self.dialect {
+            DialectState::Kafka42(k) => Some(k),
+            DialectState::Draft(_) => None,
+        }
+    }
+
+    /// The group metadata fields as the group stores them, for a bump's record (the draft has
+    /// none: its record writes the defaults, which its layout leaves out).
+    pub fn metadata_fields(&self) -> GroupMetadataFields {
+        match self.kafka42() {
+            Some(k) => GroupMetadataFields {
+                metadata_hash: k.metadata_hash,
+                validated_topology_epoch: k.validated_topology_epoch,
+                last_assignment_configs: k.last_assignment_configs.clone(),
+            },
+            None => GroupMetadataFields {
+                metadata_hash: 0,
+                validated_topology_epoch: -1,
+                last_assignment_configs: Some(Vec::new()),
+            },
+        }
+    }
+
+    /// The group's configured topology in either dialect (PROTOCOL 2.1).
+    pub fn configured(&self) -> Option<&Configuration> {
+        match &self.dialect {
+            DialectState::Draft(d) => d.configured.as_ref(),
+            DialectState::Kafka42(k) => k.configured.0.as_ref(),
+        }
+    }
+
+    /// The group state (PROTOCOL 2.2) as the group's dialect derives it from hard state.
     pub fn state(&self) -> GroupState {
+        match self.dialect {
+            DialectState::Draft(_) => self.state_draft(),
+            DialectState::Kafka42(_) => self.state_kafka42(),
+        }
+    }
+
+    /// The draft group state (PROTOCOL 2.2).
+    fn state_draft(&self) -> GroupState {
         if self.topology.is_none() {
             GroupState::Initializing
         } else if self.members.is_empty() {
@@ -188,14 +285,14 @@ impl Group {
         }
     }
 
-    /// The 4.2 group state (PROTOCOL 2.2), derived from hard state.
-    pub fn state_kafka42(&self) -> GroupState {
+    /// The 4.2 group state (PROTOCOL 2.2).
+    fn state_kafka42(&self) -> GroupState {
         if self.members.is_empty() {
             GroupState::Empty
         } else if self
             .topology
             .as_ref()
-            .is_none_or(|t| t.epoch != self.validated_topology_epoch)
+            .is_none_or(|t| Some(t.epoch) != self.kafka42().map(|k| k.validated_topology_epoch))
         {
             GroupState::NotReady
         } else {
@@ -218,17 +315,11 @@ impl Group {
         }
     }
 
-    /// The group state as `dialect` derives it (PROTOCOL 2.2).
-    pub fn state_in(&self, dialect: Dialect) -> GroupState {
-        match dialect {
-            Dialect::Kip1071Draft => self.state(),
-            Dialect::Kafka42 => self.state_kafka42(),
-        }
-    }
-
-    /// The partition counts of the stored view, as `configure` takes them.
+    /// The partition counts of the stored draft view, as `configure` takes them (empty in 4.2).
     pub fn view(&self) -> BTreeMap<String, i32> {
-        view_of(&self.partition_metadata)
+        self.draft()
+            .map(|d| view_of(&d.partition_metadata))
+            .unwrap_or_default()
     }
 }
 

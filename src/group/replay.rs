@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Group, Member, MemberState};
-use crate::records::{Record, RecordKey, RecordValue, TaskIds};
+use super::{DialectState, Group, Member, MemberState};
+use crate::records::{Dialect, Record, RecordKey, RecordValue, TaskIds};
 use crate::tasks::Assignment;
 use crate::topology::{self, Limits, SourcePatterns};
 
@@ -38,6 +38,7 @@ pub fn apply(
     groups: &mut BTreeMap<String, Group>,
     record: &Record,
     limits: &Limits,
+    dialect: Dialect,
 ) -> Result<ApplyEffect, ApplyError> {
     let group_id = record.key.group_id();
     let mut effect = ApplyEffect::default();
@@ -49,16 +50,22 @@ pub fn apply(
     }
     let group = groups
         .entry(group_id.to_string())
-        .or_insert_with(|| Group::new(group_id));
+        .or_insert_with(|| Group::new(group_id, dialect));
     match (&record.key, value) {
         (RecordKey::GroupMetadata { .. }, RecordValue::GroupMetadata(v)) => {
             group.group_epoch = v.epoch;
-            group.metadata_hash = v.metadata_hash;
-            group.validated_topology_epoch = v.validated_topology_epoch;
-            group.last_assignment_configs = v.last_assignment_configs.clone();
+            // The draft's group metadata has no topic-view fields (they decode as defaults).
+            if let DialectState::Kafka42(k) = &mut group.dialect {
+                k.metadata_hash = v.metadata_hash;
+                k.validated_topology_epoch = v.validated_topology_epoch;
+                k.last_assignment_configs = v.last_assignment_configs.clone();
+            }
         }
         (RecordKey::PartitionMetadata { .. }, RecordValue::PartitionMetadata(v)) => {
-            group.partition_metadata = v.clone();
+            // Only the draft has partition metadata records (PROTOCOL 5.2).
+            if let DialectState::Draft(d) = &mut group.dialect {
+                d.partition_metadata = v.clone();
+            }
             reconfigure(group, limits);
         }
         (RecordKey::TargetAssignmentMetadata { .. }, RecordValue::TargetAssignmentMetadata(v)) => {
@@ -148,7 +155,9 @@ fn apply_tombstone(
             groups.remove(group_id);
         }
         RecordKey::PartitionMetadata { .. } => {
-            group.partition_metadata = Default::default();
+            if let DialectState::Draft(d) = &mut group.dialect {
+                d.partition_metadata = Default::default();
+            }
             reconfigure(group, limits);
         }
         RecordKey::TargetAssignmentMetadata { .. } => {
@@ -278,12 +287,19 @@ fn reconfigure(group: &mut Group, limits: &Limits) {
     if !group.soft.patterns.is_for(subs) {
         group.soft.patterns = SourcePatterns::compile(subs);
     }
+    // 4.2 configures in memory at refresh time (PROTOCOL 4.4 step 5), not from records.
+    if !matches!(group.dialect, DialectState::Draft(_)) {
+        return;
+    }
     let view = group.view();
-    group.configured = group.topology.as_ref().map(|t| {
+    let configured = group.topology.as_ref().map(|t| {
         limits.bound(topology::configure_with(
             &t.subtopologies,
             &group.soft.patterns,
             &view,
         ))
     });
+    if let DialectState::Draft(d) = &mut group.dialect {
+        d.configured = configured;
+    }
 }

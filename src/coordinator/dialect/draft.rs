@@ -12,7 +12,7 @@ use crate::coordinator::Coordinator;
 use crate::error::{bug, BoundaryError, ProtocolError};
 use crate::group::{Group, GroupState};
 use crate::java::is_blank;
-use crate::records::build::{self, GroupMetadataFields};
+use crate::records::build;
 use crate::records::TopologyValue;
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topics;
@@ -75,20 +75,17 @@ impl DialectRules for Draft {
         bumps: bool,
     ) -> Result<TopicView, ProtocolError> {
         let mut view = TopicView {
-            fields: GroupMetadataFields {
-                metadata_hash: group.metadata_hash,
-                validated_topology_epoch: group.validated_topology_epoch,
-                last_assignment_configs: group.last_assignment_configs.clone(),
-            },
+            fields: group.metadata_fields(),
             ..Default::default()
         };
+        let stored = group.draft().map(|d| &d.partition_metadata);
         if group.soft.refresh_due || bumps {
             let pm = topics::partition_metadata(
                 &c.topics,
                 group.topology.as_ref().map(|t| t.subtopologies.as_slice()),
                 &group.soft.patterns,
             );
-            if pm != group.partition_metadata {
+            if stored != Some(&pm) {
                 view.refreshed = group.topology.as_ref().map(|t| {
                     c.limits().bound(topology::configure_with(
                         &t.subtopologies,
@@ -111,7 +108,7 @@ impl DialectRules for Draft {
     }
 
     fn configured<'a>(&self, group: &'a Group) -> Option<&'a Configuration> {
-        group.configured.as_ref()
+        group.configured()
     }
 
     fn next_group_epoch(&self, epoch: i32) -> i32 {

@@ -30,7 +30,7 @@ use crate::api::{
 use crate::coordinator::views::{describe, endpoints, statuses};
 use crate::coordinator::Coordinator;
 use crate::error::{bug, BoundaryError, ErrorCode, ProtocolError};
-use crate::group::{Group, GroupState};
+use crate::group::{DialectState, Group, GroupState, Kafka42State, Soft};
 use crate::java::is_blank;
 use crate::records::build::GroupMetadataFields;
 use crate::records::{KeyValue, TopologyValue};
@@ -255,12 +255,14 @@ impl DialectRules for Kafka42 {
             key: NUM_STANDBY_REPLICAS.to_string(),
             value: c.config.num_standby_replicas.to_string(),
         }];
+        let default = Kafka42State::default();
+        let stored = group.kafka42().unwrap_or(&default);
         let reconfigure = group.topology.is_none()
-            || group.soft.configured.is_none()
+            || stored.configured.0.is_none()
             || group.soft.refresh_due
             || bumps;
         let (refreshed, metadata_hash, validated_topology_epoch) = match topology {
-            _ if !reconfigure => (None, group.metadata_hash, group.validated_topology_epoch),
+            _ if !reconfigure => (None, stored.metadata_hash, stored.validated_topology_epoch),
             None => (None, 0, -1),
             Some(t) => {
                 let required = topology::required_topics(
@@ -289,13 +291,13 @@ impl DialectRules for Kafka42 {
         };
         let mut reasons = Vec::new();
         if !topology_initialized {
-            if metadata_hash != group.metadata_hash {
+            if metadata_hash != stored.metadata_hash {
                 reasons.push("TOPIC_METADATA_CHANGED");
             }
-            if validated_topology_epoch != group.validated_topology_epoch {
+            if validated_topology_epoch != stored.validated_topology_epoch {
                 reasons.push("TOPOLOGY_READINESS_CHANGED");
             }
-            if group.last_assignment_configs.as_ref() != Some(&configs) {
+            if stored.last_assignment_configs.as_ref() != Some(&configs) {
                 reasons.push("ASSIGNMENT_CONFIG_CHANGED");
             }
         }
@@ -312,7 +314,9 @@ impl DialectRules for Kafka42 {
     }
 
     fn keep_configuration(&self, group: &mut Group, configured: Configuration) {
-        group.soft.configured = Some(configured);
+        if let DialectState::Kafka42(k) = &mut group.dialect {
+            k.configured = Soft(Some(configured));
+        }
     }
 
     fn keeps_configuration(&self) -> bool {
@@ -320,7 +324,7 @@ impl DialectRules for Kafka42 {
     }
 
     fn configured<'a>(&self, group: &'a Group) -> Option<&'a Configuration> {
-        group.soft.configured.as_ref()
+        group.configured()
     }
 
     /// Kafka 4.2 takes a new group's first bump from 0 straight to 2 (4.7).
@@ -344,7 +348,7 @@ impl DialectRules for Kafka42 {
     }
 
     fn group_state(&self, group: &Group) -> GroupState {
-        group.state_kafka42()
+        group.state()
     }
 
     /// PROTOCOL 4.2, 4.4 step 10: the response of a committed 4.2 heartbeat.

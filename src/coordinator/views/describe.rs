@@ -118,7 +118,7 @@ pub(crate) fn kafka42_group(g: &Group) -> DescribedGroup42 {
         },
         Some(t) => DescribedTopology42 {
             epoch: t.epoch,
-            subtopologies: Some(match &g.soft.configured {
+            subtopologies: Some(match g.configured() {
                 Some(Configuration::Ready(configured)) => {
                     configured_subtopologies(&t.subtopologies, configured)
                 }
@@ -160,7 +160,7 @@ pub(crate) fn kafka42_group(g: &Group) -> DescribedGroup42 {
         error_code: 0,
         error_message: None,
         group_id: g.group_id.clone(),
-        group_state: g.state_kafka42().display().to_string(),
+        group_state: g.state().display().to_string(),
         group_epoch: g.group_epoch,
         assignment_epoch: g.assignment_epoch,
         topology,

@@ -11,7 +11,7 @@ use crate::topology::Configuration;
 
 /// PROTOCOL 3.12: partitions of the active tasks per distinct endpoint.
 pub(crate) fn draft(group: &Group) -> Vec<EndpointToPartitionsJson> {
-    let inputs = subtopology_inputs(group.configured.as_ref());
+    let inputs = subtopology_inputs(group.configured());
     let mut by_endpoint: BTreeMap<(String, u16), BTreeMap<String, BTreeSet<i32>>> = BTreeMap::new();
     for m in group.members.values() {
         let Some(ep) = m.endpoint() else { continue };
@@ -30,7 +30,7 @@ pub(crate) fn draft(group: &Group) -> Vec<EndpointToPartitionsJson> {
 /// PROTOCOL 4.9: one entry per member with an endpoint, in member id order; active partitions
 /// from its active tasks, standby partitions from its standby and warm-up tasks.
 pub(crate) fn kafka42(group: &Group) -> Vec<EndpointToPartitions42Json> {
-    let inputs = subtopology_inputs(group.soft.configured.as_ref());
+    let inputs = subtopology_inputs(group.configured());
     group
         .members
         .values()

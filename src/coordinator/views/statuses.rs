@@ -38,7 +38,7 @@ pub(crate) fn draft(group: &Group, member: &Member) -> Vec<Status> {
                     ),
                 });
             }
-            match &group.configured {
+            match group.configured() {
                 Some(Configuration::MissingSourceTopics(list)) => out.push(Status {
                     code: 2,
                     detail: format!("Missing source topics: {}", list.join(", ")),
@@ -101,7 +101,7 @@ pub(crate) fn kafka42(group: &Group, member: &Member, delay_pending: bool) -> Ve
             detail: ASSIGNMENT_DELAYED_DETAIL.to_string(),
         });
     }
-    match &group.soft.configured {
+    match group.configured() {
         Some(Configuration::MissingSourceTopics(list)) => out.push(Status {
             code: 1,
             detail: missing_sources_detail(list),
