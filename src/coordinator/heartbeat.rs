@@ -35,12 +35,11 @@ fn owned(req: &HeartbeatRequest) -> Option<Assignment> {
 struct Plan {
     member_id: String,
     batch: Batch,
-    /// The member as stored after this heartbeat.
-    member: Member,
     /// Whether a current assignment record was written for it.
     current_written: bool,
-    /// Tasks as the member held them before (for a replacement: the replaced member).
-    assigned_before: Option<Assignment>,
+    /// Whether the member's tasks differ from what it held before (for a replacement: from
+    /// what the replaced member held; a new member's always do).
+    tasks_changed: bool,
     replaced: Option<String>,
     topics_to_create: Vec<topology::TopicToCreate>,
     /// The configuration this heartbeat computed, for dialects that keep it in memory.
@@ -109,33 +108,34 @@ impl Coordinator {
         out: &mut Output,
     ) -> Result<(), ProtocolError> {
         let plan = self.plan_heartbeat(now, raw_now, client, req)?;
-        let gid = req.group_id.clone();
-        let member_id = plan.member_id.clone();
-        self.commit_group(&gid, plan.batch, out)?;
+        let gid = req.group_id.as_str();
+        let member_id = plan.member_id.as_str();
+        self.commit_group(gid, plan.batch, out)?;
         out.topics_to_create = plan.topics_to_create;
         self.heartbeat_timers(
             now,
-            &gid,
-            &plan.member,
+            gid,
+            member_id,
             plan.current_written,
             plan.replaced.as_deref(),
             req,
         );
-        self.heartbeat_soft_state(&gid, &member_id, plan.refreshed, req);
+        self.heartbeat_soft_state(gid, member_id, plan.refreshed, req);
         if let Some(until) = plan.batched_until {
-            self.batch_assignment(&gid, until, out);
+            self.batch_assignment(gid, until, out);
         }
         if plan.arm_delay {
-            self.arm_initial_delay(now, &gid, out);
+            self.arm_initial_delay(now, gid, out);
         }
         let done = Committed {
             now,
-            group_id: &gid,
-            member: &plan.member,
-            assigned_before: plan.assigned_before.as_ref(),
+            group_id: gid,
+            member_id,
+            tasks_changed: plan.tasks_changed,
             request: req,
         };
-        out.response = Some(self.rules.respond(self, done, out));
+        let rules = self.rules;
+        out.response = Some(rules.respond(self, done, out));
         Ok(())
     }
 
@@ -144,7 +144,7 @@ impl Coordinator {
         &mut self,
         now: i64,
         gid: &str,
-        member: &Member,
+        member_id: &str,
         current_written: bool,
         replaced: Option<&str>,
         req: &HeartbeatRequest,
@@ -155,16 +155,20 @@ impl Coordinator {
         if req.member_epoch == 0 {
             self.cancel(TimerKind::Retention, gid, "");
         }
-        let member_id = member.member_id.as_str();
         if current_written {
+            // The committed heartbeat left its member in place.
+            let Some(member) = self.groups.get(gid).and_then(|g| g.members.get(member_id)) else {
+                bug("the member of a committed heartbeat is gone");
+            };
             if member.member_state() == MemberState::UnrevokedTasks {
                 let deadline = now.saturating_add(i64::from(member.metadata.rebalance_timeout_ms));
+                let epoch = member.member_epoch;
                 self.schedule(
                     TimerKind::RebalanceTimeout,
                     gid,
                     member_id,
                     deadline,
-                    TimerData::MemberEpoch(member.member_epoch),
+                    TimerData::MemberEpoch(epoch),
                 );
             } else {
                 self.cancel(TimerKind::RebalanceTimeout, gid, member_id);
@@ -235,14 +239,16 @@ impl Coordinator {
             validate_epoch(&found, req)?; // R5
             check_topology_id(&found, req)?; // R6
         }
-        // R7
-        let mut member = found.clone().into_owned();
-        merge(
-            self.rules.join_carries_topology(),
-            &mut member.metadata,
-            client,
-            req,
-        );
+        // R7: a heartbeat that changes nothing clones no member.
+        let carries_topology = self.rules.join_carries_topology();
+        let member: Cow<'_, Member> =
+            if is_new || may_change(carries_topology, &found.metadata, client, req) {
+                let mut m = found.as_ref().clone();
+                merge(carries_topology, &mut m.metadata, client, req);
+                Cow::Owned(m)
+            } else {
+                Cow::Borrowed(found.as_ref())
+            };
         if is_new || member.metadata != found.metadata {
             batch.push(build::member_metadata(gid, &member));
         }
@@ -291,16 +297,20 @@ impl Coordinator {
             configured,
             &mut batch,
         )?;
-        // R10
-        let owned = owned(req);
-        let reconciled = reconcile_owned(
-            member,
-            target.assignment_epoch,
-            &target.target,
-            owned.as_ref(),
-            &group.owners,
-        )?;
-        let current_written = is_new || !same_assignment(&reconciled, &found);
+        // R10 (a reconciled member stays as it is: nothing to build, nothing to compare)
+        let reconciled: Cow<'_, Member> = if member.is_reconciled_to(target.assignment_epoch) {
+            member
+        } else {
+            Cow::Owned(reconcile_owned(
+                member.into_owned(),
+                target.assignment_epoch,
+                &target.target,
+                owned(req).as_ref(),
+                &group.owners,
+            )?)
+        };
+        let unchanged = std::ptr::eq(reconciled.as_ref(), found.as_ref());
+        let current_written = is_new || !(unchanged || same_assignment(&reconciled, &found));
         if current_written {
             batch.push(build::current_assignment(
                 gid,
@@ -312,16 +322,16 @@ impl Coordinator {
             Some(Configuration::MissingInternalTopics(t)) => t.clone(),
             _ => Vec::new(),
         };
+        let tasks_changed = match replaced {
+            Some(h) => h.assigned != reconciled.assigned,
+            None if is_new => true,
+            None => !unchanged && found.assigned != reconciled.assigned,
+        };
         Ok(Plan {
             member_id,
             batch,
-            member: reconciled,
             current_written,
-            assigned_before: match replaced {
-                Some(h) => Some(h.assigned.clone()),
-                None if is_new => None,
-                None => Some(found.assigned.clone()),
-            },
+            tasks_changed,
             replaced: replaced.map(|h| h.member_id.clone()),
             topics_to_create,
             refreshed: view.refreshed,
@@ -580,6 +590,36 @@ fn metadata_reasons(
     } else {
         Vec::new()
     }
+}
+
+/// Whether [`merge`] could change `md`: conservative (a `true` only costs the merge and a
+/// comparison), so that a heartbeat that repeats nothing of its metadata clones nothing.
+fn may_change(
+    join_carries_topology: bool,
+    md: &MemberMetadataValue,
+    client: &ClientInfo,
+    req: &HeartbeatRequest,
+) -> bool {
+    let differs = |v: &Option<String>, stored: &Option<String>| {
+        v.as_ref().is_some_and(|v| stored.as_ref() != Some(v))
+    };
+    (join_carries_topology && req.topology.is_some())
+        || differs(&req.instance_id, &md.instance_id)
+        || differs(&req.rack_id, &md.rack_id)
+        || req
+            .topology_id
+            .as_ref()
+            .is_some_and(|v| *v != md.topology_id)
+        || req.process_id.as_ref().is_some_and(|v| *v != md.process_id)
+        || req.user_endpoint.as_ref().is_some_and(|e| {
+            md.user_endpoint
+                .as_ref()
+                .is_none_or(|s| s.host != e.host || s.port != e.port)
+        })
+        || (req.rebalance_timeout_ms != -1 && req.rebalance_timeout_ms != md.rebalance_timeout_ms)
+        || req.client_tags.is_some()
+        || client.client_id != md.client_id
+        || client.client_host != md.client_host
 }
 
 /// R6: the topology id can change only with a (re-)join.

@@ -247,19 +247,29 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
     let Committed {
         now,
         group_id: gid,
-        member,
-        assigned_before,
+        member_id,
+        tasks_changed,
         request: req,
     } = done;
     {
-        let member_id = member.member_id.as_str();
+        // The committed heartbeat left its group and member in place.
+        let Some(group) = c.groups.get(gid) else {
+            bug("the group of a committed heartbeat is gone");
+        };
+        let Some(member) = group.members.get(member_id) else {
+            bug("the member of a committed heartbeat is gone");
+        };
         // R13: ask this member to initialize the topology.
-        let topology_id = member.metadata.topology_id.clone();
         let mut should_initialize = false;
-        let no_topology = c.groups.get(gid).is_none_or(|g| g.topology.is_none());
-        let init_key = TimerKey::new(TimerKind::TopologyInitialization, gid, &topology_id);
-        if no_topology && c.timers.get(&init_key).is_none() {
+        let topology_id = member.metadata.topology_id.as_str();
+        let init_key = group
+            .topology
+            .is_none()
+            .then(|| TimerKey::new(TimerKind::TopologyInitialization, gid, topology_id))
+            .filter(|key| c.timers.get(key).is_none());
+        if let Some(init_key) = init_key {
             should_initialize = true;
+            let topology_id = topology_id.to_string();
             let deadline = now.saturating_add(i64::from(member.metadata.rebalance_timeout_ms));
             c.timers.schedule(
                 init_key,
@@ -281,7 +291,11 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
         let Some(group) = c.groups.get_mut(gid) else {
             bug("the group of a committed heartbeat is gone");
         };
-        let statuses = statuses::draft(group, member);
+        let statuses = group
+            .members
+            .get(member_id)
+            .map(|m| statuses::draft(group, m))
+            .unwrap_or_default();
         let group_topology_id = group
             .topology
             .as_ref()
@@ -309,7 +323,7 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
         }
         stored.soft.last_endpoint_epoch = Some(endpoint_epoch);
 
-        let send_tasks = join || full || assigned_before != Some(&stored.assigned);
+        let send_tasks = join || full || tasks_changed;
         let (active, standby, warmup) = if send_tasks {
             stored.assigned.to_task_ids()
         } else {

@@ -355,12 +355,11 @@ impl DialectRules for Kafka42 {
     fn respond(&self, c: &mut Coordinator, done: Committed<'_>, _out: &mut Output) -> Response {
         let Committed {
             group_id,
-            member,
-            assigned_before,
+            member_id,
+            tasks_changed,
             request: req,
             ..
         } = done;
-        let member_id = member.member_id.as_str();
         let delay_pending = c.initial_delay_pending(group_id);
         // The committed heartbeat left its group and member in place.
         let Some(group) = c.groups.get(group_id) else {
@@ -370,7 +369,7 @@ impl DialectRules for Kafka42 {
             bug("the member of a committed heartbeat is gone");
         };
         let statuses = statuses::kafka42(group, member, delay_pending);
-        let send_tasks = req.member_epoch == 0 || assigned_before != Some(&member.assigned);
+        let send_tasks = req.member_epoch == 0 || tasks_changed;
         let (active, standby, warmup) = member.assigned.to_task_ids();
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
             send_tasks.then(|| task_ids_json(&l))

@@ -8,10 +8,9 @@ pub(crate) mod kafka42;
 use super::Coordinator;
 use crate::api::{DescribeRequest, HeartbeatRequest, Output, Response};
 use crate::error::{BoundaryError, ProtocolError};
-use crate::group::{Group, GroupState, Member};
+use crate::group::{Group, GroupState};
 use crate::records::build::GroupMetadataFields;
 use crate::records::{Dialect, Record, TopologyValue};
-use crate::tasks::Assignment;
 use crate::topology::Configuration;
 
 /// The rules of the dialect `dialect`.
@@ -39,10 +38,10 @@ pub(crate) struct TopicView {
 pub(crate) struct Committed<'a> {
     pub now: i64,
     pub group_id: &'a str,
-    /// The member as stored after the heartbeat.
-    pub member: &'a Member,
-    /// Tasks as the member held them before (for a replacement: the replaced member's).
-    pub assigned_before: Option<&'a Assignment>,
+    /// The member, as stored after the heartbeat.
+    pub member_id: &'a str,
+    /// Whether the member's tasks differ from what it held before.
+    pub tasks_changed: bool,
     pub request: &'a HeartbeatRequest,
 }
 
