@@ -2,6 +2,7 @@
 //! and fire in deadline order, ties broken by key.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Timer kinds, in the order that breaks deadline ties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -16,6 +17,20 @@ pub enum TimerKind {
 }
 
 impl TimerKind {
+    /// How many kinds there are.
+    const COUNT: usize = 6;
+
+    fn index(self) -> usize {
+        match self {
+            TimerKind::SessionTimeout => 0,
+            TimerKind::RebalanceTimeout => 1,
+            TimerKind::TopologyInitialization => 2,
+            TimerKind::InitialRebalanceDelay => 3,
+            TimerKind::Retention => 4,
+            TimerKind::AssignmentInterval => 5,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TimerKind::SessionTimeout => "session-timeout",
@@ -62,72 +77,148 @@ pub struct Timer {
     pub data: TimerData,
 }
 
+/// The timers of one group, by kind and subject: looked up by `&str`, so that rescheduling an
+/// existing timer (a session timeout at every heartbeat) builds no key.
+#[derive(Clone, Debug, Default)]
+struct GroupTimers {
+    by_kind: [BTreeMap<String, Entry>; TimerKind::COUNT],
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    /// Shared with the queue entry: moving a deadline copies no string.
+    key: Arc<TimerKey>,
+    timer: Timer,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Timers {
-    by_key: BTreeMap<TimerKey, Timer>,
-    queue: BTreeSet<(i64, TimerKey)>,
+    by_group: BTreeMap<String, GroupTimers>,
+    /// Deadline order, ties broken by key.
+    queue: BTreeSet<(i64, Arc<TimerKey>)>,
 }
 
 impl Timers {
-    /// Schedules `key`, replacing a pending timer with the same key.
     pub fn schedule(&mut self, key: TimerKey, deadline: i64, data: TimerData) {
-        self.cancel(&key);
-        self.queue.insert((deadline, key.clone()));
-        self.by_key.insert(key, Timer { deadline, data });
+        let (kind, group_id, subject) = (key.kind, key.group_id.clone(), key.subject.clone());
+        self.schedule_at(kind, &group_id, &subject, deadline, data);
+    }
+
+    /// Schedules (or moves) the timer `(kind, group_id, subject)`; a timer that exists is
+    /// updated in place, allocating nothing.
+    pub fn schedule_at(
+        &mut self,
+        kind: TimerKind,
+        group_id: &str,
+        subject: &str,
+        deadline: i64,
+        data: TimerData,
+    ) {
+        if let Some(entry) = self
+            .by_group
+            .get_mut(group_id)
+            .and_then(|g| g.by_kind[kind.index()].get_mut(subject))
+        {
+            if entry.timer.deadline != deadline {
+                self.queue
+                    .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
+                self.queue.insert((deadline, Arc::clone(&entry.key)));
+            }
+            entry.timer = Timer { deadline, data };
+            return;
+        }
+        let key = Arc::new(TimerKey::new(kind, group_id, subject));
+        self.queue.insert((deadline, Arc::clone(&key)));
+        let group = match self.by_group.get_mut(group_id) {
+            Some(g) => g,
+            None => self.by_group.entry(group_id.to_string()).or_default(),
+        };
+        group.by_kind[kind.index()].insert(
+            subject.to_string(),
+            Entry {
+                key,
+                timer: Timer { deadline, data },
+            },
+        );
     }
 
     pub fn cancel(&mut self, key: &TimerKey) -> Option<Timer> {
-        let timer = self.by_key.remove(key)?;
-        self.queue.remove(&(timer.deadline, key.clone()));
-        Some(timer)
+        self.cancel_at(key.kind, &key.group_id, &key.subject)
     }
 
-    /// Cancels every timer of a group (optionally of one kind).
+    /// Cancels the timer `(kind, group_id, subject)`, if any.
+    pub fn cancel_at(&mut self, kind: TimerKind, group_id: &str, subject: &str) -> Option<Timer> {
+        let group = self.by_group.get_mut(group_id)?;
+        let entry = group.by_kind[kind.index()].remove(subject)?;
+        if group.by_kind.iter().all(BTreeMap::is_empty) {
+            self.by_group.remove(group_id);
+        }
+        self.queue.remove(&(entry.timer.deadline, entry.key));
+        Some(entry.timer)
+    }
+
     pub fn cancel_group(&mut self, group_id: &str, kind: Option<TimerKind>) {
-        let keys: Vec<TimerKey> = self
-            .by_key
-            .keys()
-            .filter(|k| k.group_id == group_id && kind.is_none_or(|kind| k.kind == kind))
-            .cloned()
-            .collect();
-        for k in keys {
-            self.cancel(&k);
+        let Some(group) = self.by_group.get_mut(group_id) else {
+            return;
+        };
+        for (i, timers) in group.by_kind.iter_mut().enumerate() {
+            if kind.is_some_and(|k| k.index() != i) {
+                continue;
+            }
+            for (_, entry) in std::mem::take(timers) {
+                self.queue.remove(&(entry.timer.deadline, entry.key));
+            }
+        }
+        if group.by_kind.iter().all(BTreeMap::is_empty) {
+            self.by_group.remove(group_id);
         }
     }
 
     pub fn get(&self, key: &TimerKey) -> Option<&Timer> {
-        self.by_key.get(key)
+        self.get_at(key.kind, &key.group_id, &key.subject)
     }
 
-    /// Removes and returns the earliest timer due at or before `now`.
+    /// The timer `(kind, group_id, subject)`, looked up without building a key.
+    pub fn get_at(&self, kind: TimerKind, group_id: &str, subject: &str) -> Option<&Timer> {
+        self.by_group.get(group_id)?.by_kind[kind.index()]
+            .get(subject)
+            .map(|e| &e.timer)
+    }
+
     pub fn pop_due(&mut self, now: i64) -> Option<(TimerKey, Timer)> {
         // Peek first: the common answer is "nothing due", and it must not copy a key.
         if self.queue.first()?.0 > now {
             return None;
         }
         let (_, key) = self.queue.pop_first()?;
-        let timer = self.by_key.remove(&key)?;
-        Some((key, timer))
+        let group = self.by_group.get_mut(&key.group_id)?;
+        let entry = group.by_kind[key.kind.index()].remove(&key.subject)?;
+        if group.by_kind.iter().all(BTreeMap::is_empty) {
+            self.by_group.remove(&key.group_id);
+        }
+        drop(entry.key);
+        let key = Arc::try_unwrap(key).unwrap_or_else(|shared| (*shared).clone());
+        Some((key, entry.timer))
     }
 
-    /// The earliest pending deadline.
     pub fn next_deadline(&self) -> Option<i64> {
         self.queue.first().map(|(d, _)| *d)
     }
 
-    /// Every pending timer in firing order.
+    /// Every timer in firing order.
     pub fn iter(&self) -> impl Iterator<Item = (&TimerKey, &Timer)> {
-        self.queue
-            .iter()
-            .filter_map(|(_, k)| self.by_key.get(k).map(|t| (k, t)))
+        self.queue.iter().filter_map(|(_, k)| {
+            self.get_at(k.kind, &k.group_id, &k.subject)
+                .map(|t| (k.as_ref(), t))
+        })
     }
 
     pub fn len(&self) -> usize {
-        self.by_key.len()
+        self.queue.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_key.is_empty()
+        self.queue.is_empty()
     }
 }
 
@@ -180,5 +271,27 @@ mod tests {
         assert_eq!(t.next_deadline(), Some(40));
         t.cancel_group("g", None);
         assert!(t.is_empty());
+    }
+
+    #[test]
+    fn moving_a_deadline_keeps_one_entry_in_firing_order() {
+        let mut t = Timers::default();
+        t.schedule_at(TimerKind::SessionTimeout, "g", "a", 10, TimerData::None);
+        t.schedule_at(TimerKind::SessionTimeout, "g", "b", 20, TimerData::None);
+        t.schedule_at(TimerKind::SessionTimeout, "g", "a", 30, TimerData::None);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.next_deadline(), Some(20));
+        let order: Vec<&str> = t.iter().map(|(k, _)| k.subject.as_str()).collect();
+        assert_eq!(order, ["b", "a"]);
+        assert_eq!(
+            t.get_at(TimerKind::SessionTimeout, "g", "a")
+                .map(|x| x.deadline),
+            Some(30)
+        );
+        assert_eq!(t.pop_due(25).map(|(k, _)| k.subject), Some("b".into()));
+        assert!(t.pop_due(25).is_none());
+        assert!(t.cancel_at(TimerKind::SessionTimeout, "g", "a").is_some());
+        assert!(t.is_empty());
+        assert!(t.by_group.is_empty(), "an empty group's entry is dropped");
     }
 }

@@ -59,8 +59,9 @@ struct Found<'g> {
 }
 
 /// R9: the target this heartbeat reconciles towards.
-struct Target {
-    target: Assignment,
+struct Target<'g> {
+    /// Borrowed from the group's targets unless computed now.
+    target: Cow<'g, Assignment>,
     assignment_epoch: i32,
     batched_until: Option<i64>,
     arm_delay: bool,
@@ -498,10 +499,10 @@ impl Coordinator {
     /// a new computation when the group epoch moved past the assignment epoch (unless assignment
     /// batching holds it back), else the member's last target.
     #[allow(clippy::too_many_arguments)]
-    fn target_of(
+    fn target_of<'g>(
         &self,
         now: i64,
-        group: &Group,
+        group: &'g Group,
         member_id: &str,
         member: &Member,
         replaced: Option<&Member>,
@@ -509,14 +510,14 @@ impl Coordinator {
         group_epoch: i32,
         configured: Option<&Configuration>,
         batch: &mut Batch,
-    ) -> Result<Target, ProtocolError> {
+    ) -> Result<Target<'g>, ProtocolError> {
         let gid = group.group_id.as_str();
         let delay_pending = self.initial_delay_pending(gid);
         let arm_delay = self.rules.has_initial_rebalance_delay()
             && self.config.initial_rebalance_delay_ms > 0
             && group.members.is_empty()
             && !delay_pending;
-        let mut previous: Cow<'_, BTreeMap<String, Assignment>> = Cow::Borrowed(&group.targets);
+        let mut previous: Cow<'g, BTreeMap<String, Assignment>> = Cow::Borrowed(&group.targets);
         if let Some(h) = replaced {
             let targets = previous.to_mut();
             let t = targets.remove(&h.member_id).unwrap_or_default();
@@ -535,7 +536,10 @@ impl Coordinator {
             });
         let (target, assignment_epoch) = if arm_delay || delay_pending {
             // The placeholder: an empty assignment at epoch max(1, assignmentEpoch) (4.7).
-            (Assignment::default(), group.assignment_epoch.max(1))
+            (
+                Cow::Owned(Assignment::default()),
+                group.assignment_epoch.max(1),
+            )
         } else if group_epoch > group.assignment_epoch && batched_until.is_none() {
             let mut members: BTreeMap<String, &MemberMetadataValue> = group
                 .members
@@ -546,10 +550,17 @@ impl Coordinator {
             members.insert(member_id.to_string(), &member.metadata);
             let mut targets =
                 self.compute_targets(gid, &members, &previous, configured, group_epoch, batch)?;
-            (targets.remove(member_id).unwrap_or_default(), group_epoch)
-        } else {
             (
-                previous.get(member_id).cloned().unwrap_or_default(),
+                Cow::Owned(targets.remove(member_id).unwrap_or_default()),
+                group_epoch,
+            )
+        } else {
+            let target = match previous {
+                Cow::Borrowed(targets) => targets.get(member_id).map(Cow::Borrowed),
+                Cow::Owned(mut targets) => targets.remove(member_id).map(Cow::Owned),
+            };
+            (
+                target.unwrap_or_else(|| Cow::Owned(Assignment::default())),
                 group.assignment_epoch,
             )
         };

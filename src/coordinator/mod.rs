@@ -34,7 +34,7 @@ use crate::config::Config;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
 use crate::records::{encoded_size, Record, RecordKey};
-use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
+use crate::timers::{TimerData, TimerKind, Timers};
 use crate::topics::Topics;
 use crate::topology::{self, Configuration};
 
@@ -412,11 +412,11 @@ impl Coordinator {
         data: TimerData,
     ) {
         self.timers
-            .schedule(TimerKey::new(kind, group_id, subject), deadline, data);
+            .schedule_at(kind, group_id, subject, deadline, data);
     }
 
     fn cancel(&mut self, kind: TimerKind, group_id: &str, subject: &str) {
-        self.timers.cancel(&TimerKey::new(kind, group_id, subject));
+        self.timers.cancel_at(kind, group_id, subject);
     }
 
     /// The limits on one topology's cost, from the settings.
@@ -438,11 +438,7 @@ impl Coordinator {
     /// Whether the group's 4.2 initial rebalance delay is pending (4.7).
     fn initial_delay_pending(&self, group_id: &str) -> bool {
         self.timers
-            .get(&TimerKey::new(
-                TimerKind::InitialRebalanceDelay,
-                group_id,
-                "",
-            ))
+            .get_at(TimerKind::InitialRebalanceDelay, group_id, "")
             .is_some()
     }
 }
