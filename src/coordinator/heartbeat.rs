@@ -250,7 +250,8 @@ impl Coordinator {
             } else {
                 Cow::Borrowed(found.as_ref())
             };
-        if is_new || member.metadata != found.metadata {
+        let same_member = std::ptr::eq(member.as_ref(), found.as_ref());
+        if is_new || !same_member && member.metadata != found.metadata {
             batch.push(build::member_metadata(gid, &member));
         }
         let mut reasons = metadata_reasons(is_new, &member, &found, req);
@@ -585,6 +586,9 @@ fn metadata_reasons(
     let (a, b) = (&member.metadata, &found.metadata);
     let changed = if is_new {
         return vec!["MEMBER_JOINED"];
+    } else if std::ptr::eq(member, found) {
+        // Not merged: nothing can have changed.
+        false
     } else if is_static {
         // Topology identity is the id in the draft and the epoch in 4.2; the other one never
         // changes, so comparing both is dialect-neutral.
