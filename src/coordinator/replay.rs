@@ -36,36 +36,56 @@ impl Coordinator {
             .clone()
             .map(|(_, r)| r.key.group_id().to_string())
             .collect();
-        let mut work: BTreeMap<String, Group> = touched
-            .iter()
-            .filter_map(|g| self.groups.get(g).map(|x| (g.clone(), x.clone())))
-            .collect();
         let mut touched_members: BTreeSet<(String, String)> = BTreeSet::new();
         let mut added_member: BTreeSet<String> = BTreeSet::new();
         let limits = self.limits();
-        for (i, r) in records {
-            let effect = group::apply(&mut work, r, &limits, self.config.dialect).map_err(|e| {
-                BoundaryError::new(
+        let dialect = self.config.dialect;
+        let mut apply_all = |groups: &mut BTreeMap<String, Group>| -> Result<(), BoundaryError> {
+            for (i, r) in records.clone() {
+                let effect = group::apply(groups, r, &limits, dialect).map_err(|e| {
+                    BoundaryError::new(
+                        BoundaryCode::InvalidRecord,
+                        format!("records[{i}]"),
+                        e.to_string(),
+                    )
+                })?;
+                if let Some(m) = r.key.member_id() {
+                    touched_members.insert((r.key.group_id().to_string(), m.to_string()));
+                }
+                if effect.member_added {
+                    added_member.insert(r.key.group_id().to_string());
+                }
+            }
+            Ok(())
+        };
+        // Only a tombstone can fail against the state; any other record fails only when its key
+        // and value disagree. Without tombstones, that is checked first and the records apply in
+        // place; with them, the touched groups are applied as copies and put back only if all
+        // apply (the cost of a copy is paid only where a failure is possible).
+        if records.clone().all(|(_, r)| r.value.is_some()) {
+            if let Some((i, _)) = records.clone().find(|(_, r)| !r.is_consistent()) {
+                return Err(BoundaryError::new(
                     BoundaryCode::InvalidRecord,
                     format!("records[{i}]"),
-                    e.to_string(),
-                )
-            })?;
-            if let Some(m) = r.key.member_id() {
-                touched_members.insert((r.key.group_id().to_string(), m.to_string()));
+                    group::ApplyError::KeyValueMismatch.to_string(),
+                ));
             }
-            if effect.member_added {
-                added_member.insert(r.key.group_id().to_string());
-            }
-        }
-        for g in &touched {
-            match work.remove(g) {
-                Some(group) => {
-                    self.groups.insert(g.clone(), group);
-                }
-                None => {
-                    self.groups.remove(g);
-                    self.timers.cancel_group(g, None);
+            apply_all(&mut self.groups)?;
+        } else {
+            let mut work: BTreeMap<String, Group> = touched
+                .iter()
+                .filter_map(|g| self.groups.get(g).map(|x| (g.clone(), x.clone())))
+                .collect();
+            apply_all(&mut work)?;
+            for g in &touched {
+                match work.remove(g) {
+                    Some(group) => {
+                        self.groups.insert(g.clone(), group);
+                    }
+                    None => {
+                        self.groups.remove(g);
+                        self.timers.cancel_group(g, None);
+                    }
                 }
             }
         }
