@@ -8,13 +8,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The module of crates/sgc-wasm, published under the core's name.
 CRATE=streams_group_coordinator
-WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/$CRATE.wasm
+WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/sgc_wasm.wasm
 WASM_OPT=tools/node_modules/.bin/wasm-opt
 targets="nodejs web"
 [ "${1:-}" = web ] && targets=web
 
-cargo build --quiet --target wasm32-unknown-unknown --profile wasm --lib
+cargo build --quiet --target wasm32-unknown-unknown --profile wasm -p sgc-wasm
 
 mkdir -p pkg
 for target in $targets; do
@@ -25,7 +26,7 @@ for target in $targets; do
     continue
   fi
   rm -rf "$dir"
-  wasm-bindgen --target "$target" --out-dir "$dir" --remove-producers-section "$WASM"
+  wasm-bindgen --target "$target" --out-dir "$dir" --out-name "$CRATE" --remove-producers-section "$WASM"
   # Debian's binaryen corrupts wasm-bindgen output (TOOLCHAIN P2); npm binaryen does not.
   "$WASM_OPT" -Oz --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
