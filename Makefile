@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench fuzz fuzz-seeds
+.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
 
 setup:
 	@bash scripts/setup.sh
@@ -42,6 +42,12 @@ update-scenarios:
 bench:
 	@bash scripts/setup.sh cargo
 	$(CARGO) bench
+
+# The same steady heartbeat through every face in one run, as a table (docs/performance.md).
+bench-faces: pkg
+	@bash scripts/setup.sh node python browser
+	@bash scripts/build-wasi-host.sh
+	@bash scripts/bench-faces.sh
 
 pkg: wasi
 	@bash scripts/setup.sh wasm wasm-bindgen npm-tools
