@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench fuzz fuzz-seeds
+.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
 
 setup:
 	@bash scripts/setup.sh
@@ -19,8 +19,12 @@ fmt-check:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) fmt --manifest-path examples/wasi-host/rust/Cargo.toml -- --check
 
+# The core, the CLI and the WASI ABI natively; the binding crates again on their wasm targets.
 clippy:
+	@bash scripts/setup.sh wasm
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy -p sgc-wasm --target wasm32-unknown-unknown -- -D warnings
+	$(CARGO) clippy -p sgc-wasi -p sgc-cli --target wasm32-wasip1 -- -D warnings
 
 test-rust:
 	$(CARGO) test --lib --bins --tests --examples
@@ -28,7 +32,7 @@ test-rust:
 
 # The core's unit tests again, compiled to wasm32 and run in Node (no -q: TOOLCHAIN P10).
 test-wasm-unit:
-	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner $(CARGO) test --target wasm32-unknown-unknown --lib
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner $(CARGO) test --target wasm32-unknown-unknown -p streams-group-coordinator --lib
 
 # Rewrites tests/scenarios/*.out.jsonl from the native core; review the diff before committing.
 update-scenarios:
@@ -38,6 +42,12 @@ update-scenarios:
 bench:
 	@bash scripts/setup.sh cargo
 	$(CARGO) bench
+
+# The same steady heartbeat through every face in one run, as a table (docs/performance.md).
+bench-faces: pkg
+	@bash scripts/setup.sh node python browser
+	@bash scripts/build-wasi-host.sh
+	@bash scripts/bench-faces.sh
 
 pkg: wasi
 	@bash scripts/setup.sh wasm wasm-bindgen npm-tools

@@ -8,26 +8,29 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The module of crates/sgc-wasm, published under the core's name: for Node built for speed
+# (cargo profile wasm-speed, wasm-opt -O3), for the web for size (wasm-size, -Oz); see
+# docs/performance.md for what each costs and buys.
 CRATE=streams_group_coordinator
-WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/wasm/$CRATE.wasm
 WASM_OPT=tools/node_modules/.bin/wasm-opt
 targets="nodejs web"
 [ "${1:-}" = web ] && targets=web
 
-cargo build --quiet --target wasm32-unknown-unknown --profile wasm --lib
-
 mkdir -p pkg
 for target in $targets; do
   dir=pkg/$([ "$target" = nodejs ] && echo node || echo web)
+  if [ "$target" = nodejs ]; then profile=wasm-speed opt=-O3; else profile=wasm-size opt=-Oz; fi
+  cargo build --quiet --target wasm32-unknown-unknown --profile $profile -p sgc-wasm
+  WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/sgc_wasm.wasm
   out="$dir/${CRATE}_bg.wasm"
   if [ -f "$out" ] && [ "$out" -nt "$WASM" ] && [ "$out" -nt "$0" ]; then
     echo "pkg: $dir is up to date"
     continue
   fi
   rm -rf "$dir"
-  wasm-bindgen --target "$target" --out-dir "$dir" --remove-producers-section "$WASM"
+  wasm-bindgen --target "$target" --out-dir "$dir" --out-name "$CRATE" --remove-producers-section "$WASM"
   # Debian's binaryen corrupts wasm-bindgen output (TOOLCHAIN P2); npm binaryen does not.
-  "$WASM_OPT" -Oz --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int \
+  "$WASM_OPT" $opt --enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int \
     --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
     "$out" -o "$out"
 done

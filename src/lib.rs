@@ -41,13 +41,12 @@
 //! assert_eq!(out["response"]["status"][0]["statusCode"], 5);
 //! assert_eq!(out["nextDeadlineMs"], 4000);
 //! ```
-// No `unsafe` anywhere natively; on wasm only `src/bindings/` may allow it (FFI surfaces).
-#![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
-#![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
+// No `unsafe` on any target: the host surfaces (wasm-bindgen, the WASI ABI, the CLI) are crates
+// of their own in `crates/`.
+#![forbid(unsafe_code)]
 
 pub mod api;
 pub mod assignor;
-pub mod bindings;
 pub mod config;
 pub mod coordinator;
 pub mod error;

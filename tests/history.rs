@@ -2,25 +2,20 @@
 //! the way Kafka's `kafka-dump-log.sh --offsets-decoder` prints them (string `type` and
 //! `version`, `<DELETE>` for tombstones, one batch per coordinator write, `CreateTime` = the
 //! input's `nowMs`) and as a raw log segment; the history told from them alone must agree with
-//! what the scenario's inputs and the coordinator's `explain` say happened.
+//! what the scenario's inputs and the coordinator's `explain` say happened. The `sgc history`
+//! command is tested with the CLI (`crates/sgc-cli/tests/history.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
 use serde_json::{json, Value};
 use streams_group_coordinator::history::{parse_log, tell};
-use streams_group_coordinator::{Coordinator, Dialect};
+use streams_group_coordinator::Dialect;
 
-struct Run {
-    name: String,
-    dialect: Dialect,
-    inputs: Vec<Value>,
-    outputs: Vec<Value>,
-}
+#[path = "common/logs.rs"]
+mod logs;
+use logs::{dump_log, run, segment, Run};
 
 fn scenarios() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios");
@@ -31,149 +26,6 @@ fn scenarios() -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
-}
-
-/// Runs a scenario's inputs with `recordBytes` on (sizes and the raw segment need the bytes).
-fn run(path: &Path) -> Option<Run> {
-    let scenario: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
-    let inputs: Vec<Value> = scenario["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["input"].clone())
-        .collect();
-    // Records that arrive by Replay are not written by this coordinator: not its log.
-    if inputs.iter().any(|i| i["type"] == "Replay") {
-        return None;
-    }
-    let mut config = scenario["config"].clone();
-    if !config.is_object() {
-        config = json!({});
-    }
-    config["recordBytes"] = json!(true);
-    let mut c = Coordinator::from_json_config(&config).ok()?;
-    let dialect = Dialect::from_name(config["dialect"].as_str().unwrap_or("kip1071-draft"))?;
-    let outputs = inputs
-        .iter()
-        .map(|i| serde_json::from_str(&c.handle_json(&i.to_string())).unwrap())
-        .collect();
-    Some(Run {
-        name: path.file_stem().unwrap().to_string_lossy().into_owned(),
-        dialect,
-        inputs,
-        outputs,
-    })
-}
-
-fn compact(v: &Value) -> String {
-    serde_json::to_string(v).unwrap()
-}
-
-/// The text `kafka-dump-log.sh --offsets-decoder --files 00000000000000000000.log` prints.
-fn dump_log(run: &Run) -> String {
-    let mut s = String::from(
-        "Dumping /var/lib/kafka/data/__consumer_offsets-12/00000000000000000000.log\nLog starting offset: 0\n",
-    );
-    let mut offset = 0i64;
-    let mut position = 0usize;
-    for (input, out) in run.inputs.iter().zip(&run.outputs) {
-        let Some(records) = out["records"].as_array().filter(|r| !r.is_empty()) else {
-            continue;
-        };
-        let t = input["nowMs"].as_i64().unwrap();
-        let size: usize = 61 + records.len() * 24;
-        s += &format!(
-            "baseOffset: {offset} lastOffset: {} count: {} baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: {position} CreateTime: {t} size: {size} magic: 2 compresscodec: none crc: 2874526517 isvalid: true\n",
-            offset + records.len() as i64 - 1,
-            records.len()
-        );
-        position += size;
-        for (i, r) in records.iter().enumerate() {
-            let key_size = STANDARD
-                .decode(r["keyBytes"].as_str().unwrap())
-                .unwrap()
-                .len();
-            let value_size = r["valueBytes"]
-                .as_str()
-                .map_or(-1, |v| STANDARD.decode(v).unwrap().len() as i64);
-            let key = json!({"type": r["key"]["type"].to_string(), "data": r["key"]["data"]});
-            let payload = match &r["value"] {
-                Value::Null => "<DELETE>".to_string(),
-                v => compact(&json!({"version": v["version"].to_string(), "data": v["data"]})),
-            };
-            s += &format!(
-                "| offset: {offset} CreateTime: {t} keySize: {key_size} valueSize: {value_size} sequence: {i} headerKeys: [] key: {} payload: {payload}\n",
-                compact(&key)
-            );
-            offset += 1;
-        }
-    }
-    s
-}
-
-fn varint(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    loop {
-        let b = (z & 0x7f) as u8;
-        z >>= 7;
-        if z == 0 {
-            out.push(b);
-            break;
-        }
-        out.push(b | 0x80);
-    }
-}
-
-/// The same records as a raw log segment (record batch format v2, uncompressed).
-fn segment(run: &Run) -> Vec<u8> {
-    let mut seg = Vec::new();
-    let mut offset = 0i64;
-    for (input, out) in run.inputs.iter().zip(&run.outputs) {
-        let Some(records) = out["records"].as_array().filter(|r| !r.is_empty()) else {
-            continue;
-        };
-        let t = input["nowMs"].as_i64().unwrap();
-        let mut body = Vec::new();
-        for (i, r) in records.iter().enumerate() {
-            let key = STANDARD.decode(r["keyBytes"].as_str().unwrap()).unwrap();
-            let value = r["valueBytes"]
-                .as_str()
-                .map(|v| STANDARD.decode(v).unwrap());
-            let mut rec = vec![0u8];
-            varint(&mut rec, 0);
-            varint(&mut rec, i as i64);
-            varint(&mut rec, key.len() as i64);
-            rec.extend(&key);
-            match &value {
-                Some(v) => {
-                    varint(&mut rec, v.len() as i64);
-                    rec.extend(v);
-                }
-                None => varint(&mut rec, -1),
-            }
-            varint(&mut rec, 0);
-            varint(&mut body, rec.len() as i64);
-            body.extend(rec);
-        }
-        let mut batch = Vec::new();
-        batch.extend(3i32.to_be_bytes()); // partition leader epoch
-        batch.push(2); // magic
-        batch.extend(0u32.to_be_bytes()); // crc (not checked by the reader)
-        batch.extend(0i16.to_be_bytes()); // attributes: no compression, CreateTime
-        batch.extend((records.len() as i32 - 1).to_be_bytes());
-        batch.extend(t.to_be_bytes());
-        batch.extend(t.to_be_bytes());
-        batch.extend((-1i64).to_be_bytes());
-        batch.extend((-1i16).to_be_bytes());
-        batch.extend((-1i32).to_be_bytes());
-        batch.extend((records.len() as i32).to_be_bytes());
-        batch.extend(body);
-        seg.extend(offset.to_be_bytes());
-        seg.extend((batch.len() as i32).to_be_bytes());
-        seg.extend(batch);
-        offset += records.len() as i64;
-    }
-    seg
 }
 
 /// History events of `code`, per group, in order.
@@ -546,90 +398,6 @@ fn history_of_a_kafka_42_group_in_words() {
     let removed = by_group(events(&h, "MEMBER_REMOVED"), |x| x["groupId"].to_string());
     assert_eq!(removed.len(), 1);
     assert_eq!(removed[0]["cause"], "SESSION_TIMEOUT");
-}
-
-fn sgc(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sgc"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(b) = stdin {
-        child.stdin.take().unwrap().write_all(b).unwrap();
-    } else {
-        drop(child.stdin.take());
-    }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-#[test]
-fn sgc_history_tells_a_dump_log_and_rejects_malformed_files_with_a_clear_error() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k42-leave.json");
-    let run = run(&path).unwrap();
-    let dir = std::env::temp_dir().join(format!("sgc-history-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("k42-leave.dump.txt");
-    fs::write(&file, dump_log(&run)).unwrap();
-    let (code, out, err) = sgc(&["history", file.to_str().unwrap()], None);
-    assert_eq!(code, 0, "{err}");
-    assert!(out.contains("kafka-4.2 dialect"), "{out}");
-    assert!(out.contains("left the group or was fenced"), "{out}");
-    assert!(out.contains("  epoch 5\n"), "{out}");
-    // JSON, from stdin, and the raw segment give the same history as the text.
-    let (code, json_out, _) = sgc(&["history", "--json", "-"], Some(dump_log(&run).as_bytes()));
-    assert_eq!(code, 0);
-    let from_text: Value = serde_json::from_str(&json_out).unwrap();
-    let seg = dir.join("00000000000000000000.log");
-    fs::write(&seg, segment(&run)).unwrap();
-    let (code, seg_out, err) = sgc(&["history", "--json", seg.to_str().unwrap()], None);
-    assert_eq!(code, 0, "{err}");
-    let from_seg: Value = serde_json::from_str(&seg_out).unwrap();
-    let strip = |v: &Value| -> Vec<Value> {
-        v["groups"][0]["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| {
-                let mut e = e.clone();
-                e.as_object_mut().unwrap().remove("text");
-                e
-            })
-            .collect()
-    };
-    assert_eq!(strip(&from_text), strip(&from_seg));
-    // Malformed input: exit code 1 and a message naming the place; never a panic.
-    let mut truncated = segment(&run);
-    truncated.truncate(truncated.len() - 7);
-    let bad: Vec<(&str, Vec<u8>)> = vec![
-        ("garbage.txt", b"{\"key\": 1}\nnot json at all {".to_vec()),
-        ("truncated.log", truncated),
-        ("bad-record.txt", b"| offset: 4 CreateTime: 1 keySize: 3 valueSize: 3 key: {\"type\":\"17\",\"data\":{\"groupId\":7}} payload: {\"version\":\"0\",\"data\":{}}\n".to_vec()),
-        ("binary.bin", vec![0xff, 0x00, 0x13, 0x37]),
-    ];
-    for (name, bytes) in bad {
-        let f = dir.join(name);
-        fs::write(&f, bytes).unwrap();
-        let (code, out, err) = sgc(&["history", f.to_str().unwrap()], None);
-        assert_eq!(code, 1, "{name}: {out}{err}");
-        assert!(
-            err.starts_with("sgc: ") && !err.contains("panicked"),
-            "{name}: {err}"
-        );
-    }
-    let (code, _, err) = sgc(&["history", dir.join("missing").to_str().unwrap()], None);
-    assert_eq!(code, 1);
-    assert!(err.contains("cannot read"), "{err}");
-    let (code, _, _) = sgc(&["history"], None);
-    assert_eq!(code, 2);
-    fs::remove_dir_all(&dir).ok();
 }
 
 /// Malformed logs never panic: every truncation and many byte flips of a real segment and of a

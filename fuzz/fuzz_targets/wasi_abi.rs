@@ -1,4 +1,7 @@
 #![no_main]
-//! See `sgc_fuzz::wasi_abi` for the input layout and the invariants checked.
+//! See `fuzz/src/wasi_abi.rs` for the input layout and the invariants checked.
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| sgc_fuzz::wasi_abi(data));
+#[path = "../src/wasi_abi.rs"]
+mod body;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| body::wasi_abi(data));

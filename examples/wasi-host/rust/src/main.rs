@@ -5,6 +5,7 @@
 //! sgc-wasi-host run INPUTS [--config CFG] [--log LOG] [--restart-after N] [--abi 1|2]
 //! sgc-wasi-host test                      the checks `make test-wasi` runs
 //! sgc-wasi-host bench [--members N] [--rounds R]
+//! sgc-wasi-host faces DIR                 the Rust face of `make bench-faces`
 //! ```
 //!
 //! `--module PATH` (any mode) names the reactor; the default is `pkg/wasi/sgc-reactor.wasm`
@@ -72,6 +73,7 @@ const USAGE: &str =
     "usage: sgc-wasi-host run INPUTS [--config CFG] [--log LOG] [--restart-after N] [--abi 1|2]
        sgc-wasi-host test
        sgc-wasi-host bench [--members N] [--rounds R]
+       sgc-wasi-host faces DIR
        (every mode: [--module sgc-reactor.wasm])";
 
 fn main() -> ExitCode {
@@ -150,6 +152,12 @@ fn run(raw: &[String]) -> Result<ExitCode, String> {
                 args.number("members", 1000)?,
                 args.number("rounds", 5)?,
             )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some("faces") => {
+            let dir = args.positional.get(1).ok_or(USAGE)?;
+            let compiled = Compiled::from_file(&module)?;
+            bench::faces(&compiled, Path::new(dir))?;
             Ok(ExitCode::SUCCESS)
         }
         _ => Err(USAGE.into()),

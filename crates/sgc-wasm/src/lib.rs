@@ -1,17 +1,22 @@
-//! The wasm-bindgen surface for Node and the browser (DESIGN 5).
+//! The wasm-bindgen surface for Node and the browser (DESIGN 5): the npm package's module.
 //!
 //! `handle` takes a JS object or a JSON string and answers in kind: a string gets exactly the
 //! JSON text the CLI prints; an object gets an object, whose integers beyond 2^53 are `BigInt`s.
 //! Inputs that cannot be understood answer `{error: {code, message, path}}` like the CLI;
 //! the other methods, which have no output shape, throw an `Error` carrying `code` and `path`.
+//!
+//! It uses only the core's public API. The binding exists only on `wasm32-unknown-unknown`;
+//! elsewhere this crate is empty.
+#![cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 
 use js_sys::{Array, BigInt, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::api::{boundary_error_json, Input};
-use crate::error::{BoundaryCode, BoundaryError};
-use crate::topology::Subtopology;
+use streams_group_coordinator as sgc;
+use streams_group_coordinator::api::{boundary_error_json, Input};
+use streams_group_coordinator::error::{BoundaryCode, BoundaryError};
+use streams_group_coordinator::topology::Subtopology;
 
 const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
@@ -99,7 +104,7 @@ fn to_js_walk(value: &Value) -> JsValue {
 /// The coordinator, as a JS class.
 #[wasm_bindgen(js_name = Coordinator)]
 pub struct JsCoordinator {
-    inner: crate::Coordinator,
+    inner: sgc::Coordinator,
 }
 
 #[wasm_bindgen(js_class = Coordinator)]
@@ -118,7 +123,7 @@ impl JsCoordinator {
                 ))
             })?
         };
-        crate::Coordinator::from_json_config(&config)
+        sgc::Coordinator::from_json_config(&config)
             .map(|inner| JsCoordinator { inner })
             .map_err(|e| js_error(&e))
     }
@@ -177,7 +182,7 @@ impl JsCoordinator {
     }
 
     pub fn version() -> String {
-        crate::version().to_string()
+        sgc::version().to_string()
     }
 }
 
@@ -192,7 +197,7 @@ pub fn topology_id(topology: JsValue) -> Result<String, JsValue> {
                 e.into_inner().to_string(),
             ))
         })?;
-    Ok(crate::topology::topology_id(&subtopologies))
+    Ok(sgc::topology::topology_id(&subtopologies))
 }
 
 /// The `__consumer_offsets` partition of a group (default 50 partitions).
@@ -205,13 +210,13 @@ pub fn partition_for(group_id: &str, partitions: Option<i32>) -> Result<i32, JsV
             "must be at least 1",
         )));
     }
-    Ok(crate::partition_for(group_id, n))
+    Ok(sgc::partition_for(group_id, n))
 }
 
 /// The package version.
 #[wasm_bindgen]
 pub fn version() -> String {
-    crate::version().to_string()
+    sgc::version().to_string()
 }
 
 /// KIP-345's naming rule for Kafka Streams static members:
@@ -219,7 +224,7 @@ pub fn version() -> String {
 /// when `streamInstanceId` is unset.
 #[wasm_bindgen(js_name = kip345InstanceId)]
 pub fn kip345_instance_id(stream_instance_id: Option<String>, thread_id: &str) -> Option<String> {
-    crate::group::naming::kip345_instance_id(stream_instance_id.as_deref(), thread_id)
+    sgc::group::naming::kip345_instance_id(stream_instance_id.as_deref(), thread_id)
 }
 
 /// Kafka Streams' shipped rule: `groupInstanceId + "-" + threadIndex` (1-based), or
@@ -229,7 +234,7 @@ pub fn streams_thread_instance_id(
     group_instance_id: Option<String>,
     thread_index: u32,
 ) -> Option<String> {
-    crate::group::naming::streams_thread_instance_id(group_instance_id.as_deref(), thread_index)
+    sgc::group::naming::streams_thread_instance_id(group_instance_id.as_deref(), thread_index)
 }
 
 /// The bytes of a log given as text or as a `Uint8Array` (a dropped file).
@@ -246,10 +251,10 @@ fn log_bytes(log: &JsValue) -> Result<Vec<u8>, JsValue> {
     )))
 }
 
-fn log_dialect(dialect: Option<String>) -> Result<Option<crate::Dialect>, JsValue> {
+fn log_dialect(dialect: Option<String>) -> Result<Option<sgc::Dialect>, JsValue> {
     match dialect.as_deref() {
         None | Some("") => Ok(None),
-        Some(name) => crate::Dialect::from_name(name).map(Some).ok_or_else(|| {
+        Some(name) => sgc::Dialect::from_name(name).map(Some).ok_or_else(|| {
             js_error(&BoundaryError::input(
                 "dialect",
                 format!("unknown dialect {name:?}: kafka-4.2 or kip1071-draft"),
@@ -258,10 +263,10 @@ fn log_dialect(dialect: Option<String>) -> Result<Option<crate::Dialect>, JsValu
     }
 }
 
-fn read(log: &JsValue, dialect: Option<String>) -> Result<crate::history::ParsedLog, JsValue> {
+fn read(log: &JsValue, dialect: Option<String>) -> Result<sgc::history::ParsedLog, JsValue> {
     let bytes = log_bytes(log)?;
     let dialect = log_dialect(dialect)?;
-    crate::history::parse_log(&bytes, dialect)
+    sgc::history::parse_log(&bytes, dialect)
         .map_err(|e| js_error(&BoundaryError::input("", e.to_string())))
 }
 
@@ -278,7 +283,7 @@ pub fn read_log(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValu
             serde_json::json!({
                 "offset": r.offset,
                 "timestampMs": r.timestamp_ms,
-                "record": crate::records::record_to_json(parsed.dialect, &r.record, false),
+                "record": sgc::records::record_to_json(parsed.dialect, &r.record, false),
             })
         })
         .collect();
@@ -294,5 +299,5 @@ pub fn read_log(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValu
 #[wasm_bindgen(js_name = history)]
 pub fn history(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValue> {
     let parsed = read(&log, dialect)?;
-    Ok(to_js(&crate::history::tell(&parsed)))
+    Ok(to_js(&sgc::history::tell(&parsed)))
 }

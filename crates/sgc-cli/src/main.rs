@@ -1,4 +1,6 @@
 //! `sgc`: the coordinator as a JSON-lines filter, plus helpers for scripts and other languages.
+//! It uses only the core's public API.
+#![forbid(unsafe_code)]
 
 use std::io::{self, BufRead, Read, Write};
 use std::process::ExitCode;

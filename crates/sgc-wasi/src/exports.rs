@@ -1,7 +1,7 @@
 //! The `sgc_*` plugin ABI of the WASI reactor module (`wasm32-wasip1`), for brokers written in
 //! other languages (DESIGN 5, docs/wasi-abi.md).
 //!
-//! A thin `extern "C"` layer: every export forwards to one [`Abi`] (`wasi_abi.rs`, safe Rust,
+//! A thin `extern "C"` layer: every export forwards to one [`Abi`] (`abi.rs`, safe Rust,
 //! unit-tested natively), which owns the allocation table, the handles and the outputs. The
 //! only `unsafe` here is the call of the linker's constructors in `_initialize`; pointers
 //! arrive as plain `usize` offsets and are only ever looked up in the table.
@@ -12,9 +12,7 @@
 
 use std::cell::RefCell;
 
-use super::wasi_abi::{Abi, Answer, FREE_NOT_ALLOCATED, STATUS_INTERNAL_ERROR};
-
-pub use super::wasi_abi::{STATUS_INPUT_ERROR, STATUS_OK};
+use crate::abi::{Abi, Answer, FREE_NOT_ALLOCATED, STATUS_INTERNAL_ERROR};
 
 thread_local! {
     static ABI: RefCell<Abi> = RefCell::new(Abi::new());

@@ -1,6 +1,6 @@
 //! The `sgc_*` plugin ABI (docs/wasi-abi.md) as safe, target-independent Rust: the allocation
 //! table, the handle table, the outputs and every status. The `wasm32-wasip1` reactor
-//! (`src/bindings/wasi.rs`) is a thin `extern "C"` layer over one [`Abi`]; natively the same
+//! (`exports.rs`) is a thin `extern "C"` layer over one [`Abi`]; natively the same
 //! logic runs in unit tests, with heap addresses standing in for linear-memory offsets.
 //!
 //! Addresses are `usize` here. On wasm32 they are the guest's linear-memory offsets, and every
@@ -19,9 +19,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::boundary_error_json;
-use crate::error::{BoundaryCode, BoundaryError};
-use crate::Coordinator;
+use streams_group_coordinator::api::boundary_error_json;
+use streams_group_coordinator::error::{BoundaryCode, BoundaryError};
+use streams_group_coordinator::Coordinator;
 
 /// Status of `sgc_call` / `sgc_call2`: the output is a regular output.
 pub const STATUS_OK: i32 = 0;

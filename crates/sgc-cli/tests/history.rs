@@ -1,0 +1,100 @@
+//! The `sgc history` command: a scenario's records written as `kafka-dump-log.sh` text and as a
+//! raw segment are told from a file, from stdin and as JSON; malformed files are refused with a
+//! clear message and exit code 1, never a panic. The reading itself is tested with the core
+//! (`tests/history.rs`), whose log writers this test shares.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+// The core's test reads the fields this one does not.
+#[allow(dead_code)]
+#[path = "../../../tests/common/logs.rs"]
+mod logs;
+use logs::{dump_log, run, segment};
+
+fn sgc(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sgc"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(b) = stdin {
+        child.stdin.take().unwrap().write_all(b).unwrap();
+    } else {
+        drop(child.stdin.take());
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn sgc_history_tells_a_dump_log_and_rejects_malformed_files_with_a_clear_error() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let dir = std::env::temp_dir().join(format!("sgc-history-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k42-leave.dump.txt");
+    fs::write(&file, dump_log(&run)).unwrap();
+    let (code, out, err) = sgc(&["history", file.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("kafka-4.2 dialect"), "{out}");
+    assert!(out.contains("left the group or was fenced"), "{out}");
+    assert!(out.contains("  epoch 5\n"), "{out}");
+    // JSON, from stdin, and the raw segment give the same history as the text.
+    let (code, json_out, _) = sgc(&["history", "--json", "-"], Some(dump_log(&run).as_bytes()));
+    assert_eq!(code, 0);
+    let from_text: Value = serde_json::from_str(&json_out).unwrap();
+    let seg = dir.join("00000000000000000000.log");
+    fs::write(&seg, segment(&run)).unwrap();
+    let (code, seg_out, err) = sgc(&["history", "--json", seg.to_str().unwrap()], None);
+    assert_eq!(code, 0, "{err}");
+    let from_seg: Value = serde_json::from_str(&seg_out).unwrap();
+    let strip = |v: &Value| -> Vec<Value> {
+        v["groups"][0]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                let mut e = e.clone();
+                e.as_object_mut().unwrap().remove("text");
+                e
+            })
+            .collect()
+    };
+    assert_eq!(strip(&from_text), strip(&from_seg));
+    // Malformed input: exit code 1 and a message naming the place; never a panic.
+    let mut truncated = segment(&run);
+    truncated.truncate(truncated.len() - 7);
+    let bad: Vec<(&str, Vec<u8>)> = vec![
+        ("garbage.txt", b"{\"key\": 1}\nnot json at all {".to_vec()),
+        ("truncated.log", truncated),
+        ("bad-record.txt", b"| offset: 4 CreateTime: 1 keySize: 3 valueSize: 3 key: {\"type\":\"17\",\"data\":{\"groupId\":7}} payload: {\"version\":\"0\",\"data\":{}}\n".to_vec()),
+        ("binary.bin", vec![0xff, 0x00, 0x13, 0x37]),
+    ];
+    for (name, bytes) in bad {
+        let f = dir.join(name);
+        fs::write(&f, bytes).unwrap();
+        let (code, out, err) = sgc(&["history", f.to_str().unwrap()], None);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(
+            err.starts_with("sgc: ") && !err.contains("panicked"),
+            "{name}: {err}"
+        );
+    }
+    let (code, _, err) = sgc(&["history", dir.join("missing").to_str().unwrap()], None);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read"), "{err}");
+    let (code, _, _) = sgc(&["history"], None);
+    assert_eq!(code, 2);
+    fs::remove_dir_all(&dir).ok();
+}
