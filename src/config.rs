@@ -9,11 +9,14 @@ use crate::records::Dialect;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AssignorKind {
     #[default]
+    /// `sticky`: balanced, sticky, standby-aware (PROTOCOL 2.10).
     Sticky,
+    /// `manual`: the host sets targets with `SetTargetAssignment`.
     Manual,
 }
 
 impl AssignorKind {
+    /// The setting's value (`sticky`, `manual`).
     pub fn name(self) -> &'static str {
         match self {
             AssignorKind::Sticky => "sticky",
@@ -22,21 +25,33 @@ impl AssignorKind {
     }
 }
 
+/// The coordinator's settings, with Kafka's names in [`Config::from_json`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
+    /// `dialect`: the protocol version spoken (PROTOCOL 1).
     pub dialect: Dialect,
+    /// `assignor`: `sticky` or `manual`.
     pub assignor: AssignorKind,
+    /// `group.streams.session.timeout.ms`.
     pub session_timeout_ms: i32,
+    /// `group.streams.heartbeat.interval.ms`.
     pub heartbeat_interval_ms: i32,
+    /// `group.streams.max.size`.
     pub max_size: i32,
+    /// `group.streams.num.standby.replicas`.
     pub num_standby_replicas: i32,
+    /// `group.streams.acceptable.recovery.lag` (sent to members).
     pub acceptable_recovery_lag: i32,
+    /// `group.streams.task.offset.interval.ms` (sent to members).
     pub task_offset_interval_ms: i32,
+    /// `group.streams.initial.rebalance.delay.ms` (4.2 only, PROTOCOL 4.7).
     pub initial_rebalance_delay_ms: i32,
     /// Assignment batching (Kafka 4.3): after a target assignment is computed, the next one waits
     /// until this much time has passed; 0 computes at every group-epoch bump.
     pub assignment_interval_ms: i32,
+    /// `offsets.retention.minutes`: how long a memberless group is kept.
     pub offsets_retention_minutes: i32,
+    /// `offsets.topic.num.partitions`, for `partitionFor`.
     pub offsets_topic_num_partitions: i32,
     /// Bounded cost: the most tasks one subtopology may have (its partition count, whether the
     /// host reports the topics or a client declares repartition topics).
@@ -52,7 +67,9 @@ pub struct Config {
     /// Bounded cost: the most a new topology's regexes may cost to match against the topic
     /// names (compiled bytes times name bytes).
     pub max_regex_match_cost: i64,
+    /// `recordBytes`: whether output records also carry `keyBytes`/`valueBytes`.
     pub record_bytes: bool,
+    /// The largest batch of records one input may write (`maxRecordBatchBytes`).
     pub max_record_batch_bytes: i64,
 }
 

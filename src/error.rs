@@ -16,17 +16,29 @@ pub(crate) fn bug(what: &str) -> ! {
 /// 129-134 mean different things in the two dialects, so they are named per dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorCode {
+    /// `NONE` (0).
     None,
+    /// `UNKNOWN_SERVER_ERROR` (-1).
     UnknownServerError,
+    /// `INVALID_GROUP_ID` (24).
     InvalidGroupId,
+    /// `UNKNOWN_MEMBER_ID` (25).
     UnknownMemberId,
+    /// `UNSUPPORTED_VERSION` (35).
     UnsupportedVersion,
+    /// `INVALID_REQUEST` (42).
     InvalidRequest,
+    /// `NON_EMPTY_GROUP` (68).
     NonEmptyGroup,
+    /// `GROUP_ID_NOT_FOUND` (69).
     GroupIdNotFound,
+    /// `GROUP_MAX_SIZE_REACHED` (81).
     GroupMaxSizeReached,
+    /// `FENCED_INSTANCE_ID` (82).
     FencedInstanceId,
+    /// `FENCED_MEMBER_EPOCH` (110).
     FencedMemberEpoch,
+    /// `UNRELEASED_INSTANCE_ID` (111).
     UnreleasedInstanceId,
     /// Draft 129.
     StreamsInvalidTopology,
@@ -39,6 +51,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Kafka's numeric error code.
     pub fn code(self) -> i16 {
         match self {
             ErrorCode::None => 0,
@@ -60,6 +73,7 @@ impl ErrorCode {
         }
     }
 
+    /// Kafka's error name (`UNKNOWN_MEMBER_ID`).
     pub fn name(self) -> &'static str {
         match self {
             ErrorCode::None => "NONE",
@@ -87,11 +101,14 @@ impl ErrorCode {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {message}", code.name())]
 pub struct ProtocolError {
+    /// The Kafka error.
     pub code: ErrorCode,
+    /// The message sent to the client, word for word Kafka's where Kafka has one.
     pub message: String,
 }
 
 impl ProtocolError {
+    /// An error with `code` and `message`.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ProtocolError {
             code,
@@ -99,6 +116,7 @@ impl ProtocolError {
         }
     }
 
+    /// `INVALID_REQUEST` with `message`.
     pub fn invalid_request(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidRequest, message)
     }
@@ -148,13 +166,16 @@ pub enum BoundaryCode {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[error("{code:?} at {path}: {message}")]
 pub struct BoundaryError {
+    /// What kind of boundary error.
     pub code: BoundaryCode,
+    /// What is wrong, for people.
     pub message: String,
     /// JSON path of the offending value, e.g. `request.memberEpoch` or `records[2]`.
     pub path: String,
 }
 
 impl BoundaryError {
+    /// A boundary error at JSON path `path`.
     pub fn new(code: BoundaryCode, path: impl Into<String>, message: impl Into<String>) -> Self {
         BoundaryError {
             code,
@@ -163,6 +184,7 @@ impl BoundaryError {
         }
     }
 
+    /// `INVALID_INPUT` at `path`.
     pub fn input(path: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(BoundaryCode::InvalidInput, path, message)
     }

@@ -35,15 +35,18 @@ pub struct LogRecord {
     pub timestamp_ms: Option<i64>,
     /// The batch (one coordinator write) it belongs to, when the source shows batches.
     pub batch: Option<u64>,
+    /// The record.
     pub record: Record,
 }
 
 /// A read log: the coordinator records in log order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedLog {
+    /// The dialect the records were read in.
     pub dialect: Dialect,
     /// `dump-log`, `segment`, `json` or `outputs`.
     pub form: &'static str,
+    /// The records in log order.
     pub records: Vec<LogRecord>,
     /// Records of other kinds (offset commits, consumer or share groups, unknown types).
     pub skipped: usize,
@@ -56,6 +59,7 @@ pub struct LogError {
     pub line: Option<usize>,
     /// Byte position in a raw segment.
     pub position: Option<usize>,
+    /// What is wrong.
     pub message: String,
 }
 

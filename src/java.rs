@@ -2,12 +2,12 @@
 
 /// Java's `String.trim().isEmpty()` on a non-null string: blank means every character is at most
 /// U+0020.
-pub fn is_blank(s: &str) -> bool {
+pub(crate) fn is_blank(s: &str) -> bool {
     s.chars().all(|c| c <= '\u{20}')
 }
 
 /// Java's `String.length()`: the number of UTF-16 code units.
-pub fn java_length(s: &str) -> i32 {
+pub(crate) fn java_length(s: &str) -> i32 {
     i32::try_from(s.encode_utf16().count()).unwrap_or(i32::MAX)
 }
 

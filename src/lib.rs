@@ -44,27 +44,31 @@
 // No `unsafe` on any target: the host surfaces (wasm-bindgen, the WASI ABI, the CLI) are crates
 // of their own in `crates/`.
 #![forbid(unsafe_code)]
+#![warn(missing_docs, unreachable_pub)]
 
+// The public surface: the JSON contract, settings, records, topology ids, the assignor API,
+// the group state a host may inspect, and post-mortems; everything else is private.
 pub mod api;
 pub mod assignor;
 pub mod config;
-pub mod coordinator;
-pub mod error;
 pub mod group;
 pub mod history;
-pub mod java;
-pub mod partition;
-pub mod reconcile;
 pub mod records;
 pub mod tasks;
 pub mod timers;
-pub mod topics;
 pub mod topology;
 
-pub use api::{Explain, Input, InputKind, Output};
+mod coordinator;
+mod error;
+mod java;
+mod partition;
+mod reconcile;
+mod topics;
+
+pub use api::{Explain, Input, InputKind, Output, Response};
 pub use config::Config;
-pub use coordinator::Coordinator;
-pub use error::{BoundaryError, ErrorCode};
+pub use coordinator::{Coordinator, Snapshot, TopicImage};
+pub use error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
 pub use partition::partition_for;
 pub use records::Dialect;
 

@@ -1,7 +1,7 @@
 //! Which `__consumer_offsets` partition coordinates a group (PROTOCOL 5.8).
 
 /// Java's `String.hashCode` over UTF-16 code units.
-pub fn java_hash_code(s: &str) -> i32 {
+pub(crate) fn java_hash_code(s: &str) -> i32 {
     s.encode_utf16()
         .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
 }

@@ -10,20 +10,9 @@ use crate::tasks::{difference, intersect, overlaps, union, Assignment, TaskMap};
 /// Reconciles `member` to the assignment epoch `target_epoch` and its `target`.
 ///
 /// `owned` is what the member reported holding, or `None` when any of its three lists was null.
-/// Returns the member as it should be stored (equal to the input when nothing changes).
-pub fn reconcile(
-    member: &Member,
-    target_epoch: i32,
-    target: &Assignment,
-    owned: Option<&Assignment>,
-    owners: &OwnerIndex,
-) -> Result<Member, ProtocolError> {
-    reconcile_owned(member.clone(), target_epoch, target, owned, owners)
-}
-
-/// [`reconcile`] of a member the caller owns: a member that stays as it is is returned without
+/// Returns the member as it should be stored; a member that stays as it is is returned without
 /// a copy (the common heartbeat).
-pub fn reconcile_owned(
+pub(crate) fn reconcile_owned(
     member: Member,
     target_epoch: i32,
     target: &Assignment,
@@ -202,6 +191,17 @@ fn active_epochs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tests hold a member and keep it: reconcile a copy.
+    fn reconcile(
+        member: &Member,
+        target_epoch: i32,
+        target: &Assignment,
+        owned: Option<&Assignment>,
+        owners: &OwnerIndex,
+    ) -> Result<Member, ProtocolError> {
+        reconcile_owned(member.clone(), target_epoch, target, owned, owners)
+    }
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 

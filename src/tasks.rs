@@ -13,12 +13,16 @@ pub type TaskMap = BTreeMap<String, BTreeSet<i32>>;
 /// The three roles a member can hold tasks in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Assignment {
+    /// Active tasks.
     pub active: TaskMap,
+    /// Standby tasks.
     pub standby: TaskMap,
+    /// Warm-up tasks.
     pub warmup: TaskMap,
 }
 
 impl Assignment {
+    /// Whether it holds no task.
     pub fn is_empty(&self) -> bool {
         self.active.values().all(BTreeSet::is_empty)
             && self.standby.values().all(BTreeSet::is_empty)
@@ -34,6 +38,7 @@ impl Assignment {
         )
     }
 
+    /// The assignment of three task lists.
     pub fn from_task_ids(active: &[TaskIds], standby: &[TaskIds], warmup: &[TaskIds]) -> Self {
         Assignment {
             active: task_map(active),

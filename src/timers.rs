@@ -7,10 +7,15 @@ use std::sync::Arc;
 /// Timer kinds, in the order that breaks deadline ties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TimerKind {
+    /// `session-timeout`: a member that stops heartbeating is fenced (PROTOCOL 2.9).
     SessionTimeout,
+    /// `rebalance-timeout`: a member that keeps tasks it must revoke is fenced.
     RebalanceTimeout,
+    /// `topology-initialization`: a member asked to initialize the topology must do so in time (3.8).
     TopologyInitialization,
+    /// `initial-rebalance-delay`: the 4.2 group's first assignment waits (4.7).
     InitialRebalanceDelay,
+    /// `retention`: a memberless group is deleted (5.5).
     Retention,
     /// Assignment batching: the group's next target assignment is due.
     AssignmentInterval,
@@ -31,6 +36,7 @@ impl TimerKind {
         }
     }
 
+    /// The name snapshots and `explain` use.
     pub fn name(self) -> &'static str {
         match self {
             TimerKind::SessionTimeout => "session-timeout",
@@ -46,12 +52,16 @@ impl TimerKind {
 /// Kind, group, then member id or topology id (empty for group-level timers).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TimerKey {
+    /// What the timer does when it fires.
     pub kind: TimerKind,
+    /// The group it belongs to.
     pub group_id: String,
+    /// The member id, topology id or `""` it concerns.
     pub subject: String,
 }
 
 impl TimerKey {
+    /// The key of timer `kind` of `group_id` about `subject`.
     pub fn new(kind: TimerKind, group_id: &str, subject: &str) -> Self {
         TimerKey {
             kind,
@@ -64,6 +74,7 @@ impl TimerKey {
 /// What a timer remembers for the check it makes when it fires.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TimerData {
+    /// No data.
     None,
     /// Rebalance timeout: the member epoch it was armed for.
     MemberEpoch(i32),
@@ -72,8 +83,11 @@ pub enum TimerData {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// A pending timer.
 pub struct Timer {
+    /// When it fires (ms).
     pub deadline: i64,
+    /// What it checks when it fires.
     pub data: TimerData,
 }
 
@@ -92,6 +106,7 @@ struct Entry {
 }
 
 #[derive(Clone, Debug, Default)]
+/// The keyed timer wheel: by key, and in firing order.
 pub struct Timers {
     by_group: BTreeMap<String, GroupTimers>,
     /// Deadline order, ties broken by key.
@@ -99,6 +114,7 @@ pub struct Timers {
 }
 
 impl Timers {
+    /// Schedules (or moves) the timer `key`.
     pub fn schedule(&mut self, key: TimerKey, deadline: i64, data: TimerData) {
         let (kind, group_id, subject) = (key.kind, key.group_id.clone(), key.subject.clone());
         self.schedule_at(kind, &group_id, &subject, deadline, data);
@@ -142,6 +158,7 @@ impl Timers {
         );
     }
 
+    /// Cancels the timer `key`, if any, and returns it.
     pub fn cancel(&mut self, key: &TimerKey) -> Option<Timer> {
         self.cancel_at(key.kind, &key.group_id, &key.subject)
     }
@@ -157,6 +174,7 @@ impl Timers {
         Some(entry.timer)
     }
 
+    /// Cancels every timer of `group_id` (of one `kind`, when given).
     pub fn cancel_group(&mut self, group_id: &str, kind: Option<TimerKind>) {
         let Some(group) = self.by_group.get_mut(group_id) else {
             return;
@@ -174,6 +192,7 @@ impl Timers {
         }
     }
 
+    /// The timer `key`, if pending.
     pub fn get(&self, key: &TimerKey) -> Option<&Timer> {
         self.get_at(key.kind, &key.group_id, &key.subject)
     }
@@ -185,6 +204,7 @@ impl Timers {
             .map(|e| &e.timer)
     }
 
+    /// The first timer due at or before `now`, removed.
     pub fn pop_due(&mut self, now: i64) -> Option<(TimerKey, Timer)> {
         // Peek first: the common answer is "nothing due", and it must not copy a key.
         if self.queue.first()?.0 > now {
@@ -201,6 +221,7 @@ impl Timers {
         Some((key, entry.timer))
     }
 
+    /// The earliest deadline.
     pub fn next_deadline(&self) -> Option<i64> {
         self.queue.first().map(|(d, _)| *d)
     }
@@ -213,10 +234,12 @@ impl Timers {
         })
     }
 
+    /// The number of pending timers.
     pub fn len(&self) -> usize {
         self.queue.len()
     }
 
+    /// Whether no timer is pending.
     pub fn is_empty(&self) -> bool {
         self.queue.is_empty()
     }

@@ -11,12 +11,14 @@ use crate::records::{PartitionMetadataValue, PartitionRacks, TopicMetadata, Uuid
 use crate::topology::{self, Subtopology};
 
 /// Every reported topic by name.
-pub type Topics = BTreeMap<String, TopicImage>;
+pub(crate) type Topics = BTreeMap<String, TopicImage>;
 
 /// One topic as the host reported it.
 #[derive(Clone, Debug)]
 pub struct TopicImage {
+    /// The partition count.
     pub partitions: i32,
+    /// Kafka's topic id (zero when the host gave none).
     pub topic_id: Uuid,
     /// `racks[p]`: sorted, distinct rack ids of partition `p`.
     pub racks: Vec<Vec<String>>,
@@ -26,6 +28,7 @@ pub struct TopicImage {
 }
 
 impl TopicImage {
+    /// A topic of `partitions` partitions, id `topic_id`, racks per partition.
     pub fn new(partitions: i32, topic_id: Uuid, racks: Vec<Vec<String>>) -> Self {
         TopicImage {
             partitions,
@@ -59,7 +62,7 @@ impl PartialEq for TopicImage {
 impl Eq for TopicImage {}
 
 /// Topic name -> partition count of the whole topic image.
-pub fn partition_counts(topics: &Topics) -> BTreeMap<String, i32> {
+pub(crate) fn partition_counts(topics: &Topics) -> BTreeMap<String, i32> {
     topics
         .iter()
         .map(|(k, t)| (k.clone(), t.partitions))
@@ -68,7 +71,7 @@ pub fn partition_counts(topics: &Topics) -> BTreeMap<String, i32> {
 
 /// The draft partition metadata of the required topics of `subtopologies`, from the topic
 /// image (PROTOCOL 2.12, 5.2).
-pub fn partition_metadata(
+pub(crate) fn partition_metadata(
     topics: &Topics,
     subtopologies: Option<&[Subtopology]>,
     patterns: &topology::SourcePatterns,
@@ -175,7 +178,7 @@ impl HashInput {
 /// `i` in order: `i` and, for each of its racks in sorted order, the rack's length and the rack.
 /// Encoding: [`HashInput`]. Any change of the topic's id, name, partition count or racks changes
 /// the input bytes, so (barring an XXH3 collision) the hash.
-pub fn topic_hash(name: &str, topic: &TopicImage) -> i64 {
+pub(crate) fn topic_hash(name: &str, topic: &TopicImage) -> i64 {
     let mut input = topic_header(name, topic);
     for i in 0..topic.partitions {
         input.int(i);
@@ -191,7 +194,7 @@ pub fn topic_hash(name: &str, topic: &TopicImage) -> i64 {
 }
 
 /// The topic hash without the partitions' part, for topics over the task limits.
-pub fn topic_header_hash(name: &str, topic: &TopicImage) -> i64 {
+pub(crate) fn topic_header_hash(name: &str, topic: &TopicImage) -> i64 {
     topic_header(name, topic).hash()
 }
 
@@ -212,7 +215,8 @@ fn topic_header(name: &str, topic: &TopicImage) -> HashInput {
 
 /// The group's metadata hash (Kafka's `computeGroupHash`): 0 when `topics` (the existing
 /// required topics) is empty, else XXH3-64 over their hashes as `long`s in name order.
-pub fn metadata_hash<'a>(topics: impl Iterator<Item = (&'a str, &'a TopicImage)>) -> i64 {
+#[cfg(test)]
+fn metadata_hash<'a>(topics: impl Iterator<Item = (&'a str, &'a TopicImage)>) -> i64 {
     metadata_hash_within(topics, i32::MAX)
 }
 

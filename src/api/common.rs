@@ -1,5 +1,8 @@
 //! Structs shared by several requests and responses.
 
+// The fields are the schemas' common structs in the contract's camelCase (DESIGN 3).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 
 use crate::records::{Endpoint, KeyValue, TaskIds};

@@ -1,5 +1,9 @@
 //! `StreamsGroupDescribe` (PROTOCOL 3.14, 4.10).
 
+// The fields are the describe schemas' (`kafka-schemas/StreamsGroupDescribe*.json`) in the
+// contract's camelCase (DESIGN 3).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 
 use super::common::{AssignmentJson, EndpointJson, KeyValueJson, TaskOffsetJson};

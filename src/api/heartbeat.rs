@@ -1,5 +1,9 @@
 //! `StreamsGroupHeartbeat` request and response (PROTOCOL 3.3, 3.4; 4.2 in 4.2).
 
+// The fields are the request and response schemas' (`kafka-schemas/StreamsGroupHeartbeat*.json`)
+// in the contract's camelCase (DESIGN 3).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 
 use super::common::{EndpointJson, KeyValueJson, TaskIdsJson, TaskOffsetJson};

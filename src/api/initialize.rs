@@ -1,5 +1,8 @@
 //! `StreamsGroupInitialize` (draft only, PROTOCOL 3.13).
 
+// The fields are `StreamsGroupInitialize`'s schema fields in camelCase (DESIGN 3).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 
 use crate::topology::Subtopology;

@@ -35,8 +35,10 @@ pub const MAX_DEPTH: usize = 32;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientInfo {
     #[serde(default)]
+    /// Kafka's `clientId` of the request header.
     pub client_id: String,
     #[serde(default)]
+    /// The client's host as the broker saw it (`/10.0.0.1`).
     pub client_host: String,
 }
 
@@ -44,7 +46,9 @@ pub struct ClientInfo {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TopicSpec {
+    /// The topic name.
     pub name: String,
+    /// The partition count.
     pub partitions: i32,
     /// Kafka's 22-character URL-safe base64 form.
     #[serde(default)]
@@ -54,7 +58,9 @@ pub struct TopicSpec {
     pub racks: Option<Vec<Vec<String>>>,
 }
 
-/// What a host sends the coordinator.
+/// What a host sends the coordinator: one variant per input `type` of DESIGN 3, whose fields
+/// are the input's keys.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum InputKind {
     StreamsGroupHeartbeat {
@@ -87,11 +93,15 @@ pub enum InputKind {
 }
 
 #[derive(Clone, Debug, PartialEq)]
+/// One input: the time it happens at and what it is.
 pub struct Input {
+    /// The host's clock at this input; time never goes back (a smaller value counts as the latest seen).
     pub now_ms: i64,
+    /// What the input is.
     pub kind: InputKind,
 }
 
+/// Every input `type`, as the boundary error for an unknown one lists them.
 pub const INPUT_TYPES: &[&str] = &[
     "StreamsGroupHeartbeat",
     "StreamsGroupInitialize",
@@ -104,12 +114,14 @@ pub const INPUT_TYPES: &[&str] = &[
 ];
 
 impl Input {
+    /// Parses one JSON input; a boundary error names the JSON path of what is wrong.
     pub fn parse(text: &str) -> Result<Input, BoundaryError> {
         let value: Value = serde_json::from_str(text)
             .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
         Input::from_value(&value)
     }
 
+    /// [`Input::parse`] of an already parsed JSON value.
     pub fn from_value(value: &Value) -> Result<Input, BoundaryError> {
         check_shape(value, "", 0)?;
         let Value::Object(obj) = value else {
@@ -270,7 +282,9 @@ fn optional<T: DeserializeOwned + Default>(
     }
 }
 
-/// One entry of `explain`: why something happened (DESIGN 3).
+/// One entry of `explain`: why something happened (DESIGN 3). Variants and fields are the
+/// contract's codes and keys (`GROUP_EPOCH_BUMPED`, `groupId`, ...), documented there.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "code", rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Explain {
@@ -371,8 +385,11 @@ pub struct Output {
     pub response: Option<Response>,
     /// Every record written, timer firings first, in order.
     pub records: Vec<Record>,
+    /// Internal topics the host must create before the group can be assigned (PROTOCOL 3.13).
     pub topics_to_create: Vec<TopicToCreate>,
+    /// Why things happened, in order (DESIGN 3).
     pub explain: Vec<Explain>,
+    /// The earliest pending timer: when the host must send `AdvanceTime` at the latest.
     pub next_deadline_ms: Option<i64>,
 }
 

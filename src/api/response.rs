@@ -1,6 +1,9 @@
 //! Typed responses: one variant per request and dialect, serialised only at the boundary
 //! (DESIGN 3), so that the core never builds a `serde_json::Value` for an answer.
 
+// The fields are the responses' in the contract's camelCase (DESIGN 3).
+#![allow(missing_docs)]
+
 use serde::Serialize;
 
 use super::describe::{DescribeResponse, DescribeResponse42};

@@ -11,9 +11,13 @@ use crate::records::TaskIds;
 /// One member's target as listed in a `SetTargetAssignment` input.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ManualTarget {
+    /// The member the target is for.
     pub member_id: String,
+    /// Its active tasks.
     pub active: Vec<TaskIds>,
+    /// Its standby tasks.
     pub standby: Vec<TaskIds>,
+    /// Its warm-up tasks.
     pub warmup: Vec<TaskIds>,
 }
 

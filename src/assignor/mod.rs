@@ -40,19 +40,28 @@ pub use sticky::StickyAssignor;
 /// One member as the assignor sees it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemberSpec {
+    /// The member id.
     pub member_id: String,
+    /// The process it runs in (no two copies of a task on one process).
     pub process_id: String,
+    /// The static member's instance id.
     pub instance_id: Option<String>,
+    /// The member's rack.
     pub rack_id: Option<String>,
+    /// The member's client tags.
     pub client_tags: BTreeMap<String, String>,
     /// The member's previous target (empty if none).
     pub previous: Assignment,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// One subtopology as the assignor sees it.
 pub struct SubtopologySpec {
+    /// The subtopology id.
     pub subtopology_id: String,
+    /// Its task count.
     pub num_tasks: i32,
+    /// Whether its tasks have state (only those get standbys).
     pub stateful: bool,
 }
 
@@ -62,13 +71,17 @@ pub struct SubtopologySpec {
 /// in another order yields the same targets.
 #[derive(Clone, Copy, Debug)]
 pub struct GroupSpec<'a> {
+    /// The members.
     pub members: &'a [MemberSpec],
+    /// The subtopologies.
     pub subtopologies: &'a [SubtopologySpec],
+    /// `group.streams.num.standby.replicas`.
     pub num_standby_replicas: i32,
 }
 
 /// Computes target assignments. Deterministic: the same spec gives the same result.
 pub trait TaskAssignor {
+    /// The assignor's name in `explain`.
     fn name(&self) -> &'static str;
     /// A target for every member of the spec.
     fn assign(&self, spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String>;

@@ -122,22 +122,27 @@ impl Coordinator {
         Coordinator::new(Config::from_json(config)?)
     }
 
+    /// The settings.
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// Every group, by id.
     pub fn groups(&self) -> &BTreeMap<String, Group> {
         &self.groups
     }
 
+    /// One group.
     pub fn group(&self, group_id: &str) -> Option<&Group> {
         self.groups.get(group_id)
     }
 
+    /// The pending timers.
     pub fn timers(&self) -> &Timers {
         &self.timers
     }
 
+    /// The topic image as the host reported it.
     pub fn topics(&self) -> &Topics {
         &self.topics
     }

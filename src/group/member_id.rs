@@ -8,13 +8,17 @@ use super::Group;
 
 /// The inputs of the recipe.
 pub struct MemberIdSeed<'a> {
+    /// The group's id.
     pub group_id: &'a str,
     /// The group's epoch before this operation (0 for a new group).
     pub group_epoch: i32,
     /// The input's raw `nowMs`.
     pub now_ms: i64,
+    /// The request header's client id.
     pub client_id: &'a str,
+    /// The client's host.
     pub client_host: &'a str,
+    /// The static member's instance id.
     pub instance_id: Option<&'a str>,
 }
 

@@ -23,22 +23,29 @@ pub use state::{GroupState, MemberState};
 /// One member (one stream thread's heartbeat loop).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
+    /// The member id (generated in the draft, the client's in 4.2).
     pub member_id: String,
     /// The persisted metadata, exactly as in the member metadata record.
     pub metadata: MemberMetadataValue,
+    /// The member epoch (PROTOCOL 2.3); -2 while a static member is away.
     pub member_epoch: i32,
+    /// The epoch before the last change, accepted for one heartbeat (2.4).
     pub previous_member_epoch: i32,
     /// Raw state code (1, 2, 3; anything else reads as UNKNOWN).
     pub state: i8,
+    /// The tasks it holds.
     pub assigned: Assignment,
+    /// The tasks it must still revoke.
     pub pending: Assignment,
     /// 4.2 per-task assignment epochs of the active tasks, assigned and pending revocation
     /// (PROTOCOL 4.8). Kept in both dialects; only the 4.2 records persist them.
     pub active_epochs: BTreeMap<(String, i32), i32>,
+    /// Memory-only state.
     pub soft: MemberSoft,
 }
 
 impl Member {
+    /// A new member with empty metadata and assignment.
     pub fn new(member_id: &str) -> Self {
         Member {
             member_id: member_id.to_string(),
@@ -53,14 +60,17 @@ impl Member {
         }
     }
 
+    /// Its reconciliation state (2.5).
     pub fn member_state(&self) -> MemberState {
         MemberState::from_code(self.state)
     }
 
+    /// The process it runs in.
     pub fn process_id(&self) -> &str {
         &self.metadata.process_id
     }
 
+    /// Its Interactive Queries endpoint.
     pub fn endpoint(&self) -> Option<&Endpoint> {
         self.metadata.user_endpoint.as_ref()
     }
@@ -74,25 +84,35 @@ impl Member {
 /// A reported task offset (soft).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskOffset {
+    /// The subtopology.
     pub subtopology_id: String,
+    /// The partition (task number).
     pub partition: i32,
+    /// The offset reported.
     pub offset: i64,
 }
 
 /// A heartbeat status as last sent to a member.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Status {
+    /// The status code (PROTOCOL 3.10, 4.5).
     pub code: i8,
+    /// The status detail.
     pub detail: String,
 }
 
 /// Memory-only member state; excluded from comparisons between a live and a rebuilt group.
 #[derive(Clone, Debug, Default)]
 pub struct MemberSoft {
+    /// Last reported task offsets.
     pub task_offsets: Option<Vec<TaskOffset>>,
+    /// Last reported task end offsets.
     pub task_end_offsets: Option<Vec<TaskOffset>>,
+    /// The topology id last sent to it (the draft sends it only on change).
     pub last_topology_id: Option<String>,
+    /// The statuses last sent to it.
     pub last_status: Option<Vec<Status>>,
+    /// The endpoint information epoch last sent to it.
     pub last_endpoint_epoch: Option<i32>,
 }
 
@@ -106,8 +126,11 @@ impl Eq for MemberSoft {}
 /// Memory-only group state; excluded from comparisons between a live and a rebuilt group.
 #[derive(Clone, Debug, Default)]
 pub struct GroupSoft {
+    /// Whether the topic view must be recomputed at the next heartbeat (2.12).
     pub refresh_due: bool,
+    /// The member that asked for a shutdown of the application (2.14).
     pub shutdown_requester: Option<String>,
+    /// Bumped whenever an endpoint or its tasks change (PROTOCOL 2.13).
     pub endpoint_epoch: i32,
     /// The topology's source-topic regexes, compiled once per topology and remembering every
     /// topic they were matched against (kept current by [`apply`]).
@@ -127,13 +150,19 @@ impl Eq for GroupSoft {}
 /// A streams group.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Group {
+    /// The group id.
     pub group_id: String,
+    /// The group epoch (2.3).
     pub group_epoch: i32,
+    /// The epoch of the current target assignment.
     pub assignment_epoch: i32,
+    /// The stored topology.
     pub topology: Option<TopologyValue>,
     /// What only the group's dialect keeps: its topic view and configured topology.
     pub dialect: DialectState,
+    /// The members, by id.
     pub members: BTreeMap<String, Member>,
+    /// Each member's target assignment.
     pub targets: BTreeMap<String, Assignment>,
     /// Derived: instance id -> member id.
     pub static_index: BTreeMap<String, String>,
@@ -143,6 +172,7 @@ pub struct Group {
     /// assignment metadata record; the next target computation reports those it hands to
     /// others as reassigned.
     pub orphaned: BTreeSet<(String, i32)>,
+    /// Memory-only state.
     pub soft: GroupSoft,
 }
 
@@ -150,7 +180,9 @@ pub struct Group {
 /// configured topology it yields.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DialectState {
+    /// A `kip1071-draft` group.
     Draft(DraftState),
+    /// A `kafka-4.2` group.
     Kafka42(Kafka42State),
 }
 
@@ -158,6 +190,7 @@ pub enum DialectState {
 /// the configuration derived from it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DraftState {
+    /// The stored view of the required topics.
     pub partition_metadata: PartitionMetadataValue,
     /// Derived: `configure(topology, partition metadata)`.
     pub configured: Option<Configuration>,
@@ -167,8 +200,11 @@ pub struct DraftState {
 /// configured topology as the last refresh left it, in memory only.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Kafka42State {
+    /// The metadata hash of the group's topics (4.5).
     pub metadata_hash: i64,
+    /// The topology epoch last found ready (-1: none).
     pub validated_topology_epoch: i32,
+    /// The assignment configuration last used (4.6).
     pub last_assignment_configs: Option<Vec<KeyValue>>,
     /// Soft (PROTOCOL 4.4 step 5): `None` until the first refresh (e.g. after a rebuild).
     pub configured: Soft<Option<Configuration>>,

@@ -8,6 +8,7 @@ use crate::tasks::{Assignment, TaskMap};
 type Task = (String, i32);
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Who holds each task, by process: what reconciliation checks before granting a task (2.5).
 pub struct OwnerIndex {
     active: BTreeMap<Task, String>,
     /// task -> process -> number of copies (a multiset, so removing one copy keeps the others).
@@ -16,6 +17,7 @@ pub struct OwnerIndex {
 }
 
 impl OwnerIndex {
+    /// Adds what a member of `process` holds.
     pub fn add(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
             for task in tasks(&a.active) {
@@ -40,6 +42,7 @@ impl OwnerIndex {
         }
     }
 
+    /// Removes what a member of `process` held.
     pub fn remove(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
             for task in tasks(&a.active) {

@@ -10,17 +10,24 @@ use crate::tasks::Assignment;
 use crate::topology::{self, Limits, SourcePatterns};
 
 /// Why a record cannot be applied: Kafka's replay errors, word for word where Kafka has one.
+/// The fields are what the message names.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ApplyError {
     #[error("the record's key and value are of different types")]
+    /// A record's key and value are of different kinds.
     KeyValueMismatch,
     #[error("Received a tombstone record to delete group {group_id} but the group still has {members} members.")]
+    /// A group tombstone while the group has members.
     GroupHasMembers { group_id: String, members: usize },
     #[error("Received a tombstone record to delete group {group_id} before its target assignment metadata tombstone.")]
+    /// A group tombstone before the target metadata tombstone.
     GroupBeforeTargetMetadata { group_id: String },
     #[error("Received a target assignment metadata tombstone for group {group_id} while {targets} member targets remain.")]
+    /// A target metadata tombstone while member targets remain.
     TargetMetadataBeforeMembers { group_id: String, targets: usize },
     #[error("Received a member metadata tombstone for member {member_id} of group {group_id} before its current assignment and target assignment tombstones.")]
+    /// A member metadata tombstone before its assignment tombstones.
     MemberBeforeAssignments { group_id: String, member_id: String },
 }
 

@@ -3,12 +3,19 @@
 /// Group states; the draft and 4.2 dialects spell them differently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GroupState {
+    /// `INITIALIZING` (draft): no topology yet.
     Initializing,
+    /// `NOT_READY` (4.2): the topology is not ready.
     NotReady,
+    /// `EMPTY`: no members.
     Empty,
+    /// `ASSIGNING`: the group epoch is ahead of the assignment epoch.
     Assigning,
+    /// `RECONCILING`: members are moving to the target.
     Reconciling,
+    /// `STABLE`: every member holds its target.
     Stable,
+    /// `DEAD`: deleted.
     Dead,
 }
 
@@ -43,13 +50,18 @@ impl GroupState {
 /// Member states, persisted as int8 in the current assignment record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MemberState {
+    /// `STABLE`: holds its target.
     Stable,
+    /// `UNREVOKED_TASKS`: must revoke tasks first.
     UnrevokedTasks,
+    /// `UNRELEASED_TASKS`: waits for tasks others still hold.
     UnreleasedTasks,
+    /// `UNKNOWN`: a state code the coordinator does not know.
     Unknown,
 }
 
 impl MemberState {
+    /// The record's state code.
     pub fn code(self) -> i8 {
         match self {
             MemberState::Stable => 1,
@@ -59,6 +71,7 @@ impl MemberState {
         }
     }
 
+    /// The state of a record's code.
     pub fn from_code(code: i8) -> Self {
         match code {
             1 => MemberState::Stable,
@@ -68,6 +81,7 @@ impl MemberState {
         }
     }
 
+    /// The name `explain` uses.
     pub fn name(self) -> &'static str {
         match self {
             MemberState::Stable => "STABLE",

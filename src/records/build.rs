@@ -14,8 +14,11 @@ use crate::tasks::Assignment;
 /// view; the draft writes its defaults).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GroupMetadataFields {
+    /// The metadata hash (4.2).
     pub metadata_hash: i64,
+    /// The validated topology epoch (4.2).
     pub validated_topology_epoch: i32,
+    /// The last assignment configs (4.2).
     pub last_assignment_configs: Option<Vec<KeyValue>>,
 }
 

@@ -13,7 +13,9 @@ use crate::topology::{CopartitionGroup, Subtopology, TopicConfig, TopicInfo};
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("cannot decode {field}: {message}")]
 pub struct DecodeError {
+    /// The field being decoded.
     pub field: String,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -405,19 +407,19 @@ fn write_subtopology<S: Sink + ?Sized>(out: &mut S, s: &Subtopology) {
 /// Smallest encodings of array elements, which bound how many an input can hold.
 mod min_size {
     /// Two strings and an empty tagged-field section.
-    pub const KEY_VALUE: usize = 3;
+    pub(super) const KEY_VALUE: usize = 3;
     /// `SubtopologyId`, `Partitions`, tagged fields.
-    pub const TASK_IDS: usize = 3;
+    pub(super) const TASK_IDS: usize = 3;
     /// uuid, name, int32, array, tagged fields.
-    pub const TOPIC_METADATA: usize = 16 + 1 + 4 + 1 + 1;
+    pub(super) const TOPIC_METADATA: usize = 16 + 1 + 4 + 1 + 1;
     /// int32, array, tagged fields.
-    pub const PARTITION_RACKS: usize = 4 + 1 + 1;
+    pub(super) const PARTITION_RACKS: usize = 4 + 1 + 1;
     /// name, int32, int16, array, tagged fields.
-    pub const TOPIC_INFO: usize = 1 + 4 + 2 + 1 + 1;
+    pub(super) const TOPIC_INFO: usize = 1 + 4 + 2 + 1 + 1;
     /// id, six arrays, tagged fields.
-    pub const SUBTOPOLOGY: usize = 8;
+    pub(super) const SUBTOPOLOGY: usize = 8;
     /// three arrays, tagged fields.
-    pub const COPARTITION_GROUP: usize = 4;
+    pub(super) const COPARTITION_GROUP: usize = 4;
 }
 
 fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult<RecordValue> {

@@ -57,22 +57,31 @@ pub use validate::{
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TopicToCreate {
+    /// The topic name.
     pub name: String,
+    /// Its partition count.
     pub num_partitions: i32,
+    /// Its replication factor (-1: the broker's default).
     pub replication_factor: i16,
+    /// Its topic configs.
     pub configs: Vec<TopicConfigEntry>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+/// One topic config.
 pub struct TopicConfigEntry {
+    /// The config name.
     pub name: String,
+    /// The config value.
     pub value: String,
 }
 
 /// A subtopology of a ready topology.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfiguredSubtopology {
+    /// The subtopology.
     pub subtopology_id: String,
+    /// Its task count.
     pub num_tasks: i32,
     /// At least one changelog topic.
     pub stateful: bool,

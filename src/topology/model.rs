@@ -1,6 +1,9 @@
 //! The topology as clients send it (`StreamsGroupInitialize.Topology`, the 4.2 heartbeat's
 //! `Topology.Subtopologies`) and as the topology record stores it, field for field.
 
+// The fields mirror the schemas' `Subtopology` and `TopicInfo` (`kafka-schemas/`).
+#![allow(missing_docs)]
+
 use serde::{Deserialize, Serialize};
 
 /// A topic-level configuration entry; the schema spells its fields in lower case.

@@ -20,8 +20,8 @@
 use std::collections::BTreeMap;
 
 use streams_group_coordinator::api::boundary_error_json;
-use streams_group_coordinator::error::{BoundaryCode, BoundaryError};
 use streams_group_coordinator::Coordinator;
+use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
 /// Status of `sgc_call` / `sgc_call2`: the output is a regular output.
 pub const STATUS_OK: i32 = 0;

@@ -15,8 +15,8 @@ use wasm_bindgen::prelude::*;
 
 use streams_group_coordinator as sgc;
 use streams_group_coordinator::api::{boundary_error_json, Input};
-use streams_group_coordinator::error::{BoundaryCode, BoundaryError};
 use streams_group_coordinator::topology::Subtopology;
+use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
 const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 

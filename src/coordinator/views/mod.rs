@@ -2,5 +2,5 @@
 
 pub(crate) mod describe;
 pub(crate) mod endpoints;
-pub mod snapshot;
+pub(crate) mod snapshot;
 pub(crate) mod statuses;

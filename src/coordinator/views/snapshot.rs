@@ -14,9 +14,13 @@ use crate::topology::Configuration;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Snapshot {
+    /// The latest `nowMs` seen.
     pub now_ms: i64,
+    /// Every group.
     pub groups: Vec<SnapshotGroup>,
+    /// Every pending timer, in firing order.
     pub timers: Vec<SnapshotTimer>,
+    /// Every topic of the image.
     pub topics: Vec<SnapshotTopic>,
 }
 

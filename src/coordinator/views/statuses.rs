@@ -5,7 +5,7 @@ use crate::group::{Group, Member, Status};
 use crate::topology::Configuration;
 
 /// `ASSIGNMENT_DELAYED`'s detail; Kafka's wording is not known (PROTOCOL 4.5).
-pub const ASSIGNMENT_DELAYED_DETAIL: &str =
+pub(crate) const ASSIGNMENT_DELAYED_DETAIL: &str =
     "Assignment delayed due to the configured initial rebalance delay.";
 
 /// Statuses in their wire form.
@@ -165,7 +165,7 @@ pub(crate) fn mismatch_message(list: &[(String, i32, i32)]) -> String {
 
 /// `Source topics <a, b, c> and <n> additional topics are missing.`: at most three named, from
 /// the sorted list (PROTOCOL 4.5).
-pub fn missing_sources_detail(list: &[String]) -> String {
+pub(crate) fn missing_sources_detail(list: &[String]) -> String {
     let named = list.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
     match list.len().saturating_sub(3) {
         0 => format!("Source topics {named} are missing."),
