@@ -101,7 +101,25 @@ fn join_spec(
     Vec<SubtopologySpec>,
     BTreeMap<String, Assignment>,
 ) {
-    let subs = subtopologies(case.tasks);
+    join_spec_with(case, false)
+}
+
+/// [`join_spec`], with every subtopology stateful when `all_stateful`.
+fn join_spec_with(
+    case: &Case,
+    all_stateful: bool,
+) -> (
+    Vec<MemberSpec>,
+    Vec<SubtopologySpec>,
+    BTreeMap<String, Assignment>,
+) {
+    let subs: Vec<SubtopologySpec> = subtopologies(case.tasks)
+        .into_iter()
+        .map(|s| SubtopologySpec {
+            stateful: s.stateful || all_stateful,
+            ..s
+        })
+        .collect();
     let mut members: Vec<MemberSpec> = (0..case.members)
         .map(|i| MemberSpec {
             member_id: format!("member-{i:05}"),
@@ -165,5 +183,74 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Cold starts (no previous targets), every subtopology stateful, one standby: issue 13's
+/// "1,000 / 100 / 10,000 + 10,000" and "10,000 / 1,000 / 100,000 + 100,000" rows; and one member
+/// joining the first of them.
+fn bench_cold(c: &mut Criterion) {
+    let mut group = c.benchmark_group("assignor_cold");
+    for (members, processes, tasks) in [
+        (1_000usize, 100usize, 10_000usize),
+        (10_000, 1_000, 100_000),
+    ] {
+        let subs: Vec<SubtopologySpec> = subtopologies(tasks)
+            .into_iter()
+            .map(|s| SubtopologySpec {
+                stateful: true,
+                ..s
+            })
+            .collect();
+        let specs: Vec<MemberSpec> = (0..members)
+            .map(|i| MemberSpec {
+                member_id: format!("member-{i:05}"),
+                process_id: format!("process-{:04}", i % processes),
+                ..Default::default()
+            })
+            .collect();
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(if tasks > 10_000 { 4 } else { 2 }));
+        let id = format!("{members}m_{processes}p_{tasks}t_1s_cold");
+        group.bench_with_input(
+            BenchmarkId::from_parameter(id),
+            &(specs, subs),
+            |b, (m, s)| {
+                b.iter_with_large_drop(|| {
+                    StickyAssignor.assign(black_box(&GroupSpec {
+                        members: m,
+                        subtopologies: s,
+                        num_standby_replicas: 1,
+                    }))
+                })
+            },
+        );
+    }
+    // One member joins the first group, stable beforehand.
+    let case = Case {
+        members: 1_000,
+        processes: 100,
+        tasks: 10_000,
+        standby: 1,
+    };
+    let (members, subs, _) = join_spec_with(&case, true);
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(2));
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_join"),
+        &(members, subs),
+        |b, (m, s)| {
+            b.iter_with_large_drop(|| {
+                StickyAssignor.assign(black_box(&GroupSpec {
+                    members: m,
+                    subtopologies: s,
+                    num_standby_replicas: 1,
+                }))
+            })
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_cold);
 criterion_main!(benches);

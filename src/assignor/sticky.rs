@@ -172,10 +172,16 @@ impl<'a> Group<'a> {
             task_sub.extend(std::iter::repeat_n(s as u32, n as usize));
         }
 
-        // The existing tasks of a previous entry: its subtopology is looked up once, and only
-        // partitions in range are visited.
-        let tasks_of = |sub: &str, parts: &'a BTreeSet<i32>| {
-            let found = sub_ids.binary_search(&sub).ok();
+        // The existing tasks of a previous entry. A task map's keys are sorted like `sub_ids`,
+        // so one forward cursor per map finds every subtopology (no search per entry).
+        let tasks_of = |cursor: &mut usize, sub: &str, parts: &'a BTreeSet<i32>| {
+            while sub_ids.get(*cursor).is_some_and(|&id| id < sub) {
+                *cursor += 1;
+            }
+            let found = sub_ids
+                .get(*cursor)
+                .filter(|&&id| id == sub)
+                .map(|_| *cursor);
             let (base, n) = found.map_or((0, 0), |s| (sub_offset[s], sub_tasks[s]));
             let end = i32::try_from(n).unwrap_or(i32::MAX);
             parts.range(0..end).map(move |&p| base + p as u32)
@@ -188,8 +194,9 @@ impl<'a> Group<'a> {
         let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
         for (m, &i) in by_id.iter().enumerate() {
             let previous = &members[i].previous;
+            let mut cursor = 0;
             for (sub, parts) in &previous.active {
-                for t in tasks_of(sub, parts) {
+                for t in tasks_of(&mut cursor, sub, parts) {
                     let owner = &mut prev_active[t as usize];
                     if *owner == NONE {
                         *owner = m as u32;
@@ -197,8 +204,9 @@ impl<'a> Group<'a> {
                 }
             }
             for map in [&previous.standby, &previous.warmup] {
+                let mut cursor = 0;
                 for (sub, parts) in map {
-                    standby_pairs.extend(tasks_of(sub, parts).map(|t| (t, m as u32)));
+                    standby_pairs.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
                 }
             }
         }
@@ -278,7 +286,7 @@ impl<'a> Group<'a> {
 
         // A3: fill, in (subtopology id, partition) order.
         for slot in owner.iter_mut().filter(|o| **o == NONE) {
-            if let Some(m) = loads.least_loaded(|_| false) {
+            if let Some(m) = loads.least_loaded() {
                 *slot = m;
                 loads.add_active(m);
             }
@@ -369,7 +377,7 @@ impl<'a> Group<'a> {
                 if holders >= num_processes {
                     break;
                 }
-                let Some(m) = loads.least_loaded(|p| mark[p as usize] == stamp) else {
+                let Some(m) = loads.least_loaded_excluding(|p| mark[p as usize] == stamp) else {
                     break;
                 };
                 standby.push((t as u32, m));
@@ -557,6 +565,9 @@ impl Ord for ProcessKey {
         self.member_load
             .cmp(&other.member_load)
             .then_with(|| {
+                if self.capacity == other.capacity {
+                    return self.process_load.cmp(&other.process_load);
+                }
                 let lhs = u128::from(self.process_load) * u128::from(other.capacity);
                 let rhs = u128::from(other.process_load) * u128::from(self.capacity);
                 lhs.cmp(&rhs)
@@ -581,50 +592,79 @@ impl PartialEq for ProcessKey {
 impl Eq for ProcessKey {}
 
 /// Loads and the least-loaded index.
+///
+/// Two levels of binary min-heaps kept exact at all times: per process, its members by
+/// (member load, member id), stored as one flat array of per-process segments; over the
+/// processes, each process by its best member's key. A placement re-keys its member and its
+/// process in place (a sift each), so the top of the process heap is always the least-loaded
+/// member of the group, and the members in least-loaded order can be enumerated without
+/// changing either heap.
 struct Loads<'g> {
     member_process: &'g [u32],
     capacity: &'g [u32],
-    /// Active + standby per member.
+    /// Active + standby (+ warm-up) per member.
     load: Vec<u32>,
     active: Vec<u32>,
-    /// Active + standby per process.
+    /// Active + standby (+ warm-up) per process.
     process_load: Vec<u64>,
-    /// Per process, its members keyed by (load, member); lazily re-keyed.
-    members: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
-    /// One entry per process; lazily re-keyed.
-    processes: BinaryHeap<Reverse<ProcessKey>>,
-    set_aside: Vec<ProcessKey>,
+    /// Process `p`'s members are the heap `member_heap[member_start[p]..member_start[p + 1]]`.
+    member_heap: Vec<u32>,
+    member_start: Vec<u32>,
+    /// Position of each member in `member_heap`.
+    member_pos: Vec<u32>,
+    /// Each process keyed by its best member, inline so that sifts compare contiguous keys.
+    process_heap: Vec<ProcessKey>,
+    process_pos: Vec<u32>,
+    /// Scratch space of [`Loads::scan`].
+    frontier: BinaryHeap<Reverse<(ProcessKey, u32)>>,
 }
 
 impl<'g> Loads<'g> {
     fn new(member_process: &'g [u32], capacity: &'g [u32]) -> Self {
-        let mut members: Vec<BinaryHeap<Reverse<(u32, u32)>>> = capacity
-            .iter()
-            .map(|&c| BinaryHeap::with_capacity(c as usize))
-            .collect();
+        let num_members = member_process.len();
+        let mut member_start = Vec::with_capacity(capacity.len() + 1);
+        let mut acc = 0u32;
+        for &c in capacity {
+            member_start.push(acc);
+            acc += c;
+        }
+        member_start.push(acc);
+        // Members in id order within each segment: with equal loads that is already a heap.
+        let mut fill = member_start.clone();
+        let mut member_heap = vec![0u32; num_members];
+        let mut member_pos = vec![0u32; num_members];
         for (m, &p) in member_process.iter().enumerate() {
-            members[p as usize].push(Reverse((0, m as u32)));
+            let slot = &mut fill[p as usize];
+            member_heap[*slot as usize] = m as u32;
+            member_pos[m] = *slot;
+            *slot += 1;
         }
         let mut loads = Loads {
             member_process,
             capacity,
-            load: vec![0; member_process.len()],
-            active: vec![0; member_process.len()],
+            load: vec![0; num_members],
+            active: vec![0; num_members],
             process_load: vec![0; capacity.len()],
-            members,
-            processes: BinaryHeap::with_capacity(capacity.len()),
-            set_aside: Vec::new(),
+            member_heap,
+            member_start,
+            member_pos,
+            process_heap: Vec::with_capacity(capacity.len()),
+            process_pos: (0..capacity.len() as u32).collect(),
+            frontier: BinaryHeap::new(),
         };
-        let keys: Vec<Reverse<ProcessKey>> = (0..capacity.len() as u32)
-            .filter_map(|p| loads.fresh_key(p).map(Reverse))
+        loads.process_heap = (0..capacity.len() as u32)
+            .map(|p| loads.process_key(p))
             .collect();
-        loads.processes = BinaryHeap::from(keys);
+        for i in (0..capacity.len()).rev() {
+            loads.process_sift_down(i);
+        }
         loads
     }
 
     fn add(&mut self, member: u32) {
         self.load[member as usize] += 1;
         self.process_load[self.member_process[member as usize] as usize] += 1;
+        self.rekey(member);
     }
 
     fn add_active(&mut self, member: u32) {
@@ -634,64 +674,157 @@ impl<'g> Loads<'g> {
 
     /// Whether member `a` is less loaded than member `b` (2.10's order).
     fn less(&self, a: u32, b: u32) -> bool {
-        let (pa, pb) = (
-            self.member_process[a as usize] as usize,
-            self.member_process[b as usize] as usize,
-        );
-        let key = |m: u32, p: usize| ProcessKey {
+        self.key(a) < self.key(b)
+    }
+
+    fn key(&self, m: u32) -> ProcessKey {
+        let p = self.member_process[m as usize] as usize;
+        ProcessKey {
             member_load: self.load[m as usize],
             process_load: self.process_load[p],
             capacity: u64::from(self.capacity[p]),
             member: m,
             process: p as u32,
-        };
-        key(a, pa) < key(b, pb)
+        }
     }
 
-    /// The current key of process `p`: its least-loaded member, after refreshing stale member
-    /// entries.
-    fn fresh_key(&mut self, p: u32) -> Option<ProcessKey> {
-        let heap = &mut self.members[p as usize];
+    /// The key of process `p`: its best member's.
+    fn process_key(&self, p: u32) -> ProcessKey {
+        self.key(self.member_heap[self.member_start[p as usize] as usize])
+    }
+
+    /// After `member`'s load changed: re-keys it in its process's heap and the process in the
+    /// process heap.
+    fn rekey(&mut self, member: u32) {
+        let p = self.member_process[member as usize] as usize;
+        let base = self.member_start[p] as usize;
+        let local = self.member_pos[member as usize] as usize - base;
+        let local = self.member_sift_up(p, local);
+        self.member_sift_down(p, local);
+        let i = self.process_pos[p] as usize;
+        self.process_heap[i] = self.process_key(p as u32);
+        let i = self.process_sift_up(i);
+        self.process_sift_down(i);
+    }
+
+    fn member_less(&self, a: u32, b: u32) -> bool {
+        (self.load[a as usize], a) < (self.load[b as usize], b)
+    }
+
+    fn member_swap(&mut self, base: usize, i: usize, j: usize) {
+        self.member_heap.swap(base + i, base + j);
+        self.member_pos[self.member_heap[base + i] as usize] = (base + i) as u32;
+        self.member_pos[self.member_heap[base + j] as usize] = (base + j) as u32;
+    }
+
+    fn member_sift_up(&mut self, p: usize, mut i: usize) -> usize {
+        let base = self.member_start[p] as usize;
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !self.member_less(self.member_heap[base + i], self.member_heap[base + parent]) {
+                break;
+            }
+            self.member_swap(base, i, parent);
+            i = parent;
+        }
+        i
+    }
+
+    fn member_sift_down(&mut self, p: usize, mut i: usize) {
+        let base = self.member_start[p] as usize;
+        let len = (self.member_start[p + 1] as usize) - base;
         loop {
-            let &Reverse((load, member)) = heap.peek()?;
-            let current = self.load[member as usize];
-            if load == current {
-                return Some(ProcessKey {
-                    member_load: load,
-                    process_load: self.process_load[p as usize],
-                    capacity: u64::from(self.capacity[p as usize]),
-                    member,
-                    process: p,
-                });
+            let mut best = i;
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < len
+                    && self.member_less(
+                        self.member_heap[base + child],
+                        self.member_heap[base + best],
+                    )
+                {
+                    best = child;
+                }
             }
-            heap.pop();
-            heap.push(Reverse((current, member)));
+            if best == i {
+                return;
+            }
+            self.member_swap(base, i, best);
+            i = best;
         }
     }
 
-    /// The least-loaded member whose process is not `excluded`. The caller then places a task
-    /// on it with `add`, which makes its process's entry stale.
-    fn least_loaded(&mut self, excluded: impl Fn(u32) -> bool) -> Option<u32> {
-        let mut found = None;
-        while let Some(&Reverse(key)) = self.processes.peek() {
-            if key.process_load != self.process_load[key.process as usize] {
-                self.processes.pop();
-                if let Some(fresh) = self.fresh_key(key.process) {
-                    self.processes.push(Reverse(fresh));
+    fn process_swap(&mut self, i: usize, j: usize) {
+        self.process_heap.swap(i, j);
+        self.process_pos[self.process_heap[i].process as usize] = i as u32;
+        self.process_pos[self.process_heap[j].process as usize] = j as u32;
+    }
+
+    fn process_sift_up(&mut self, mut i: usize) -> usize {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.process_heap[i] >= self.process_heap[parent] {
+                break;
+            }
+            self.process_swap(i, parent);
+            i = parent;
+        }
+        i
+    }
+
+    fn process_sift_down(&mut self, mut i: usize) {
+        let len = self.process_heap.len();
+        loop {
+            let mut best = i;
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < len && self.process_heap[child] < self.process_heap[best] {
+                    best = child;
                 }
-                continue;
             }
-            if excluded(key.process) {
-                self.processes.pop();
-                self.set_aside.push(key);
-                continue;
+            if best == i {
+                return;
             }
-            found = Some(key.member);
-            break;
+            self.process_swap(i, best);
+            i = best;
         }
-        for key in self.set_aside.drain(..) {
-            self.processes.push(Reverse(key));
+    }
+
+    /// The least-loaded member of the group.
+    fn least_loaded(&self) -> Option<u32> {
+        Some(self.process_heap.first()?.member)
+    }
+
+    /// The processes' best members in least-loaded order, lazily: `visit` is called with each
+    /// process and its best member until it returns `true` (the scan stops there) or every
+    /// process was visited. Neither heap changes; the cost is O(k log k) for k visits.
+    fn scan(&mut self, mut visit: impl FnMut(&Self, u32, u32) -> bool) {
+        let mut frontier = std::mem::take(&mut self.frontier);
+        frontier.clear();
+        if let Some(&key) = self.process_heap.first() {
+            frontier.push(Reverse((key, 0)));
         }
+        while let Some(Reverse((key, i))) = frontier.pop() {
+            if visit(self, key.process, key.member) {
+                break;
+            }
+            for child in [2 * i + 1, 2 * i + 2] {
+                if let Some(&key) = self.process_heap.get(child as usize) {
+                    frontier.push(Reverse((key, child)));
+                }
+            }
+        }
+        self.frontier = frontier;
+    }
+
+    /// The least-loaded member whose process is not `excluded`.
+    fn least_loaded_excluding(&mut self, excluded: impl Fn(u32) -> bool) -> Option<u32> {
+        let mut found = None;
+        self.scan(|_, p, m| {
+            if excluded(p) {
+                return false;
+            }
+            found = Some(m);
+            true
+        });
         found
     }
 }
