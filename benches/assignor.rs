@@ -78,11 +78,7 @@ fn assign(
     r: i32,
 ) -> BTreeMap<String, Assignment> {
     StickyAssignor
-        .assign(&GroupSpec {
-            members,
-            subtopologies: subs,
-            num_standby_replicas: r,
-        })
+        .assign(&GroupSpec::new(members, subs, r))
         .expect("valid spec")
 }
 
@@ -171,11 +167,7 @@ fn bench(c: &mut Criterion) {
             |b, (m, s)| {
                 // The returned map is dropped outside the measurement: it is the caller's to keep.
                 b.iter_with_large_drop(|| {
-                    StickyAssignor.assign(black_box(&GroupSpec {
-                        members: m,
-                        subtopologies: s,
-                        num_standby_replicas: case.standby,
-                    }))
+                    StickyAssignor.assign(black_box(&GroupSpec::new(m, s, case.standby)))
                 })
             },
         );
@@ -216,11 +208,7 @@ fn bench_cold(c: &mut Criterion) {
             &(specs, subs),
             |b, (m, s)| {
                 b.iter_with_large_drop(|| {
-                    StickyAssignor.assign(black_box(&GroupSpec {
-                        members: m,
-                        subtopologies: s,
-                        num_standby_replicas: 1,
-                    }))
+                    StickyAssignor.assign(black_box(&GroupSpec::new(m, s, 1)))
                 })
             },
         );
@@ -240,17 +228,80 @@ fn bench_cold(c: &mut Criterion) {
         BenchmarkId::from_parameter("1000m_100p_10000t_1s_join"),
         &(members, subs),
         |b, (m, s)| {
-            b.iter_with_large_drop(|| {
-                StickyAssignor.assign(black_box(&GroupSpec {
-                    members: m,
-                    subtopologies: s,
-                    num_standby_replicas: 1,
-                }))
-            })
+            b.iter_with_large_drop(|| StickyAssignor.assign(black_box(&GroupSpec::new(m, s, 1))))
         },
     );
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_cold);
+/// The new steps' cost on the groups of [`bench_cold`]: racks (3) and a rack-aware client tag
+/// (5 values) on the cold group; on the join, every member reports its active tasks as running
+/// (offset -2) with end offsets, so step L keeps the joiner's stateful share where it is and
+/// gives it warm-ups.
+fn bench_ha(c: &mut Criterion) {
+    let mut group = c.benchmark_group("assignor_ha");
+    let tags = vec!["zone".to_string()];
+    let subs: Vec<SubtopologySpec> = subtopologies(10_000)
+        .into_iter()
+        .map(|s| SubtopologySpec {
+            stateful: true,
+            ..s
+        })
+        .collect();
+    let specs: Vec<MemberSpec> = (0..1_000)
+        .map(|i| {
+            let p = i % 100;
+            MemberSpec {
+                member_id: format!("member-{i:05}"),
+                process_id: format!("process-{p:04}"),
+                rack_id: Some(format!("rack-{}", p % 3)),
+                client_tags: [("zone".to_string(), format!("zone-{}", p % 5))]
+                    .into_iter()
+                    .collect(),
+                ..Default::default()
+            }
+        })
+        .collect();
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_cold_racks_tags"),
+        &(specs, subs),
+        |b, (m, s)| {
+            b.iter_with_large_drop(|| {
+                StickyAssignor.assign(black_box(&GroupSpec {
+                    rack_aware_tags: &tags,
+                    ..GroupSpec::new(m, s, 1)
+                }))
+            })
+        },
+    );
+    let case = Case {
+        members: 1_000,
+        processes: 100,
+        tasks: 10_000,
+        standby: 1,
+    };
+    let (mut members, subs, _) = join_spec_with(&case, true);
+    for m in &mut members {
+        for (sub, parts) in &m.previous.active {
+            for &p in parts {
+                m.task_offsets.push((sub.clone(), p, -2));
+                m.task_end_offsets.push((sub.clone(), p, 1_000));
+            }
+        }
+    }
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_join_lag"),
+        &(members, subs),
+        |b, (m, s)| {
+            b.iter_with_large_drop(|| StickyAssignor.assign(black_box(&GroupSpec::new(m, s, 1))))
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_cold, bench_ha);
 criterion_main!(benches);

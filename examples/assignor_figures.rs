@@ -69,11 +69,7 @@ fn assign(spec: &GroupSpec<'_>) -> Target {
 }
 
 fn spec<'a>(members: &'a [MemberSpec], subs: &'a [SubtopologySpec], r: i32) -> GroupSpec<'a> {
-    GroupSpec {
-        members,
-        subtopologies: subs,
-        num_standby_replicas: r,
-    }
+    GroupSpec::new(members, subs, r)
 }
 
 fn members(n: usize, processes: usize, racks: usize) -> Vec<MemberSpec> {

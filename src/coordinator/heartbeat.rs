@@ -473,6 +473,16 @@ impl Coordinator {
         } else if member.metadata != found.metadata {
             reasons.push("MEMBER_METADATA_CHANGED");
         }
+        if !is_new
+            && self.warmup_caught_up(
+                gid,
+                &member_id,
+                req.task_offsets.as_deref(),
+                req.task_end_offsets.as_deref(),
+            )
+        {
+            reasons.push("WARMUP_CAUGHT_UP");
+        }
         // 4.4 step 4 (4.2): the topology arrives in the join.
         let new_topology: Option<TopologyValue> = match dialect {
             Dialect::Kip1071Draft => None,
@@ -587,6 +597,11 @@ impl Coordinator {
                 &previous,
                 configured,
                 group_epoch,
+                super::assignment::Reported {
+                    member_id: &member_id,
+                    task_offsets: req.task_offsets.as_deref(),
+                    task_end_offsets: req.task_end_offsets.as_deref(),
+                },
                 &mut batch,
             )?;
             (targets.remove(&member_id).unwrap_or_default(), group_epoch)
