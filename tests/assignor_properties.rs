@@ -316,11 +316,23 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
                         pairs.contains(&(a, q)) || pairs.contains(&(q, a)),
                     )
                 };
-                let chosen = candidates
+                // Walked until a candidate with no conflicts and unpaired, the second one with no
+                // conflicts, or the 64th.
+                let mut walked = Vec::new();
+                let mut clean = 0;
+                for m in &candidates {
+                    let r = rank(m);
+                    walked.push((r, m));
+                    clean += usize::from(r.0 == 0);
+                    if r == (0, false) || clean >= 2 {
+                        break;
+                    }
+                }
+                let chosen = walked
                     .iter()
                     .enumerate()
-                    .min_by_key(|(i, m)| (rank(m), *i))
-                    .map(|(_, m)| m.clone());
+                    .min_by_key(|(i, (r, _))| (*r, *i))
+                    .map(|(_, (_, m))| (*m).clone());
                 if let Some(m) = chosen {
                     standby.get_mut(&m).unwrap().insert(t.clone());
                     pairs.insert((a, process[m.as_str()]));

@@ -103,6 +103,32 @@ struct Placement {
 /// (and tag values) whose process is not paired with the active's.
 const SCAN_LIMIT: usize = 64;
 
+/// Candidates without conflicts looked at for one whose process is not paired with the active's:
+/// pairing is a preference between near-equals, and in a large group every process soon pairs
+/// with many others (looking further would cost a scan per replica for nothing).
+const PAIR_CANDIDATES: usize = 2;
+
+/// Hashes a pair of process numbers (membership tests only: no iteration order depends on it).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 ^= self.0 >> 29;
+    }
+}
+
 fn too_many(what: &str) -> String {
     format!("The group spec has too many {what} for the sticky assignor.")
 }
@@ -537,7 +563,7 @@ impl<'a> Group<'a> {
                 .map(|i| warmup[i].1)
         };
         // `(p << 32) | q`: process `q` holds a standby of a task active on process `p`.
-        let mut pairs: HashSet<u64> = HashSet::new();
+        let mut pairs: HashSet<u64, std::hash::BuildHasherDefault<PairHasher>> = HashSet::default();
         let pair = |p: usize, q: usize| ((p as u64) << 32) | q as u64;
         // The members holding the task being placed (active, warm-up, standbys).
         let mut holders: Vec<u32> = Vec::new();
@@ -621,6 +647,7 @@ impl<'a> Group<'a> {
                 // limit, the fewest conflicts, then unpaired, then least loaded.
                 let mut best: Option<((usize, bool), u32)> = None;
                 let mut seen = 0usize;
+                let mut clean = 0usize;
                 loads.scan(|_, p, m| {
                     if mark[p as usize] == stamp {
                         return false;
@@ -634,7 +661,8 @@ impl<'a> Group<'a> {
                     if best.is_none_or(|(b, _)| rank < b) {
                         best = Some((rank, m));
                     }
-                    rank == (0, false) || seen >= SCAN_LIMIT
+                    clean += usize::from(rank.0 == 0);
+                    rank == (0, false) || clean >= PAIR_CANDIDATES || seen >= SCAN_LIMIT
                 });
                 let Some((_, m)) = best else { break };
                 standby.push((t as u32, m));
