@@ -15,6 +15,24 @@ use streams_group_coordinator::tasks::{count, Assignment, TaskMap};
 type Target = BTreeMap<String, Assignment>;
 type Task = (String, i32);
 
+/// The lag settings of [`reference_with`]: acceptable recovery lag, warm-ups.
+type LagSettings = (i64, i32);
+
+fn assign_with(
+    members: &[MemberSpec],
+    subs: &[SubtopologySpec],
+    r: i32,
+    lag: LagSettings,
+) -> Target {
+    StickyAssignor
+        .assign(&GroupSpec {
+            acceptable_recovery_lag: lag.0,
+            num_warmup_replicas: lag.1,
+            ..GroupSpec::new(members, subs, r)
+        })
+        .expect("valid spec")
+}
+
 fn assign(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
     StickyAssignor
         .assign(&GroupSpec::new(members, subs, r))
@@ -45,6 +63,15 @@ fn with_previous(members: &[MemberSpec], target: &Target) -> Vec<MemberSpec> {
 // A naive transcription of PROTOCOL 2.10: linear scans, strings, no indices. Slow but literal.
 
 fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+    reference_with(members, subs, r, (10_000, 2))
+}
+
+fn reference_with(
+    members: &[MemberSpec],
+    subs: &[SubtopologySpec],
+    r: i32,
+    (acceptable, warmups): LagSettings,
+) -> Target {
     if members.is_empty() {
         return Target::new();
     }
@@ -89,7 +116,11 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
 
     let mut prev_owner: BTreeMap<Task, String> = BTreeMap::new();
     let mut prev_standby: BTreeMap<Task, BTreeSet<String>> = BTreeMap::new();
+    let mut prev_warmup: BTreeSet<(Task, String)> = BTreeSet::new();
     for m in &members {
+        for t in task_list(&m.previous.warmup) {
+            prev_warmup.insert((t, m.member_id.clone()));
+        }
         for t in task_list(&m.previous.active) {
             if exists(&t) {
                 prev_owner.entry(t).or_insert(m.member_id.clone());
@@ -224,6 +255,72 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
         }
     }
 
+    // L: lag-aware placement. Warm-ups also sit in `standby` (they count in loads and hold the
+    // task) and are reported apart.
+    let spec_of: BTreeMap<&str, &MemberSpec> =
+        members.iter().map(|m| (m.member_id.as_str(), *m)).collect();
+    let lag = |m: &str, t: &Task| -> Option<u64> {
+        let end = members
+            .iter()
+            .flat_map(|x| &x.task_end_offsets)
+            .filter(|(s, p, _)| *s == t.0 && *p == t.1)
+            .map(|x| x.2)
+            .max();
+        spec_of[m]
+            .task_offsets
+            .iter()
+            .filter(|(s, p, _)| *s == t.0 && *p == t.1)
+            .filter_map(|&(_, _, o)| match (o, end) {
+                (-2, _) => Some(0),
+                (o, Some(e)) if o >= 0 => Some((e - o).max(0) as u64),
+                _ => None,
+            })
+            .min()
+    };
+    let caught = |m: &str, t: &Task| lag(m, t).is_some_and(|l| l <= acceptable.max(0) as u64);
+    let mut warm: BTreeSet<(String, Task)> = BTreeSet::new();
+    let any_lag = by_sub
+        .iter()
+        .any(|t| ids.iter().any(|m| lag(m, t).is_some()));
+    if any_lag {
+        let mut budget = warmups.max(0);
+        for pass in [true, false] {
+            for t in by_partition.iter().filter(|t| stateful(&t.0)) {
+                let o = owner[t].clone();
+                if prev_warmup.contains(&(t.clone(), o.clone())) != pass {
+                    continue;
+                }
+                if ids
+                    .iter()
+                    .any(|x| process[x.as_str()] == process[o.as_str()] && caught(x, t))
+                {
+                    continue;
+                }
+                let chosen = match prev_owner.get(t) {
+                    Some(p) if process.contains_key(p.as_str()) && caught(p, t) => Some(p.clone()),
+                    _ => ids
+                        .iter()
+                        .filter(|x| caught(x, t))
+                        .min_by(|a, b| {
+                            lag(a, t)
+                                .cmp(&lag(b, t))
+                                .then_with(|| cmp(&active, &standby, a, b))
+                        })
+                        .cloned(),
+                };
+                let Some(c) = chosen else { continue };
+                active.get_mut(&o).unwrap().remove(t);
+                active.get_mut(&c).unwrap().insert(t.clone());
+                owner.insert(t.clone(), c);
+                if budget > 0 {
+                    budget -= 1;
+                    standby.get_mut(&o).unwrap().insert(t.clone());
+                    warm.insert((o, t.clone()));
+                }
+            }
+        }
+    }
+
     if r > 0 {
         let holds = |active: &BTreeMap<String, BTreeSet<Task>>,
                      standby: &BTreeMap<String, BTreeSet<Task>>,
@@ -348,7 +445,11 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
                 insert(&mut a.active, t);
             }
             for t in &standby[m] {
-                insert(&mut a.standby, t);
+                if warm.contains(&(m.clone(), t.clone())) {
+                    insert(&mut a.warmup, t);
+                } else {
+                    insert(&mut a.standby, t);
+                }
             }
             (m.clone(), a)
         })
@@ -444,6 +545,24 @@ fn check_invariants(
     let counts: Vec<usize> = out.values().map(|a| count(&a.active)).collect();
     if let (Some(min), Some(max)) = (counts.iter().min(), counts.iter().max()) {
         prop_assert!(max - min <= 1, "active counts {:?}", counts);
+    }
+    // ... and of stateful active tasks on their own (docs/assignor.md).
+    let stateful_counts: Vec<usize> = out
+        .values()
+        .map(|a| {
+            a.active
+                .iter()
+                .filter(|(s, _)| stateful.get(s.as_str()).copied().unwrap_or(false))
+                .map(|(_, p)| p.len())
+                .sum()
+        })
+        .collect();
+    if let (Some(min), Some(max)) = (stateful_counts.iter().min(), stateful_counts.iter().max()) {
+        prop_assert!(
+            max - min <= 1,
+            "stateful active counts {:?}",
+            stateful_counts
+        );
     }
 
     // 5. A member that lost a task it previously owned (smallest claimer of an existing task)
@@ -610,6 +729,77 @@ fn assignor_invariants_determinism_and_reference() {
     report_spread();
 }
 
+/// Random task offsets (some `-2`, some behind, some ahead of the end) and end offsets on the
+/// members of a group: step L and warm-ups against the reference; invariants 1-3.
+#[test]
+fn assignor_lag_aware_warmups_follow_the_reference() {
+    let offsets = prop::collection::vec((0u8..4, 0i32..12, -3i64..300), 0..12);
+    let strategy = (
+        arb_group(),
+        prop::collection::vec(offsets, 12),
+        0i64..150,
+        0i32..4,
+    );
+    let result = runner(1000).run(&strategy, |(g, reports, acceptable, w)| {
+        let members: Vec<MemberSpec> = g
+            .members
+            .iter()
+            .zip(&reports)
+            .map(|(m, rep)| {
+                let mut m = m.clone();
+                for &(s, p, o) in rep {
+                    if o % 5 == 0 {
+                        m.task_end_offsets.push((s.to_string(), p, 200 + o));
+                    } else {
+                        m.task_offsets
+                            .push((s.to_string(), p, if o < 0 { -2 } else { o }));
+                    }
+                }
+                m
+            })
+            .collect();
+        let out = assign_with(&members, &g.subs, g.replicas, (acceptable, w));
+        prop_assert_eq!(
+            &out,
+            &reference_with(&members, &g.subs, g.replicas, (acceptable, w))
+        );
+        let warm: usize = out.values().map(|a| count(&a.warmup)).sum();
+        prop_assert!(
+            warm <= w.max(0) as usize,
+            "{} warm-ups, at most {}",
+            warm,
+            w
+        );
+        // Invariants 1 and 2 with warm-ups: one active per task, one copy per process.
+        let process: BTreeMap<&str, &str> = members
+            .iter()
+            .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
+            .collect();
+        let mut actives: BTreeSet<Task> = BTreeSet::new();
+        let mut copies: BTreeSet<(&str, Task)> = BTreeSet::new();
+        for (m, a) in &out {
+            for t in task_list(&a.active) {
+                prop_assert!(actives.insert(t.clone()), "{:?} active twice", t);
+            }
+            for map in [&a.active, &a.standby, &a.warmup] {
+                for t in task_list(map) {
+                    prop_assert!(
+                        copies.insert((process[m.as_str()], t.clone())),
+                        "{:?} twice on one process",
+                        t
+                    );
+                }
+            }
+        }
+        let total: usize = g.subs.iter().map(|s| s.num_tasks.max(0) as usize).sum();
+        prop_assert_eq!(actives.len(), if members.is_empty() { 0 } else { total });
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
 #[test]
 fn assignor_join_moves_at_most_a_fair_share() {
     let strategy = (arb_stable_group(), any::<bool>(), 0usize..7);
@@ -674,7 +864,6 @@ fn assignor_leave_moves_only_the_leavers_tasks() {
         } else {
             count(&previous[&gone.member_id].active) as u64
         };
-        // Separate balance of the two classes can move one more task.
         let both = g.subs.iter().any(|s| s.stateful && s.num_tasks > 0)
             && g.subs.iter().any(|s| !s.stateful && s.num_tasks > 0);
         // Separate balance of the two classes can move a few more (stateless tasks making room
