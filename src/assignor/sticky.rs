@@ -285,17 +285,27 @@ impl<'a> Group<'a> {
         }
 
         // Lags: a task's end offset is the largest any member reported.
-        let task_index = |sub: &str, p: i32| -> Option<u32> {
-            let s = sub_ids.binary_search(&sub).ok()?;
+        // Reports list a subtopology's partitions together, so the last subtopology found is
+        // tried before a search.
+        let mut last_sub = usize::MAX;
+        let mut task_index = |sub: &str, p: i32| -> Option<u32> {
+            if sub_ids.get(last_sub) != Some(&sub) {
+                last_sub = sub_ids.binary_search(&sub).ok()?;
+            }
+            let s = last_sub;
             let p = u32::try_from(p).ok().filter(|&p| p < sub_tasks[s])?;
             Some(sub_offset[s] + p)
         };
-        let mut end: HashMap<u32, i64> = HashMap::new();
+        // `None` until some member reports an end offset for the task.
+        let mut end: Vec<Option<i64>> = Vec::new();
         for m in members {
             for (sub, p, o) in &m.task_end_offsets {
                 if let Some(t) = task_index(sub, *p) {
-                    let e = end.entry(t).or_insert(*o);
-                    *e = (*e).max(*o);
+                    if end.is_empty() {
+                        end = vec![None; num_tasks];
+                    }
+                    let e = &mut end[t as usize];
+                    *e = Some(e.map_or(*o, |e| e.max(*o)));
                 }
             }
         }
@@ -305,9 +315,9 @@ impl<'a> Group<'a> {
                 let Some(t) = task_index(sub, *p) else {
                     continue;
                 };
-                let lag = match (*o, end.get(&t)) {
+                let lag = match (*o, end.get(t as usize).copied().flatten()) {
                     (-2, _) => 0,
-                    (o, Some(&e)) if o >= 0 => u64::try_from(e.saturating_sub(o)).unwrap_or(0),
+                    (o, Some(e)) if o >= 0 => u64::try_from(e.saturating_sub(o)).unwrap_or(0),
                     _ => continue,
                 };
                 lag_pairs.push((t, (m as u32, lag)));
