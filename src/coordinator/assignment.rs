@@ -216,6 +216,10 @@ impl Coordinator {
         task_offsets: Option<&[TaskOffsetJson]>,
         task_end_offsets: Option<&[TaskOffsetJson]>,
     ) -> bool {
+        // Most heartbeats report no offsets: no look-up for them.
+        if task_offsets.is_none() {
+            return false;
+        }
         let Some(group) = self.groups.get(group_id) else {
             return false;
         };
@@ -226,9 +230,6 @@ impl Coordinator {
         else {
             return false;
         };
-        if task_offsets.is_none() {
-            return false;
-        }
         let reported = Reported {
             member_id,
             task_offsets,
