@@ -78,11 +78,7 @@ fn assign(
     r: i32,
 ) -> BTreeMap<String, Assignment> {
     StickyAssignor
-        .assign(&GroupSpec {
-            members,
-            subtopologies: subs,
-            num_standby_replicas: r,
-        })
+        .assign(&GroupSpec::new(members, subs, r))
         .expect("valid spec")
 }
 
@@ -101,7 +97,25 @@ fn join_spec(
     Vec<SubtopologySpec>,
     BTreeMap<String, Assignment>,
 ) {
-    let subs = subtopologies(case.tasks);
+    join_spec_with(case, false)
+}
+
+/// [`join_spec`], with every subtopology stateful when `all_stateful`.
+fn join_spec_with(
+    case: &Case,
+    all_stateful: bool,
+) -> (
+    Vec<MemberSpec>,
+    Vec<SubtopologySpec>,
+    BTreeMap<String, Assignment>,
+) {
+    let subs: Vec<SubtopologySpec> = subtopologies(case.tasks)
+        .into_iter()
+        .map(|s| SubtopologySpec {
+            stateful: s.stateful || all_stateful,
+            ..s
+        })
+        .collect();
     let mut members: Vec<MemberSpec> = (0..case.members)
         .map(|i| MemberSpec {
             member_id: format!("member-{i:05}"),
@@ -153,11 +167,7 @@ fn bench(c: &mut Criterion) {
             |b, (m, s)| {
                 // The returned map is dropped outside the measurement: it is the caller's to keep.
                 b.iter_with_large_drop(|| {
-                    StickyAssignor.assign(black_box(&GroupSpec {
-                        members: m,
-                        subtopologies: s,
-                        num_standby_replicas: case.standby,
-                    }))
+                    StickyAssignor.assign(black_box(&GroupSpec::new(m, s, case.standby)))
                 })
             },
         );
@@ -165,5 +175,133 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Cold starts (no previous targets), every subtopology stateful, one standby: issue 13's
+/// "1,000 / 100 / 10,000 + 10,000" and "10,000 / 1,000 / 100,000 + 100,000" rows; and one member
+/// joining the first of them.
+fn bench_cold(c: &mut Criterion) {
+    let mut group = c.benchmark_group("assignor_cold");
+    for (members, processes, tasks) in [
+        (1_000usize, 100usize, 10_000usize),
+        (10_000, 1_000, 100_000),
+    ] {
+        let subs: Vec<SubtopologySpec> = subtopologies(tasks)
+            .into_iter()
+            .map(|s| SubtopologySpec {
+                stateful: true,
+                ..s
+            })
+            .collect();
+        let specs: Vec<MemberSpec> = (0..members)
+            .map(|i| MemberSpec {
+                member_id: format!("member-{i:05}"),
+                process_id: format!("process-{:04}", i % processes),
+                ..Default::default()
+            })
+            .collect();
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(if tasks > 10_000 { 4 } else { 2 }));
+        let id = format!("{members}m_{processes}p_{tasks}t_1s_cold");
+        group.bench_with_input(
+            BenchmarkId::from_parameter(id),
+            &(specs, subs),
+            |b, (m, s)| {
+                b.iter_with_large_drop(|| {
+                    StickyAssignor.assign(black_box(&GroupSpec::new(m, s, 1)))
+                })
+            },
+        );
+    }
+    // One member joins the first group, stable beforehand.
+    let case = Case {
+        members: 1_000,
+        processes: 100,
+        tasks: 10_000,
+        standby: 1,
+    };
+    let (members, subs, _) = join_spec_with(&case, true);
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(2));
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_join"),
+        &(members, subs),
+        |b, (m, s)| {
+            b.iter_with_large_drop(|| StickyAssignor.assign(black_box(&GroupSpec::new(m, s, 1))))
+        },
+    );
+    group.finish();
+}
+
+/// The new steps' cost on the groups of [`bench_cold`]: racks (3) and a rack-aware client tag
+/// (5 values) on the cold group; on the join, every member reports its active tasks as running
+/// (offset -2) with end offsets, so step L keeps the joiner's stateful share where it is and
+/// gives it warm-ups.
+fn bench_ha(c: &mut Criterion) {
+    let mut group = c.benchmark_group("assignor_ha");
+    let tags = vec!["zone".to_string()];
+    let subs: Vec<SubtopologySpec> = subtopologies(10_000)
+        .into_iter()
+        .map(|s| SubtopologySpec {
+            stateful: true,
+            ..s
+        })
+        .collect();
+    let specs: Vec<MemberSpec> = (0..1_000)
+        .map(|i| {
+            let p = i % 100;
+            MemberSpec {
+                member_id: format!("member-{i:05}"),
+                process_id: format!("process-{p:04}"),
+                rack_id: Some(format!("rack-{}", p % 3)),
+                client_tags: [("zone".to_string(), format!("zone-{}", p % 5))]
+                    .into_iter()
+                    .collect(),
+                ..Default::default()
+            }
+        })
+        .collect();
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_cold_racks_tags"),
+        &(specs, subs),
+        |b, (m, s)| {
+            b.iter_with_large_drop(|| {
+                StickyAssignor.assign(black_box(&GroupSpec {
+                    rack_aware_tags: &tags,
+                    ..GroupSpec::new(m, s, 1)
+                }))
+            })
+        },
+    );
+    let case = Case {
+        members: 1_000,
+        processes: 100,
+        tasks: 10_000,
+        standby: 1,
+    };
+    let (mut members, subs, _) = join_spec_with(&case, true);
+    for m in &mut members {
+        for (sub, parts) in &m.previous.active {
+            for &p in parts {
+                m.task_offsets.push((sub.clone(), p, -2));
+                m.task_end_offsets.push((sub.clone(), p, 1_000));
+            }
+        }
+    }
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_join_lag"),
+        &(members, subs),
+        |b, (m, s)| {
+            b.iter_with_large_drop(|| StickyAssignor.assign(black_box(&GroupSpec::new(m, s, 1))))
+        },
+    );
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_cold, bench_ha);
 criterion_main!(benches);

@@ -42,6 +42,11 @@ pub struct Config {
     pub num_standby_replicas: i32,
     /// `group.streams.acceptable.recovery.lag` (sent to members).
     pub acceptable_recovery_lag: i32,
+    /// Warm-up tasks a group holds at once at most (KIP-441's `max.warmup.replicas`).
+    pub num_warmup_replicas: i32,
+    /// Client-tag keys over whose values standbys spread, beside the rack id (KIP-708's
+    /// `rack.aware.assignment.tags`); at most [`MAX_RACK_AWARE_TAGS`], no duplicates.
+    pub rack_aware_assignment_tags: Vec<String>,
     /// `group.streams.task.offset.interval.ms` (sent to members).
     pub task_offset_interval_ms: i32,
     /// `group.streams.initial.rebalance.delay.ms` (4.2 only, PROTOCOL 4.7).
@@ -83,6 +88,8 @@ impl Default for Config {
             max_size: i32::MAX,
             num_standby_replicas: 0,
             acceptable_recovery_lag: 10_000,
+            num_warmup_replicas: 2,
+            rack_aware_assignment_tags: Vec::new(),
             task_offset_interval_ms: 60_000,
             initial_rebalance_delay_ms: 3_000,
             assignment_interval_ms: 0,
@@ -139,6 +146,12 @@ const INT_SETTINGS: &[IntSetting] = &[
         min: 0,
         max: i32::MAX,
         slot: |c| &mut c.acceptable_recovery_lag,
+    },
+    IntSetting {
+        name: "group.streams.num.warmup.replicas",
+        min: 0,
+        max: 1_000_000,
+        slot: |c| &mut c.num_warmup_replicas,
     },
     IntSetting {
         name: "group.streams.task.offset.interval.ms",
@@ -204,7 +217,13 @@ const OTHER_SETTINGS: &[&str] = &[
     "recordBytes",
     "maxRecordBatchBytes",
     "group.streams.topology.max.regex.match.cost",
+    RACK_AWARE_TAGS,
 ];
+
+const RACK_AWARE_TAGS: &str = "group.streams.rack.aware.assignment.tags";
+
+/// Kafka Streams' limit on `rack.aware.assignment.tags` (and on client tags).
+pub const MAX_RACK_AWARE_TAGS: usize = 5;
 
 /// Every setting a coordinator accepts.
 pub fn settings() -> impl Iterator<Item = &'static str> {
@@ -268,6 +287,19 @@ impl Config {
                 )
             })?;
         }
+        if let Some(v) = map.get(RACK_AWARE_TAGS) {
+            let list = v
+                .as_array()
+                .ok_or_else(|| err(RACK_AWARE_TAGS, "must be a list of strings"))?;
+            config.rack_aware_assignment_tags = list
+                .iter()
+                .map(|t| {
+                    t.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| err(RACK_AWARE_TAGS, "must be a list of strings"))
+                })
+                .collect::<Result<_, _>>()?;
+        }
         if let Some(v) = map.get("maxRecordBatchBytes") {
             config.max_record_batch_bytes = v
                 .as_i64()
@@ -291,6 +323,14 @@ impl Config {
             return Err(err(
                 "group.streams.topology.max.regex.match.cost",
                 "must be an integer of at least 0",
+            ));
+        }
+        let tags = &self.rack_aware_assignment_tags;
+        let distinct: std::collections::BTreeSet<&String> = tags.iter().collect();
+        if tags.len() > MAX_RACK_AWARE_TAGS || distinct.len() != tags.len() {
+            return Err(err(
+                RACK_AWARE_TAGS,
+                format!("must list at most {MAX_RACK_AWARE_TAGS} distinct tag keys"),
             ));
         }
         if self.max_record_batch_bytes < 1 {
@@ -380,5 +420,30 @@ mod tests {
         let e =
             Config::from_json(&json!({"group.streams.max.tasks.per.subtopology": 0})).unwrap_err();
         assert_eq!(e.path, "group.streams.max.tasks.per.subtopology");
+    }
+
+    #[test]
+    fn warmup_and_rack_aware_settings() {
+        let c = Config::default();
+        assert_eq!(c.num_warmup_replicas, 2);
+        assert!(c.rack_aware_assignment_tags.is_empty());
+        let c = Config::from_json(&json!({
+            "group.streams.num.warmup.replicas": 0,
+            "group.streams.rack.aware.assignment.tags": ["zone", "cluster"],
+        }))
+        .unwrap();
+        assert_eq!(c.num_warmup_replicas, 0);
+        assert_eq!(c.rack_aware_assignment_tags, vec!["zone", "cluster"]);
+        for bad in [
+            json!({"group.streams.rack.aware.assignment.tags": "zone"}),
+            json!({"group.streams.rack.aware.assignment.tags": [1]}),
+            json!({"group.streams.rack.aware.assignment.tags": ["a", "a"]}),
+            json!({"group.streams.rack.aware.assignment.tags": ["a", "b", "c", "d", "e", "f"]}),
+        ] {
+            let e = Config::from_json(&bad).unwrap_err();
+            assert_eq!(e.path, "group.streams.rack.aware.assignment.tags");
+        }
+        let e = Config::from_json(&json!({"group.streams.num.warmup.replicas": -1})).unwrap_err();
+        assert_eq!(e.path, "group.streams.num.warmup.replicas");
     }
 }

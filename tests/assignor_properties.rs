@@ -15,13 +15,27 @@ use streams_group_coordinator::tasks::{count, Assignment, TaskMap};
 type Target = BTreeMap<String, Assignment>;
 type Task = (String, i32);
 
-fn assign(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+/// The lag settings of [`reference_with`]: acceptable recovery lag, warm-ups.
+type LagSettings = (i64, i32);
+
+fn assign_with(
+    members: &[MemberSpec],
+    subs: &[SubtopologySpec],
+    r: i32,
+    lag: LagSettings,
+) -> Target {
     StickyAssignor
         .assign(&GroupSpec {
-            members,
-            subtopologies: subs,
-            num_standby_replicas: r,
+            acceptable_recovery_lag: lag.0,
+            num_warmup_replicas: lag.1,
+            ..GroupSpec::new(members, subs, r)
         })
+        .expect("valid spec")
+}
+
+fn assign(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+    StickyAssignor
+        .assign(&GroupSpec::new(members, subs, r))
         .expect("valid spec")
 }
 
@@ -49,6 +63,15 @@ fn with_previous(members: &[MemberSpec], target: &Target) -> Vec<MemberSpec> {
 // A naive transcription of PROTOCOL 2.10: linear scans, strings, no indices. Slow but literal.
 
 fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+    reference_with(members, subs, r, (10_000, 2))
+}
+
+fn reference_with(
+    members: &[MemberSpec],
+    subs: &[SubtopologySpec],
+    r: i32,
+    (acceptable, warmups): LagSettings,
+) -> Target {
     if members.is_empty() {
         return Target::new();
     }
@@ -61,6 +84,14 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
         .iter()
         .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
         .collect();
+    let rack: BTreeMap<&str, Option<&str>> = members
+        .iter()
+        .map(|m| (m.member_id.as_str(), m.rack_id.as_deref()))
+        .collect();
+    // Dimensions in which `m`'s rack equals the rack of a member holding the task.
+    let conflicts = |m: &str, holders: &[String]| -> usize {
+        usize::from(rack[m].is_some_and(|r| holders.iter().any(|h| rack[h.as_str()] == Some(r))))
+    };
     let mut capacity: BTreeMap<&str, u64> = BTreeMap::new();
     for m in &members {
         *capacity.entry(m.process_id.as_str()).or_default() += 1;
@@ -85,7 +116,11 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
 
     let mut prev_owner: BTreeMap<Task, String> = BTreeMap::new();
     let mut prev_standby: BTreeMap<Task, BTreeSet<String>> = BTreeMap::new();
+    let mut prev_warmup: BTreeSet<(Task, String)> = BTreeSet::new();
     for m in &members {
+        for t in task_list(&m.previous.warmup) {
+            prev_warmup.insert((t, m.member_id.clone()));
+        }
         for t in task_list(&m.previous.active) {
             if exists(&t) {
                 prev_owner.entry(t).or_insert(m.member_id.clone());
@@ -152,53 +187,138 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
             rem.div_ceil(n)
         }
     }
+    // Stateful tasks, then stateless ones; each class with its own quota beside the overall one.
     let (mut rem, mut n) = (by_sub.len() as u64, ids.len() as u64);
     let mut qa = quota(rem, n);
-
-    // A1.
-    for t in &by_partition {
-        if let Some(o) = prev_owner.get(t) {
-            if process.contains_key(o.as_str()) && (active[o].len() as u64) < qa {
-                active.get_mut(o).unwrap().insert(t.clone());
-                owner.insert(t.clone(), o.clone());
-                if active[o].len() as u64 == qa {
+    for class in [true, false] {
+        let in_class = |t: &Task| stateful(&t.0) == class;
+        let class_tasks = by_sub.iter().filter(|t| in_class(t)).count() as u64;
+        if class_tasks == 0 {
+            continue;
+        }
+        let (mut crem, mut cn) = (class_tasks, ids.len() as u64);
+        let mut qc = quota(crem, cn);
+        let class_count = |active: &BTreeMap<String, BTreeSet<Task>>, m: &str| {
+            active[m].iter().filter(|t| in_class(t)).count() as u64
+        };
+        let below = |active: &BTreeMap<String, BTreeSet<Task>>, m: &str, qc: u64, qa: u64| {
+            (!class || class_count(active, m) < qc) && (active[m].len() as u64) < qa
+        };
+        macro_rules! give {
+            ($t:expr, $m:expr) => {{
+                let (t, m): (&Task, &str) = ($t, $m);
+                active.get_mut(m).unwrap().insert(t.clone());
+                owner.insert(t.clone(), m.to_string());
+                if class_count(&active, m) == qc {
+                    crem -= qc;
+                    cn -= 1;
+                    qc = quota(crem, cn);
+                }
+                if active[m].len() as u64 == qa {
                     rem -= qa;
                     n -= 1;
                     qa = quota(rem, n);
                 }
+            }};
+        }
+        // A1.
+        for t in by_partition.iter().filter(|t| in_class(t)) {
+            if let Some(o) = prev_owner.get(t) {
+                if process.contains_key(o.as_str()) && below(&active, o, qc, qa) {
+                    give!(t, o);
+                }
             }
         }
-    }
-    // A2.
-    for t in &by_partition {
-        if owner.contains_key(t) {
-            continue;
-        }
-        let candidates: Vec<String> = prev_standby
-            .get(t)
-            .into_iter()
-            .flatten()
-            .filter(|c| (active[c.as_str()].len() as u64) < qa)
-            .cloned()
-            .collect();
-        if let Some(m) = least(&active, &standby, candidates) {
-            active.get_mut(&m).unwrap().insert(t.clone());
-            owner.insert(t.clone(), m.clone());
-            if active[&m].len() as u64 == qa {
-                rem -= qa;
-                n -= 1;
-                qa = quota(rem, n);
+        // A2.
+        for t in by_partition.iter().filter(|t| in_class(t)) {
+            if owner.contains_key(t) {
+                continue;
+            }
+            let candidates: Vec<String> = prev_standby
+                .get(t)
+                .into_iter()
+                .flatten()
+                .filter(|c| below(&active, c, qc, qa))
+                .cloned()
+                .collect();
+            if let Some(m) = least(&active, &standby, candidates) {
+                give!(t, &m);
             }
         }
-    }
-    // A3.
-    for t in &by_sub {
-        if owner.contains_key(t) {
-            continue;
+        // A3.
+        for t in by_sub.iter().filter(|t| in_class(t)) {
+            if owner.contains_key(t) {
+                continue;
+            }
+            let m = least(&active, &standby, ids.clone()).unwrap();
+            give!(t, &m);
         }
-        let m = least(&active, &standby, ids.clone()).unwrap();
-        active.get_mut(&m).unwrap().insert(t.clone());
-        owner.insert(t.clone(), m);
+    }
+
+    // L: lag-aware placement. Warm-ups also sit in `standby` (they count in loads and hold the
+    // task) and are reported apart.
+    let spec_of: BTreeMap<&str, &MemberSpec> =
+        members.iter().map(|m| (m.member_id.as_str(), *m)).collect();
+    let lag = |m: &str, t: &Task| -> Option<u64> {
+        let end = members
+            .iter()
+            .flat_map(|x| &x.task_end_offsets)
+            .filter(|(s, p, _)| *s == t.0 && *p == t.1)
+            .map(|x| x.2)
+            .max();
+        spec_of[m]
+            .task_offsets
+            .iter()
+            .filter(|(s, p, _)| *s == t.0 && *p == t.1)
+            .filter_map(|&(_, _, o)| match (o, end) {
+                (-2, _) => Some(0),
+                (o, Some(e)) if o >= 0 => Some((e - o).max(0) as u64),
+                _ => None,
+            })
+            .min()
+    };
+    let caught = |m: &str, t: &Task| lag(m, t).is_some_and(|l| l <= acceptable.max(0) as u64);
+    let mut warm: BTreeSet<(String, Task)> = BTreeSet::new();
+    let any_lag = by_sub
+        .iter()
+        .any(|t| ids.iter().any(|m| lag(m, t).is_some()));
+    if any_lag {
+        let mut budget = warmups.max(0);
+        for pass in [true, false] {
+            for t in by_partition.iter().filter(|t| stateful(&t.0)) {
+                let o = owner[t].clone();
+                if prev_warmup.contains(&(t.clone(), o.clone())) != pass {
+                    continue;
+                }
+                if ids
+                    .iter()
+                    .any(|x| process[x.as_str()] == process[o.as_str()] && caught(x, t))
+                {
+                    continue;
+                }
+                let chosen = match prev_owner.get(t) {
+                    Some(p) if process.contains_key(p.as_str()) && caught(p, t) => Some(p.clone()),
+                    _ => ids
+                        .iter()
+                        .filter(|x| caught(x, t))
+                        .min_by(|a, b| {
+                            lag(a, t)
+                                .cmp(&lag(b, t))
+                                .then_with(|| cmp(&active, &standby, a, b))
+                        })
+                        .cloned(),
+                };
+                let Some(c) = chosen else { continue };
+                active.get_mut(&o).unwrap().remove(t);
+                active.get_mut(&c).unwrap().insert(t.clone());
+                owner.insert(t.clone(), c);
+                if budget > 0 {
+                    budget -= 1;
+                    standby.get_mut(&o).unwrap().insert(t.clone());
+                    warm.insert((o, t.clone()));
+                }
+            }
+        }
     }
 
     if r > 0 {
@@ -215,6 +335,8 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
         let (mut rem, mut n) = (by_sub.len() as u64 + r as u64 * s_tasks, ids.len() as u64);
         let mut qt = quota(rem, n);
         let mut left: BTreeMap<Task, i32> = BTreeMap::new();
+        // (p, q): process q holds a standby of a task active on process p.
+        let mut pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
         // S1.
         for t in by_partition.iter().rev() {
             if !stateful(&t.0) {
@@ -224,9 +346,17 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
                 let ok = |active: &BTreeMap<String, BTreeSet<Task>>,
                           standby: &BTreeMap<String, BTreeSet<Task>>,
                           m: &str| {
+                    let holders: Vec<String> = ids
+                        .iter()
+                        .filter(|x| {
+                            active[x.as_str()].contains(t) || standby[x.as_str()].contains(t)
+                        })
+                        .cloned()
+                        .collect();
                     process.contains_key(m)
                         && !holds(active, standby, m, t)
                         && load(active, standby, m) < qt
+                        && conflicts(m, &holders) == 0
                 };
                 let mut chosen = prev_owner
                     .get(t)
@@ -247,6 +377,7 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
                     break;
                 };
                 standby.get_mut(&m).unwrap().insert(t.clone());
+                pairs.insert((process[owner[t].as_str()], process[m.as_str()]));
                 if load(&active, &standby, &m) == qt {
                     rem -= qt;
                     n -= 1;
@@ -254,17 +385,54 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
                 }
             }
         }
-        // S2.
+        // S2: candidates in least-loaded order, one per process (its least-loaded member), at
+        // most 64 looked at: the first on a distinct rack whose process is not paired with the
+        // active's; else the fewest rack conflicts, then unpaired, then the earliest.
         for t in by_sub.iter().rev() {
             let Some(&k) = left.get(t) else { continue };
             for _ in 0..k {
-                let candidates: Vec<String> = ids
+                let mut candidates: Vec<String> = ids
                     .iter()
                     .filter(|m| !holds(&active, &standby, m, t))
                     .cloned()
                     .collect();
-                if let Some(m) = least(&active, &standby, candidates) {
+                candidates.sort_by(|a, b| cmp(&active, &standby, a, b));
+                let mut seen_process: BTreeSet<&str> = BTreeSet::new();
+                candidates.retain(|m| seen_process.insert(process[m.as_str()]));
+                candidates.truncate(64);
+                let holders: Vec<String> = ids
+                    .iter()
+                    .filter(|x| active[x.as_str()].contains(t) || standby[x.as_str()].contains(t))
+                    .cloned()
+                    .collect();
+                let a = process[owner[t].as_str()];
+                let rank = |m: &String| {
+                    let q = process[m.as_str()];
+                    (
+                        conflicts(m, &holders),
+                        pairs.contains(&(a, q)) || pairs.contains(&(q, a)),
+                    )
+                };
+                // Walked until a candidate with no conflicts and unpaired, the second one with no
+                // conflicts, or the 64th.
+                let mut walked = Vec::new();
+                let mut clean = 0;
+                for m in &candidates {
+                    let r = rank(m);
+                    walked.push((r, m));
+                    clean += usize::from(r.0 == 0);
+                    if r == (0, false) || clean >= 2 {
+                        break;
+                    }
+                }
+                let chosen = walked
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(i, (r, _))| (*r, *i))
+                    .map(|(_, (_, m))| (*m).clone());
+                if let Some(m) = chosen {
                     standby.get_mut(&m).unwrap().insert(t.clone());
+                    pairs.insert((a, process[m.as_str()]));
                 }
             }
         }
@@ -277,7 +445,11 @@ fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target
                 insert(&mut a.active, t);
             }
             for t in &standby[m] {
-                insert(&mut a.standby, t);
+                if warm.contains(&(m.clone(), t.clone())) {
+                    insert(&mut a.warmup, t);
+                } else {
+                    insert(&mut a.standby, t);
+                }
             }
             (m.clone(), a)
         })
@@ -374,6 +546,24 @@ fn check_invariants(
     if let (Some(min), Some(max)) = (counts.iter().min(), counts.iter().max()) {
         prop_assert!(max - min <= 1, "active counts {:?}", counts);
     }
+    // ... and of stateful active tasks on their own (docs/assignor.md).
+    let stateful_counts: Vec<usize> = out
+        .values()
+        .map(|a| {
+            a.active
+                .iter()
+                .filter(|(s, _)| stateful.get(s.as_str()).copied().unwrap_or(false))
+                .map(|(_, p)| p.len())
+                .sum()
+        })
+        .collect();
+    if let (Some(min), Some(max)) = (stateful_counts.iter().min(), stateful_counts.iter().max()) {
+        prop_assert!(
+            max - min <= 1,
+            "stateful active counts {:?}",
+            stateful_counts
+        );
+    }
 
     // 5. A member that lost a task it previously owned (smallest claimer of an existing task)
     // ends with at least floor(T / n) active tasks: it only loses tasks beyond its quota.
@@ -462,10 +652,13 @@ fn arb_member(i: usize, processes: usize) -> impl Strategy<Value = MemberSpec> {
     (
         0..processes.max(1),
         prop::option::weighted(0.6, (arb_task_map(), arb_task_map(), arb_task_map())),
+        any::<bool>(),
     )
-        .prop_map(move |(p, prev)| MemberSpec {
+        .prop_map(move |(p, prev, racked)| MemberSpec {
             member_id: format!("m{i:02}"),
             process_id: format!("p{p}"),
+            // Racks by process (some groups rackless): r0..r2.
+            rack_id: racked.then(|| format!("r{}", p % 3)),
             previous: prev
                 .map(|(active, standby, warmup)| Assignment {
                     active,
@@ -536,6 +729,77 @@ fn assignor_invariants_determinism_and_reference() {
     report_spread();
 }
 
+/// Random task offsets (some `-2`, some behind, some ahead of the end) and end offsets on the
+/// members of a group: step L and warm-ups against the reference; invariants 1-3.
+#[test]
+fn assignor_lag_aware_warmups_follow_the_reference() {
+    let offsets = prop::collection::vec((0u8..4, 0i32..12, -3i64..300), 0..12);
+    let strategy = (
+        arb_group(),
+        prop::collection::vec(offsets, 12),
+        0i64..150,
+        0i32..4,
+    );
+    let result = runner(1000).run(&strategy, |(g, reports, acceptable, w)| {
+        let members: Vec<MemberSpec> = g
+            .members
+            .iter()
+            .zip(&reports)
+            .map(|(m, rep)| {
+                let mut m = m.clone();
+                for &(s, p, o) in rep {
+                    if o % 5 == 0 {
+                        m.task_end_offsets.push((s.to_string(), p, 200 + o));
+                    } else {
+                        m.task_offsets
+                            .push((s.to_string(), p, if o < 0 { -2 } else { o }));
+                    }
+                }
+                m
+            })
+            .collect();
+        let out = assign_with(&members, &g.subs, g.replicas, (acceptable, w));
+        prop_assert_eq!(
+            &out,
+            &reference_with(&members, &g.subs, g.replicas, (acceptable, w))
+        );
+        let warm: usize = out.values().map(|a| count(&a.warmup)).sum();
+        prop_assert!(
+            warm <= w.max(0) as usize,
+            "{} warm-ups, at most {}",
+            warm,
+            w
+        );
+        // Invariants 1 and 2 with warm-ups: one active per task, one copy per process.
+        let process: BTreeMap<&str, &str> = members
+            .iter()
+            .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
+            .collect();
+        let mut actives: BTreeSet<Task> = BTreeSet::new();
+        let mut copies: BTreeSet<(&str, Task)> = BTreeSet::new();
+        for (m, a) in &out {
+            for t in task_list(&a.active) {
+                prop_assert!(actives.insert(t.clone()), "{:?} active twice", t);
+            }
+            for map in [&a.active, &a.standby, &a.warmup] {
+                for t in task_list(map) {
+                    prop_assert!(
+                        copies.insert((process[m.as_str()], t.clone())),
+                        "{:?} twice on one process",
+                        t
+                    );
+                }
+            }
+        }
+        let total: usize = g.subs.iter().map(|s| s.num_tasks.max(0) as usize).sum();
+        prop_assert_eq!(actives.len(), if members.is_empty() { 0 } else { total });
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
 #[test]
 fn assignor_join_moves_at_most_a_fair_share() {
     let strategy = (arb_stable_group(), any::<bool>(), 0usize..7);
@@ -553,11 +817,20 @@ fn assignor_join_moves_at_most_a_fair_share() {
         });
         let next = assign(&members, &g.subs, g.replicas);
         check_invariants(&members, &g.subs, g.replicas, &next)?;
-        let total: u64 = g.subs.iter().map(|s| s.num_tasks.max(0) as u64).sum();
         let n = g.members.len() as u64;
+        let class = |st: bool| -> u64 {
+            g.subs
+                .iter()
+                .filter(|s| s.stateful == st)
+                .map(|s| s.num_tasks.max(0) as u64)
+                .sum()
+        };
+        let total = class(true) + class(false);
         let moved = tasks_moved(&previous, &next);
+        // A fair share of all tasks, plus as many stateless tasks again as the stateful share
+        // moved, to even the totals out (each class is balanced on its own).
         prop_assert!(
-            moved <= total.div_ceil(n + 1),
+            moved <= total.div_ceil(n + 1) + class(true).div_ceil(n + 1),
             "{} moved, T = {}, n = {}",
             moved,
             total,
@@ -591,7 +864,19 @@ fn assignor_leave_moves_only_the_leavers_tasks() {
         } else {
             count(&previous[&gone.member_id].active) as u64
         };
-        prop_assert_eq!(moved, expected);
+        let both = g.subs.iter().any(|s| s.stateful && s.num_tasks > 0)
+            && g.subs.iter().any(|s| !s.stateful && s.num_tasks > 0);
+        // Separate balance of the two classes can move a few more (stateless tasks making room
+        // for stateful ones); with one class only, exactly the leaver's tasks move.
+        prop_assert!(
+            moved >= expected,
+            "{} moved, the leaver had {}",
+            moved,
+            expected
+        );
+        if !both {
+            prop_assert_eq!(moved, expected);
+        }
         Ok(())
     });
     if let Err(e) = result {

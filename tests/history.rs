@@ -66,7 +66,8 @@ fn by_group<T: Clone>(mut v: Vec<T>, gid: impl Fn(&T) -> String) -> Vec<T> {
 fn seen_reason(r: &str) -> &str {
     match r {
         "MEMBER_LEFT" | "MEMBER_FENCED" => "MEMBER_LEFT_OR_FENCED",
-        "MANUAL_ASSIGNMENT" => "UNKNOWN",
+        // Only the heartbeat's task offsets (memory, not records) show a warm-up caught up.
+        "MANUAL_ASSIGNMENT" | "WARMUP_CAUGHT_UP" => "UNKNOWN",
         other => other,
     }
 }

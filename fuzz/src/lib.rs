@@ -644,6 +644,8 @@ pub fn settings_json(config: &Config) -> Value {
         "group.streams.max.size": config.max_size,
         "group.streams.num.standby.replicas": config.num_standby_replicas,
         "group.streams.acceptable.recovery.lag": config.acceptable_recovery_lag,
+        "group.streams.num.warmup.replicas": config.num_warmup_replicas,
+        "group.streams.rack.aware.assignment.tags": config.rack_aware_assignment_tags,
         "group.streams.task.offset.interval.ms": config.task_offset_interval_ms,
         "group.streams.initial.rebalance.delay.ms": config.initial_rebalance_delay_ms,
         "group.streams.assignment.interval.ms": config.assignment_interval_ms,

@@ -362,6 +362,19 @@ pub enum Explain {
     /// armed the initial rebalance delay (PROTOCOL 4.7); with `cause` `ASSIGNMENT_INTERVAL`, the
     /// group epoch was bumped within `group.streams.assignment.interval.ms` of the last
     /// computation (assignment batching), and members reconcile towards the last target.
+    /// A warm-up in a new target: the task stays active on a caught-up member while this one
+    /// restores its state, until its lag is at most `acceptableRecoveryLag`.
+    #[serde(rename_all = "camelCase")]
+    WarmupAssigned {
+        group_id: String,
+        member_id: String,
+        subtopology_id: String,
+        partition: i32,
+        active_member_id: String,
+        /// The member's lag on the task as reported; none when unknown.
+        lag: Option<u64>,
+        acceptable_recovery_lag: i32,
+    },
     #[serde(rename_all = "camelCase")]
     AssignmentDelayed {
         group_id: String,

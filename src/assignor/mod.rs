@@ -21,7 +21,7 @@
 //!     MemberSpec { member_id: "b".into(), process_id: "p2".into(), ..Default::default() },
 //! ];
 //! let subtopologies = vec![SubtopologySpec { subtopology_id: "0".into(), num_tasks: 2, stateful: true }];
-//! let spec = GroupSpec { members: &members, subtopologies: &subtopologies, num_standby_replicas: 1 };
+//! let spec = GroupSpec::new(&members, &subtopologies, 1);
 //! let target = StickyAssignor.assign(&spec).unwrap();
 //! assert_eq!(target["a"].active["0"].len() + target["b"].active["0"].len(), 2);
 //! assert_eq!(target["a"].standby["0"].len(), 1);
@@ -52,6 +52,11 @@ pub struct MemberSpec {
     pub client_tags: BTreeMap<String, String>,
     /// The member's previous target (empty if none).
     pub previous: Assignment,
+    /// Reported changelog offsets per task `(subtopology, partition, offset)`; `-2` (Kafka's
+    /// `LATEST_OFFSET`) marks a running active task, which is caught up.
+    pub task_offsets: Vec<(String, i32, i64)>,
+    /// Reported changelog end offsets per task.
+    pub task_end_offsets: Vec<(String, i32, i64)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +82,34 @@ pub struct GroupSpec<'a> {
     pub subtopologies: &'a [SubtopologySpec],
     /// `group.streams.num.standby.replicas`.
     pub num_standby_replicas: i32,
+    /// Client-tag keys over whose values standbys spread, beside the rack id
+    /// (`group.streams.rack.aware.assignment.tags`).
+    pub rack_aware_tags: &'a [String],
+    /// Largest lag at which a member counts as caught up on a task
+    /// (`group.streams.acceptable.recovery.lag`).
+    pub acceptable_recovery_lag: i64,
+    /// Warm-ups the group holds at once at most (`group.streams.num.warmup.replicas`).
+    pub num_warmup_replicas: i32,
+}
+
+impl<'a> GroupSpec<'a> {
+    /// A spec with no rack-aware tags and Kafka's defaults for the lag settings (which matter
+    /// only when members report task offsets).
+    #[must_use]
+    pub fn new(
+        members: &'a [MemberSpec],
+        subtopologies: &'a [SubtopologySpec],
+        num_standby_replicas: i32,
+    ) -> Self {
+        GroupSpec {
+            members,
+            subtopologies,
+            num_standby_replicas,
+            rack_aware_tags: &[],
+            acceptable_recovery_lag: 10_000,
+            num_warmup_replicas: 2,
+        }
+    }
 }
 
 /// Computes target assignments. Deterministic: the same spec gives the same result.
@@ -85,6 +118,34 @@ pub trait TaskAssignor {
     fn name(&self) -> &'static str;
     /// A target for every member of the spec.
     fn assign(&self, spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String>;
+}
+
+/// A member's lag on a task, by docs/assignor.md's rule: 0 for a reported offset of `-2`;
+/// otherwise the task's end offset (the largest any member reported) minus the member's reported
+/// offset, at least 0; `None` when either is unknown.
+#[must_use]
+pub fn task_lag(
+    members: &[MemberSpec],
+    member: &MemberSpec,
+    sub: &str,
+    partition: i32,
+) -> Option<u64> {
+    let end = members
+        .iter()
+        .flat_map(|m| &m.task_end_offsets)
+        .filter(|(s, p, _)| s == sub && *p == partition)
+        .map(|&(_, _, o)| o)
+        .max();
+    member
+        .task_offsets
+        .iter()
+        .filter(|(s, p, _)| s == sub && *p == partition)
+        .filter_map(|&(_, _, o)| match (o, end) {
+            (-2, _) => Some(0),
+            (o, Some(e)) if o >= 0 => Some(u64::try_from(e.saturating_sub(o)).unwrap_or(0)),
+            _ => None,
+        })
+        .min()
 }
 
 /// Number of active tasks whose owner in `next` differs from their owner in `previous`.

@@ -14,7 +14,7 @@
 //! all.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
 
 use super::{GroupSpec, TaskAssignor};
 use crate::tasks::{Assignment, TaskMap};
@@ -73,6 +73,19 @@ struct Group<'a> {
     /// Standbys each stateful task can actually get: `min(num.standby.replicas, processes - 1)`.
     replicas: u32,
     num_stateful_tasks: u64,
+    /// Dimensions standbys spread over: the rack id, then each rack-aware tag key.
+    dims: usize,
+    /// Member `m`'s value in dimension `d` is `member_dims[m * dims + d]`, interned, `NONE`
+    /// when the member has none.
+    member_dims: Vec<u32>,
+    /// Known lags of task `t`: `lags[lag_offset[t]..lag_offset[t + 1]]`, `(member, lag)` in
+    /// member order; empty for every task when no member reported offsets.
+    lag_offset: Vec<u32>,
+    lags: Vec<(u32, u64)>,
+    acceptable_lag: u64,
+    num_warmups: u32,
+    /// `(task, member)` of previous warm-ups, sorted.
+    prev_warmup: Vec<(u32, u32)>,
 }
 
 /// The result of the phases, in indices.
@@ -82,6 +95,38 @@ struct Placement {
     active_count: Vec<u32>,
     /// (task, member) per standby.
     standby: Vec<(u32, u32)>,
+    /// (task, member) per warm-up.
+    warmup: Vec<(u32, u32)>,
+}
+
+/// Standby candidates looked at per replica, in least-loaded order, for one on a distinct rack
+/// (and tag values) whose process is not paired with the active's.
+const SCAN_LIMIT: usize = 64;
+
+/// Candidates without conflicts looked at for one whose process is not paired with the active's:
+/// pairing is a preference between near-equals, and in a large group every process soon pairs
+/// with many others (looking further would cost a scan per replica for nothing).
+const PAIR_CANDIDATES: usize = 2;
+
+/// Hashes a pair of process numbers (membership tests only: no iteration order depends on it).
+#[derive(Default)]
+struct PairHasher(u64);
+
+impl std::hash::Hasher for PairHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 ^= self.0 >> 29;
+    }
 }
 
 fn too_many(what: &str) -> String {
@@ -172,10 +217,16 @@ impl<'a> Group<'a> {
             task_sub.extend(std::iter::repeat_n(s as u32, n as usize));
         }
 
-        // The existing tasks of a previous entry: its subtopology is looked up once, and only
-        // partitions in range are visited.
-        let tasks_of = |sub: &str, parts: &'a BTreeSet<i32>| {
-            let found = sub_ids.binary_search(&sub).ok();
+        // The existing tasks of a previous entry. A task map's keys are sorted like `sub_ids`,
+        // so one forward cursor per map finds every subtopology (no search per entry).
+        let tasks_of = |cursor: &mut usize, sub: &str, parts: &'a BTreeSet<i32>| {
+            while sub_ids.get(*cursor).is_some_and(|&id| id < sub) {
+                *cursor += 1;
+            }
+            let found = sub_ids
+                .get(*cursor)
+                .filter(|&&id| id == sub)
+                .map(|_| *cursor);
             let (base, n) = found.map_or((0, 0), |s| (sub_offset[s], sub_tasks[s]));
             let end = i32::try_from(n).unwrap_or(i32::MAX);
             parts.range(0..end).map(move |&p| base + p as u32)
@@ -188,8 +239,9 @@ impl<'a> Group<'a> {
         let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
         for (m, &i) in by_id.iter().enumerate() {
             let previous = &members[i].previous;
+            let mut cursor = 0;
             for (sub, parts) in &previous.active {
-                for t in tasks_of(sub, parts) {
+                for t in tasks_of(&mut cursor, sub, parts) {
                     let owner = &mut prev_active[t as usize];
                     if *owner == NONE {
                         *owner = m as u32;
@@ -197,12 +249,85 @@ impl<'a> Group<'a> {
                 }
             }
             for map in [&previous.standby, &previous.warmup] {
+                let mut cursor = 0;
                 for (sub, parts) in map {
-                    standby_pairs.extend(tasks_of(sub, parts).map(|t| (t, m as u32)));
+                    standby_pairs.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
                 }
             }
         }
         let (prev_standby_offset, prev_standby) = group_by_task(num_tasks, &standby_pairs);
+        let mut prev_warmup: Vec<(u32, u32)> = Vec::new();
+        for (m, &i) in by_id.iter().enumerate() {
+            let mut cursor = 0;
+            for (sub, parts) in &members[i].previous.warmup {
+                prev_warmup.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
+            }
+        }
+        prev_warmup.sort_unstable();
+
+        // Rack id and rack-aware tags, interned per dimension.
+        let dims = 1 + spec.rack_aware_tags.len();
+        let mut interned: HashMap<(usize, &str), u32> = HashMap::new();
+        let mut member_dims = Vec::with_capacity(members.len() * dims);
+        for &i in &by_id {
+            let m = &members[i];
+            let values = std::iter::once(m.rack_id.as_deref()).chain(
+                spec.rack_aware_tags
+                    .iter()
+                    .map(|k| m.client_tags.get(k).map(String::as_str)),
+            );
+            for (d, v) in values.enumerate() {
+                member_dims.push(v.map_or(NONE, |v| {
+                    let next = interned.len() as u32;
+                    *interned.entry((d, v)).or_insert(next)
+                }));
+            }
+        }
+
+        // Lags: a task's end offset is the largest any member reported.
+        // Reports list a subtopology's partitions together, so the last subtopology found is
+        // tried before a search.
+        let mut last_sub = usize::MAX;
+        let mut task_index = |sub: &str, p: i32| -> Option<u32> {
+            if sub_ids.get(last_sub) != Some(&sub) {
+                last_sub = sub_ids.binary_search(&sub).ok()?;
+            }
+            let s = last_sub;
+            let p = u32::try_from(p).ok().filter(|&p| p < sub_tasks[s])?;
+            Some(sub_offset[s] + p)
+        };
+        // `None` until some member reports an end offset for the task.
+        let mut end: Vec<Option<i64>> = Vec::new();
+        for m in members {
+            for (sub, p, o) in &m.task_end_offsets {
+                if let Some(t) = task_index(sub, *p) {
+                    if end.is_empty() {
+                        end = vec![None; num_tasks];
+                    }
+                    let e = &mut end[t as usize];
+                    *e = Some(e.map_or(*o, |e| e.max(*o)));
+                }
+            }
+        }
+        let mut lag_pairs: Vec<(u32, (u32, u64))> = Vec::new();
+        for (m, &i) in by_id.iter().enumerate() {
+            for (sub, p, o) in &members[i].task_offsets {
+                let Some(t) = task_index(sub, *p) else {
+                    continue;
+                };
+                let lag = match (*o, end.get(t as usize).copied().flatten()) {
+                    (-2, _) => 0,
+                    (o, Some(e)) if o >= 0 => u64::try_from(e.saturating_sub(o)).unwrap_or(0),
+                    _ => continue,
+                };
+                lag_pairs.push((t, (m as u32, lag)));
+            }
+        }
+        let (lag_offset, lags) = if lag_pairs.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            group_by_task(num_tasks, &lag_pairs)
+        };
 
         let partition_order = partition_order(&sub_tasks, &sub_offset);
 
@@ -210,6 +335,13 @@ impl<'a> Group<'a> {
         let replicas = num_standby_replicas.min(capacity.len().saturating_sub(1) as u64) as u32;
 
         Ok(Group {
+            dims,
+            member_dims,
+            lag_offset,
+            lags,
+            acceptable_lag: u64::try_from(spec.acceptable_recovery_lag).unwrap_or(0),
+            num_warmups: u32::try_from(spec.num_warmup_replicas).unwrap_or(0),
+            prev_warmup,
             member_ids,
             member_process,
             capacity,
@@ -241,62 +373,188 @@ impl<'a> Group<'a> {
             [self.prev_standby_offset[t] as usize..self.prev_standby_offset[t + 1] as usize]
     }
 
+    fn lags_of(&self, task: u32) -> &[(u32, u64)] {
+        let t = task as usize;
+        match (self.lag_offset.get(t), self.lag_offset.get(t + 1)) {
+            (Some(&a), Some(&b)) => &self.lags[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+
+    /// The member's smallest known lag on the task, if it is at most the acceptable lag.
+    fn caught_up(&self, member: u32, task: u32) -> Option<u64> {
+        self.lags_of(task)
+            .iter()
+            .filter(|&&(m, lag)| m == member && lag <= self.acceptable_lag)
+            .map(|&(_, lag)| lag)
+            .min()
+    }
+
+    fn process_caught_up(&self, process: u32, task: u32) -> bool {
+        self.lags_of(task).iter().any(|&(m, lag)| {
+            self.member_process[m as usize] == process && lag <= self.acceptable_lag
+        })
+    }
+
+    fn dims_of(&self, member: u32) -> &[u32] {
+        let start = member as usize * self.dims;
+        &self.member_dims[start..start + self.dims]
+    }
+
+    /// Dimensions in which `member` has a value that one of `holders` has too.
+    fn conflicts(&self, member: u32, holders: &[u32]) -> usize {
+        let mine = self.dims_of(member);
+        (0..self.dims)
+            .filter(|&d| mine[d] != NONE && holders.iter().any(|&h| self.dims_of(h)[d] == mine[d]))
+            .count()
+    }
+
     fn place(&self) -> Placement {
         let num_tasks = self.num_tasks();
-        let num_members = self.member_ids.len() as u64;
+        let num_members = self.member_ids.len();
         let mut loads = Loads::new(&self.member_process, &self.capacity);
         let mut owner = vec![NONE; num_tasks];
 
-        // A1: stickiness.
-        let mut qa = Quota::new(num_tasks as u64, num_members);
-        for &t in &self.partition_order {
-            let prev = self.prev_active[t as usize];
-            if prev != NONE && qa.below(loads.active[prev as usize]) {
-                owner[t as usize] = prev;
-                loads.add_active(prev);
-                qa.on_assigned(loads.active[prev as usize]);
-            }
-        }
-
-        // A2: standby promotion.
-        for &t in &self.partition_order {
-            if owner[t as usize] != NONE {
+        // Stateful tasks, then stateless ones, each through A1-A3 with its own quota `qc` beside
+        // the overall quota `qa`; with one class only, `qc` and `qa` are the same.
+        let mut qa = Quota::new(num_tasks as u64, num_members as u64);
+        let mut class_count = vec![0u32; num_members];
+        for class in [true, false] {
+            let class_tasks = (0..num_tasks as u32)
+                .filter(|&t| self.stateful(t) == class)
+                .count();
+            if class_tasks == 0 {
                 continue;
             }
-            let best = self
-                .prev_standby_of(t)
-                .iter()
-                .copied()
-                .filter(|&c| qa.below(loads.active[c as usize]))
-                .reduce(|best, c| if loads.less(c, best) { c } else { best });
-            if let Some(m) = best {
-                owner[t as usize] = m;
-                loads.add_active(m);
-                qa.on_assigned(loads.active[m as usize]);
+            let mut qc = Quota::new(class_tasks as u64, num_members as u64);
+            class_count.fill(0);
+            macro_rules! give {
+                ($t:expr, $m:expr) => {{
+                    let (t, m): (u32, u32) = ($t, $m);
+                    owner[t as usize] = m;
+                    loads.add_active(m);
+                    class_count[m as usize] += 1;
+                    qc.on_assigned(class_count[m as usize]);
+                    qa.on_assigned(loads.active[m as usize]);
+                }};
+            }
+
+            // A1: stickiness.
+            for &t in &self.partition_order {
+                let prev = self.prev_active[t as usize];
+                if self.stateful(t) == class
+                    && prev != NONE
+                    && (!class || qc.below(class_count[prev as usize]))
+                    && qa.below(loads.active[prev as usize])
+                {
+                    give!(t, prev);
+                }
+            }
+
+            // A2: standby promotion.
+            for &t in &self.partition_order {
+                if self.stateful(t) != class || owner[t as usize] != NONE {
+                    continue;
+                }
+                let best = self
+                    .prev_standby_of(t)
+                    .iter()
+                    .copied()
+                    .filter(|&c| {
+                        (!class || qc.below(class_count[c as usize]))
+                            && qa.below(loads.active[c as usize])
+                    })
+                    .reduce(|best, c| if loads.less(c, best) { c } else { best });
+                if let Some(m) = best {
+                    give!(t, m);
+                }
+            }
+
+            // A3: fill, in (subtopology id, partition) order.
+            for t in 0..num_tasks as u32 {
+                if self.stateful(t) != class || owner[t as usize] != NONE {
+                    continue;
+                }
+                if let Some(m) = loads.least_loaded() {
+                    give!(t, m);
+                }
             }
         }
 
-        // A3: fill, in (subtopology id, partition) order.
-        for slot in owner.iter_mut().filter(|o| **o == NONE) {
-            if let Some(m) = loads.least_loaded(|_| false) {
-                *slot = m;
-                loads.add_active(m);
-            }
-        }
+        let warmup = self.place_warmups(&mut owner, &mut loads);
 
         let mut standby = Vec::new();
         if self.replicas > 0 {
-            standby = self.place_standbys(&owner, &mut loads);
+            standby = self.place_standbys(&owner, &warmup, &mut loads);
         }
 
         Placement {
             active_owner: owner,
             active_count: loads.active,
             standby,
+            warmup,
         }
     }
 
-    fn place_standbys(&self, owner: &[u32], loads: &mut Loads) -> Vec<(u32, u32)> {
+    /// L: a stateful task whose balanced owner's process is not caught up goes to a caught-up
+    /// member (its previous owner if caught up, else the least lag, then least loaded), and the
+    /// balanced owner gets a warm-up of it while the group's warm-ups last. Tasks whose balanced
+    /// owner already had the warm-up come first, then the others, each in partition order.
+    fn place_warmups(&self, owner: &mut [u32], loads: &mut Loads) -> Vec<(u32, u32)> {
+        let mut warmup = Vec::new();
+        if self.lags.is_empty() {
+            return warmup;
+        }
+        let mut budget = self.num_warmups;
+        for had_it in [true, false] {
+            for &t in &self.partition_order {
+                let o = owner[t as usize];
+                if !self.stateful(t) || o == NONE || self.lags_of(t).is_empty() {
+                    continue;
+                }
+                if self.prev_warmup.binary_search(&(t, o)).is_ok() != had_it
+                    || self.process_caught_up(self.member_process[o as usize], t)
+                {
+                    continue;
+                }
+                let prev = self.prev_active[t as usize];
+                let chosen = if prev != NONE && self.caught_up(prev, t).is_some() {
+                    Some(prev)
+                } else {
+                    self.lags_of(t)
+                        .iter()
+                        .filter(|&&(_, lag)| lag <= self.acceptable_lag)
+                        .map(|&(m, lag)| (lag, m))
+                        .reduce(|best, c| {
+                            if c.0 < best.0 || (c.0 == best.0 && loads.less(c.1, best.1)) {
+                                c
+                            } else {
+                                best
+                            }
+                        })
+                        .map(|(_, m)| m)
+                };
+                let Some(c) = chosen else { continue };
+                owner[t as usize] = c;
+                loads.remove_active(o);
+                loads.add_active(c);
+                if budget > 0 {
+                    budget -= 1;
+                    warmup.push((t, o));
+                    loads.add(o);
+                }
+            }
+        }
+        warmup.sort_unstable();
+        warmup
+    }
+
+    fn place_standbys(
+        &self,
+        owner: &[u32],
+        warmup: &[(u32, u32)],
+        loads: &mut Loads,
+    ) -> Vec<(u32, u32)> {
         let num_tasks = self.num_tasks();
         let num_processes = self.capacity.len();
         let replicas = self.replicas;
@@ -308,6 +566,17 @@ impl<'a> Group<'a> {
         let mut s1_start = vec![0usize; num_tasks];
         let mut s1_count = vec![0u32; num_tasks];
         let process_of = |m: u32| self.member_process[m as usize] as usize;
+        let warmup_of = |t: u32| {
+            warmup
+                .binary_search_by(|&(w, _)| w.cmp(&t))
+                .ok()
+                .map(|i| warmup[i].1)
+        };
+        // `(p << 32) | q`: process `q` holds a standby of a task active on process `p`.
+        let mut pairs: HashSet<u64, std::hash::BuildHasherDefault<PairHasher>> = HashSet::default();
+        let pair = |p: usize, q: usize| ((p as u64) << 32) | q as u64;
+        // The members holding the task being placed (active, warm-up, standbys).
+        let mut holders: Vec<u32> = Vec::new();
 
         // S1: sticky standbys, in (partition, subtopology id) descending order.
         let total = (num_tasks as u64).saturating_add(
@@ -320,14 +589,21 @@ impl<'a> Group<'a> {
                 continue;
             }
             stamp += 1;
+            holders.clear();
             let active = owner[t as usize];
-            if active != NONE {
-                mark[process_of(active)] = stamp;
+            for m in [Some(active), warmup_of(t)].into_iter().flatten() {
+                if m != NONE {
+                    mark[process_of(m)] = stamp;
+                    holders.push(m);
+                }
             }
             let start = standby.len();
             for _ in 0..replicas {
-                let eligible =
-                    |m: u32| mark[process_of(m)] != stamp && qt.below(loads.load[m as usize]);
+                let eligible = |m: u32| {
+                    mark[process_of(m)] != stamp
+                        && qt.below(loads.load[m as usize])
+                        && self.conflicts(m, &holders) == 0
+                };
                 let prev = self.prev_active[t as usize];
                 let chosen = if prev != NONE && eligible(prev) {
                     Some(prev)
@@ -342,6 +618,10 @@ impl<'a> Group<'a> {
                 standby.push((t, m));
                 loads.add(m);
                 mark[process_of(m)] = stamp;
+                holders.push(m);
+                if active != NONE {
+                    pairs.insert(pair(process_of(active), process_of(m)));
+                }
                 qt.on_assigned(loads.load[m as usize]);
             }
             s1_start[t as usize] = start;
@@ -355,27 +635,53 @@ impl<'a> Group<'a> {
                 continue;
             }
             stamp += 1;
-            let mut holders = 0usize;
-            if owner[t] != NONE {
-                mark[process_of(owner[t])] = stamp;
-                holders += 1;
+            holders.clear();
+            let active = owner[t];
+            for m in [Some(active), warmup_of(t as u32)].into_iter().flatten() {
+                if m != NONE {
+                    mark[process_of(m)] = stamp;
+                    holders.push(m);
+                }
             }
             let start = s1_start[t];
             for &(_, m) in &standby[start..start + placed as usize] {
                 mark[process_of(m)] = stamp;
-                holders += 1;
+                holders.push(m);
             }
             for _ in placed..replicas {
-                if holders >= num_processes {
+                if holders.len() >= num_processes {
                     break;
                 }
-                let Some(m) = loads.least_loaded(|p| mark[p as usize] == stamp) else {
-                    break;
-                };
+                // The first candidate in least-loaded order on distinct racks and tag values
+                // whose process is not paired with the active's; failing that within the scan
+                // limit, the fewest conflicts, then unpaired, then least loaded.
+                let mut best: Option<((usize, bool), u32)> = None;
+                let mut seen = 0usize;
+                let mut clean = 0usize;
+                loads.scan(|_, p, m| {
+                    if mark[p as usize] == stamp {
+                        return false;
+                    }
+                    seen += 1;
+                    let paired = active != NONE && {
+                        let a = process_of(active);
+                        pairs.contains(&pair(a, p as usize)) || pairs.contains(&pair(p as usize, a))
+                    };
+                    let rank = (self.conflicts(m, &holders), paired);
+                    if best.is_none_or(|(b, _)| rank < b) {
+                        best = Some((rank, m));
+                    }
+                    clean += usize::from(rank.0 == 0);
+                    rank == (0, false) || clean >= PAIR_CANDIDATES || seen >= SCAN_LIMIT
+                });
+                let Some((_, m)) = best else { break };
                 standby.push((t as u32, m));
                 loads.add(m);
                 mark[process_of(m)] = stamp;
-                holders += 1;
+                holders.push(m);
+                if active != NONE {
+                    pairs.insert(pair(process_of(active), process_of(m)));
+                }
             }
         }
         standby
@@ -430,6 +736,13 @@ impl<'a> Group<'a> {
             .collect();
         standby.sort_unstable();
         let mut standby_tasks: &[u64] = &standby;
+        let mut warmup: Vec<u64> = placement
+            .warmup
+            .iter()
+            .map(|&(t, m)| (u64::from(m) << 32) | u64::from(t))
+            .collect();
+        warmup.sort_unstable();
+        let mut warmup_tasks: &[u64] = &warmup;
 
         // Collected in member-id order, so the map is bulk-built from a sorted sequence.
         let mut out = Vec::with_capacity(num_members);
@@ -439,13 +752,16 @@ impl<'a> Group<'a> {
             member_standby.clear();
             member_standby.extend(standby_tasks[..run].iter().map(|&k| k as u32));
             standby_tasks = &standby_tasks[run..];
+            let run = warmup_tasks.partition_point(|&k| (k >> 32) as usize == m);
+            let member_warmup: Vec<u32> = warmup_tasks[..run].iter().map(|&k| k as u32).collect();
+            warmup_tasks = &warmup_tasks[run..];
             let mine = &active[offsets[m] as usize..offsets[m + 1] as usize];
             out.push((
                 (*id).to_string(),
                 Assignment {
                     active: self.task_map(mine),
                     standby: self.task_map(&member_standby),
-                    warmup: TaskMap::new(),
+                    warmup: self.task_map(&member_warmup),
                 },
             ));
         }
@@ -455,7 +771,7 @@ impl<'a> Group<'a> {
 
 /// Pairs `(task, member)` grouped by task (stable, so members keep their order): CSR offsets
 /// (one more than tasks) and the members.
-fn group_by_task(num_tasks: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+fn group_by_task<V: Copy + Default>(num_tasks: usize, pairs: &[(u32, V)]) -> (Vec<u32>, Vec<V>) {
     let mut offsets = vec![0u32; num_tasks + 1];
     for &(t, _) in pairs {
         offsets[t as usize + 1] += 1;
@@ -464,7 +780,7 @@ fn group_by_task(num_tasks: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>)
         offsets[i + 1] += offsets[i];
     }
     let mut fill = offsets.clone();
-    let mut members = vec![0u32; pairs.len()];
+    let mut members = vec![V::default(); pairs.len()];
     for &(t, m) in pairs {
         let slot = &mut fill[t as usize];
         members[*slot as usize] = m;
@@ -557,6 +873,9 @@ impl Ord for ProcessKey {
         self.member_load
             .cmp(&other.member_load)
             .then_with(|| {
+                if self.capacity == other.capacity {
+                    return self.process_load.cmp(&other.process_load);
+                }
                 let lhs = u128::from(self.process_load) * u128::from(other.capacity);
                 let rhs = u128::from(other.process_load) * u128::from(self.capacity);
                 lhs.cmp(&rhs)
@@ -581,50 +900,79 @@ impl PartialEq for ProcessKey {
 impl Eq for ProcessKey {}
 
 /// Loads and the least-loaded index.
+///
+/// Two levels of binary min-heaps kept exact at all times: per process, its members by
+/// (member load, member id), stored as one flat array of per-process segments; over the
+/// processes, each process by its best member's key. A placement re-keys its member and its
+/// process in place (a sift each), so the top of the process heap is always the least-loaded
+/// member of the group, and the members in least-loaded order can be enumerated without
+/// changing either heap.
 struct Loads<'g> {
     member_process: &'g [u32],
     capacity: &'g [u32],
-    /// Active + standby per member.
+    /// Active + standby (+ warm-up) per member.
     load: Vec<u32>,
     active: Vec<u32>,
-    /// Active + standby per process.
+    /// Active + standby (+ warm-up) per process.
     process_load: Vec<u64>,
-    /// Per process, its members keyed by (load, member); lazily re-keyed.
-    members: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
-    /// One entry per process; lazily re-keyed.
-    processes: BinaryHeap<Reverse<ProcessKey>>,
-    set_aside: Vec<ProcessKey>,
+    /// Process `p`'s members are the heap `member_heap[member_start[p]..member_start[p + 1]]`.
+    member_heap: Vec<u32>,
+    member_start: Vec<u32>,
+    /// Position of each member in `member_heap`.
+    member_pos: Vec<u32>,
+    /// Each process keyed by its best member, inline so that sifts compare contiguous keys.
+    process_heap: Vec<ProcessKey>,
+    process_pos: Vec<u32>,
+    /// Scratch space of [`Loads::scan`].
+    frontier: BinaryHeap<Reverse<(ProcessKey, u32)>>,
 }
 
 impl<'g> Loads<'g> {
     fn new(member_process: &'g [u32], capacity: &'g [u32]) -> Self {
-        let mut members: Vec<BinaryHeap<Reverse<(u32, u32)>>> = capacity
-            .iter()
-            .map(|&c| BinaryHeap::with_capacity(c as usize))
-            .collect();
+        let num_members = member_process.len();
+        let mut member_start = Vec::with_capacity(capacity.len() + 1);
+        let mut acc = 0u32;
+        for &c in capacity {
+            member_start.push(acc);
+            acc += c;
+        }
+        member_start.push(acc);
+        // Members in id order within each segment: with equal loads that is already a heap.
+        let mut fill = member_start.clone();
+        let mut member_heap = vec![0u32; num_members];
+        let mut member_pos = vec![0u32; num_members];
         for (m, &p) in member_process.iter().enumerate() {
-            members[p as usize].push(Reverse((0, m as u32)));
+            let slot = &mut fill[p as usize];
+            member_heap[*slot as usize] = m as u32;
+            member_pos[m] = *slot;
+            *slot += 1;
         }
         let mut loads = Loads {
             member_process,
             capacity,
-            load: vec![0; member_process.len()],
-            active: vec![0; member_process.len()],
+            load: vec![0; num_members],
+            active: vec![0; num_members],
             process_load: vec![0; capacity.len()],
-            members,
-            processes: BinaryHeap::with_capacity(capacity.len()),
-            set_aside: Vec::new(),
+            member_heap,
+            member_start,
+            member_pos,
+            process_heap: Vec::with_capacity(capacity.len()),
+            process_pos: (0..capacity.len() as u32).collect(),
+            frontier: BinaryHeap::new(),
         };
-        let keys: Vec<Reverse<ProcessKey>> = (0..capacity.len() as u32)
-            .filter_map(|p| loads.fresh_key(p).map(Reverse))
+        loads.process_heap = (0..capacity.len() as u32)
+            .map(|p| loads.process_key(p))
             .collect();
-        loads.processes = BinaryHeap::from(keys);
+        for i in (0..capacity.len()).rev() {
+            loads.process_sift_down(i);
+        }
         loads
     }
 
     fn add(&mut self, member: u32) {
         self.load[member as usize] += 1;
         self.process_load[self.member_process[member as usize] as usize] += 1;
+        self.rekey(member);
     }
 
     fn add_active(&mut self, member: u32) {
@@ -632,67 +980,156 @@ impl<'g> Loads<'g> {
         self.add(member);
     }
 
+    fn remove_active(&mut self, member: u32) {
+        let m = member as usize;
+        self.active[m] = self.active[m].saturating_sub(1);
+        self.load[m] = self.load[m].saturating_sub(1);
+        let p = self.member_process[m] as usize;
+        self.process_load[p] = self.process_load[p].saturating_sub(1);
+        self.rekey(member);
+    }
+
     /// Whether member `a` is less loaded than member `b` (2.10's order).
     fn less(&self, a: u32, b: u32) -> bool {
-        let (pa, pb) = (
-            self.member_process[a as usize] as usize,
-            self.member_process[b as usize] as usize,
-        );
-        let key = |m: u32, p: usize| ProcessKey {
+        self.key(a) < self.key(b)
+    }
+
+    fn key(&self, m: u32) -> ProcessKey {
+        let p = self.member_process[m as usize] as usize;
+        ProcessKey {
             member_load: self.load[m as usize],
             process_load: self.process_load[p],
             capacity: u64::from(self.capacity[p]),
             member: m,
             process: p as u32,
-        };
-        key(a, pa) < key(b, pb)
+        }
     }
 
-    /// The current key of process `p`: its least-loaded member, after refreshing stale member
-    /// entries.
-    fn fresh_key(&mut self, p: u32) -> Option<ProcessKey> {
-        let heap = &mut self.members[p as usize];
+    /// The key of process `p`: its best member's.
+    fn process_key(&self, p: u32) -> ProcessKey {
+        self.key(self.member_heap[self.member_start[p as usize] as usize])
+    }
+
+    /// After `member`'s load changed: re-keys it in its process's heap and the process in the
+    /// process heap.
+    fn rekey(&mut self, member: u32) {
+        let p = self.member_process[member as usize] as usize;
+        let base = self.member_start[p] as usize;
+        let local = self.member_pos[member as usize] as usize - base;
+        let local = self.member_sift_up(p, local);
+        self.member_sift_down(p, local);
+        let i = self.process_pos[p] as usize;
+        self.process_heap[i] = self.process_key(p as u32);
+        let i = self.process_sift_up(i);
+        self.process_sift_down(i);
+    }
+
+    fn member_less(&self, a: u32, b: u32) -> bool {
+        (self.load[a as usize], a) < (self.load[b as usize], b)
+    }
+
+    fn member_swap(&mut self, base: usize, i: usize, j: usize) {
+        self.member_heap.swap(base + i, base + j);
+        self.member_pos[self.member_heap[base + i] as usize] = (base + i) as u32;
+        self.member_pos[self.member_heap[base + j] as usize] = (base + j) as u32;
+    }
+
+    fn member_sift_up(&mut self, p: usize, mut i: usize) -> usize {
+        let base = self.member_start[p] as usize;
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if !self.member_less(self.member_heap[base + i], self.member_heap[base + parent]) {
+                break;
+            }
+            self.member_swap(base, i, parent);
+            i = parent;
+        }
+        i
+    }
+
+    fn member_sift_down(&mut self, p: usize, mut i: usize) {
+        let base = self.member_start[p] as usize;
+        let len = (self.member_start[p + 1] as usize) - base;
         loop {
-            let &Reverse((load, member)) = heap.peek()?;
-            let current = self.load[member as usize];
-            if load == current {
-                return Some(ProcessKey {
-                    member_load: load,
-                    process_load: self.process_load[p as usize],
-                    capacity: u64::from(self.capacity[p as usize]),
-                    member,
-                    process: p,
-                });
+            let mut best = i;
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < len
+                    && self.member_less(
+                        self.member_heap[base + child],
+                        self.member_heap[base + best],
+                    )
+                {
+                    best = child;
+                }
             }
-            heap.pop();
-            heap.push(Reverse((current, member)));
+            if best == i {
+                return;
+            }
+            self.member_swap(base, i, best);
+            i = best;
         }
     }
 
-    /// The least-loaded member whose process is not `excluded`. The caller then places a task
-    /// on it with `add`, which makes its process's entry stale.
-    fn least_loaded(&mut self, excluded: impl Fn(u32) -> bool) -> Option<u32> {
-        let mut found = None;
-        while let Some(&Reverse(key)) = self.processes.peek() {
-            if key.process_load != self.process_load[key.process as usize] {
-                self.processes.pop();
-                if let Some(fresh) = self.fresh_key(key.process) {
-                    self.processes.push(Reverse(fresh));
+    fn process_swap(&mut self, i: usize, j: usize) {
+        self.process_heap.swap(i, j);
+        self.process_pos[self.process_heap[i].process as usize] = i as u32;
+        self.process_pos[self.process_heap[j].process as usize] = j as u32;
+    }
+
+    fn process_sift_up(&mut self, mut i: usize) -> usize {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.process_heap[i] >= self.process_heap[parent] {
+                break;
+            }
+            self.process_swap(i, parent);
+            i = parent;
+        }
+        i
+    }
+
+    fn process_sift_down(&mut self, mut i: usize) {
+        let len = self.process_heap.len();
+        loop {
+            let mut best = i;
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < len && self.process_heap[child] < self.process_heap[best] {
+                    best = child;
                 }
-                continue;
             }
-            if excluded(key.process) {
-                self.processes.pop();
-                self.set_aside.push(key);
-                continue;
+            if best == i {
+                return;
             }
-            found = Some(key.member);
-            break;
+            self.process_swap(i, best);
+            i = best;
         }
-        for key in self.set_aside.drain(..) {
-            self.processes.push(Reverse(key));
+    }
+
+    /// The least-loaded member of the group.
+    fn least_loaded(&self) -> Option<u32> {
+        Some(self.process_heap.first()?.member)
+    }
+
+    /// The processes' best members in least-loaded order, lazily: `visit` is called with each
+    /// process and its best member until it returns `true` (the scan stops there) or every
+    /// process was visited. Neither heap changes; the cost is O(k log k) for k visits.
+    fn scan(&mut self, mut visit: impl FnMut(&Self, u32, u32) -> bool) {
+        let mut frontier = std::mem::take(&mut self.frontier);
+        frontier.clear();
+        if let Some(&key) = self.process_heap.first() {
+            frontier.push(Reverse((key, 0)));
         }
-        found
+        while let Some(Reverse((key, i))) = frontier.pop() {
+            if visit(self, key.process, key.member) {
+                break;
+            }
+            for child in [2 * i + 1, 2 * i + 2] {
+                if let Some(&key) = self.process_heap.get(child as usize) {
+                    frontier.push(Reverse((key, child)));
+                }
+            }
+        }
+        self.frontier = frontier;
     }
 }
 
@@ -740,11 +1177,7 @@ mod tests {
         r: i32,
     ) -> BTreeMap<String, Assignment> {
         StickyAssignor
-            .assign(&GroupSpec {
-                members,
-                subtopologies: subs,
-                num_standby_replicas: r,
-            })
+            .assign(&GroupSpec::new(members, subs, r))
             .unwrap()
     }
 
@@ -953,20 +1386,67 @@ mod tests {
     #[test]
     fn assignor_rejects_duplicate_ids() {
         let members = [member("a", "p1", &[], &[]), member("a", "p2", &[], &[])];
-        let spec = GroupSpec {
-            members: &members,
-            subtopologies: &[],
-            num_standby_replicas: 0,
-        };
+        let spec = GroupSpec::new(&members, &[], 0);
         assert!(StickyAssignor.assign(&spec).is_err());
         let members = [member("a", "p1", &[], &[])];
         let subs = [sub("0", 1, false), sub("0", 2, false)];
-        let spec = GroupSpec {
-            members: &members,
-            subtopologies: &subs,
-            num_standby_replicas: 0,
-        };
+        let spec = GroupSpec::new(&members, &subs, 0);
         assert!(StickyAssignor.assign(&spec).is_err());
+    }
+
+    #[test]
+    fn assignor_no_two_hosts_mirror_each_other() {
+        // Kafka's shouldNotHaveSameAssignmentOnAnyTwoHosts: 4 processes, 4 stateful tasks.
+        let members: Vec<MemberSpec> = (1..=4)
+            .map(|i| member(&format!("m{i}"), &format!("p{i}"), &[], &[]))
+            .collect();
+        let out = assign(&members, &[sub("0", 4, true)], 1);
+        for (a, x) in &out {
+            for (b, y) in &out {
+                if a < b {
+                    let mirrored = x.active == y.standby && x.standby == y.active;
+                    assert!(!mirrored, "{a} and {b} mirror each other: {out:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn assignor_standbys_go_to_another_rack_and_warmups_wait_for_lag() {
+        let mut members = vec![
+            member("a", "p1", &[("0", &[0, 1])], &[]),
+            member("b", "p2", &[], &[]),
+            member("c", "p3", &[], &[]),
+        ];
+        members[0].rack_id = Some("r1".into());
+        members[1].rack_id = Some("r1".into());
+        members[2].rack_id = Some("r2".into());
+        members[0].task_offsets = vec![("0".into(), 0, -2), ("0".into(), 1, -2)];
+        members[0].task_end_offsets = vec![("0".into(), 0, 500), ("0".into(), 1, 500)];
+        let out = StickyAssignor
+            .assign(&GroupSpec {
+                num_warmup_replicas: 1,
+                ..GroupSpec::new(&members, &[sub("0", 2, true)], 1)
+            })
+            .unwrap();
+        // Balance would move one task to b; b is not caught up, so a keeps it and b warms up.
+        assert_eq!(
+            tasks(&out["a"].active),
+            vec![("0".into(), 0), ("0".into(), 1)]
+        );
+        assert_eq!(
+            out["b"].warmup.values().map(BTreeSet::len).sum::<usize>(),
+            1
+        );
+        // Standbys of a's tasks (rack r1) go to rack r2 where the warm-up does not block it.
+        assert!(!tasks(&out["c"].standby).is_empty());
+        // A caught-up b gets the task and no warm-up.
+        members[1].task_offsets = vec![("0".into(), 0, 450), ("0".into(), 1, 450)];
+        let out = StickyAssignor
+            .assign(&GroupSpec::new(&members, &[sub("0", 2, true)], 1))
+            .unwrap();
+        assert_eq!(crate::tasks::count(&out["b"].active), 1);
+        assert!(out.values().all(|a| a.warmup.is_empty()));
     }
 
     #[test]

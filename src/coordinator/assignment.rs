@@ -5,22 +5,34 @@ use std::collections::BTreeMap;
 
 use super::{Batch, Coordinator};
 use crate::api::Explain;
+use crate::api::TaskOffsetJson;
 use crate::assignor::{
-    tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
-    TaskAssignor,
+    task_lag, tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor,
+    SubtopologySpec, TaskAssignor,
 };
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
+use crate::group::TaskOffset;
 use crate::records::build;
 use crate::records::MemberMetadataValue;
 use crate::tasks::Assignment;
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::{self, Configuration};
 
+/// Task offsets a heartbeat reports for its own member, not yet stored when its target is
+/// computed; `None` lists mean "as last reported".
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Reported<'a> {
+    pub member_id: &'a str,
+    pub task_offsets: Option<&'a [TaskOffsetJson]>,
+    pub task_end_offsets: Option<&'a [TaskOffsetJson]>,
+}
+
 impl Coordinator {
     /// Computes every member's new target for `epoch`, writes the target member records of the
     /// members whose target changed (or who had none) and the target metadata record, and
     /// returns the new targets. `members` is the member list as updated by the operation.
+    #[allow(clippy::too_many_arguments)] // `reported` is the heartbeat's; the rest is 2.7's input
     pub(crate) fn compute_targets(
         &self,
         group_id: &str,
@@ -28,6 +40,7 @@ impl Coordinator {
         previous: &BTreeMap<String, Assignment>,
         configured: Option<&Configuration>,
         epoch: i32,
+        reported: Reported<'_>,
         batch: &mut Batch,
     ) -> Result<BTreeMap<String, Assignment>, ProtocolError> {
         let new_targets: BTreeMap<String, Assignment> = match (self.config.assignor, configured) {
@@ -37,21 +50,7 @@ impl Coordinator {
                 .collect(),
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
-                let specs: Vec<MemberSpec> = members
-                    .iter()
-                    .map(|(id, md)| MemberSpec {
-                        member_id: id.clone(),
-                        process_id: md.process_id.clone(),
-                        instance_id: md.instance_id.clone(),
-                        rack_id: md.rack_id.clone(),
-                        client_tags: md
-                            .client_tags
-                            .iter()
-                            .map(|kv| (kv.key.clone(), kv.value.clone()))
-                            .collect(),
-                        previous: previous.get(id).cloned().unwrap_or_default(),
-                    })
-                    .collect();
+                let specs = self.assignor_members(group_id, members, previous, reported);
                 let subtopologies: Vec<SubtopologySpec> = subs
                     .iter()
                     .map(|s| SubtopologySpec {
@@ -61,9 +60,10 @@ impl Coordinator {
                     })
                     .collect();
                 let spec = GroupSpec {
-                    members: &specs,
-                    subtopologies: &subtopologies,
-                    num_standby_replicas: self.config.num_standby_replicas,
+                    rack_aware_tags: &self.config.rack_aware_assignment_tags,
+                    acceptable_recovery_lag: i64::from(self.config.acceptable_recovery_lag),
+                    num_warmup_replicas: self.config.num_warmup_replicas,
+                    ..GroupSpec::new(&specs, &subtopologies, self.config.num_standby_replicas)
                 };
                 let mut result = StickyAssignor.assign(&spec).map_err(|reason| {
                     ProtocolError::new(
@@ -73,10 +73,12 @@ impl Coordinator {
                         ),
                     )
                 })?;
-                members
+                let targets: BTreeMap<String, Assignment> = members
                     .keys()
                     .map(|id| (id.clone(), result.remove(id).unwrap_or_default()))
-                    .collect()
+                    .collect();
+                self.explain_warmups(group_id, &specs, &targets, batch);
+                targets
             }
             // No topology, or not ready: every target is empty.
             _ => members
@@ -105,6 +107,141 @@ impl Coordinator {
             assignor: self.config.assignor.name(),
         });
         Ok(new_targets)
+    }
+
+    /// The assignor's members (PROTOCOL 2.7 step 1, docs/assignor.md): process, rack, client
+    /// tags, previous target, and the task offsets and end offsets each member last reported
+    /// (`reported` for the member of the heartbeat being handled, whose report is not stored
+    /// yet).
+    fn assignor_members(
+        &self,
+        group_id: &str,
+        members: &BTreeMap<String, &MemberMetadataValue>,
+        previous: &BTreeMap<String, Assignment>,
+        reported: Reported<'_>,
+    ) -> Vec<MemberSpec> {
+        let stored = self.groups.get(group_id);
+        members
+            .iter()
+            .map(|(id, md)| {
+                let soft = stored.and_then(|g| g.members.get(id)).map(|m| &m.soft);
+                let mine = id == reported.member_id;
+                let offsets = |fresh: Option<&[TaskOffsetJson]>,
+                               kept: Option<&Vec<TaskOffset>>|
+                 -> Vec<(String, i32, i64)> {
+                    match (mine, fresh) {
+                        (true, Some(list)) => list
+                            .iter()
+                            .map(|o| (o.subtopology_id.clone(), o.partition, o.offset))
+                            .collect(),
+                        _ => kept
+                            .into_iter()
+                            .flatten()
+                            .map(|o| (o.subtopology_id.clone(), o.partition, o.offset))
+                            .collect(),
+                    }
+                };
+                MemberSpec {
+                    member_id: id.clone(),
+                    process_id: md.process_id.clone(),
+                    instance_id: md.instance_id.clone(),
+                    rack_id: md.rack_id.clone(),
+                    client_tags: md
+                        .client_tags
+                        .iter()
+                        .map(|kv| (kv.key.clone(), kv.value.clone()))
+                        .collect(),
+                    previous: previous.get(id).cloned().unwrap_or_default(),
+                    task_offsets: offsets(
+                        reported.task_offsets,
+                        soft.and_then(|s| s.task_offsets.as_ref()),
+                    ),
+                    task_end_offsets: offsets(
+                        reported.task_end_offsets,
+                        soft.and_then(|s| s.task_end_offsets.as_ref()),
+                    ),
+                }
+            })
+            .collect()
+    }
+
+    /// One `WARMUP_ASSIGNED` per warm-up of the new targets: where the task stays active and
+    /// the lag the member must reach.
+    fn explain_warmups(
+        &self,
+        group_id: &str,
+        specs: &[MemberSpec],
+        targets: &BTreeMap<String, Assignment>,
+        batch: &mut Batch,
+    ) {
+        for spec in specs {
+            let Some(target) = targets.get(&spec.member_id) else {
+                continue;
+            };
+            for (sub, parts) in &target.warmup {
+                for &p in parts {
+                    let active = targets
+                        .iter()
+                        .find(|(_, a)| a.active.get(sub).is_some_and(|s| s.contains(&p)))
+                        .map(|(id, _)| id.clone())
+                        .unwrap_or_default();
+                    batch.explain.push(Explain::WarmupAssigned {
+                        group_id: group_id.to_string(),
+                        member_id: spec.member_id.clone(),
+                        subtopology_id: sub.clone(),
+                        partition: p,
+                        active_member_id: active,
+                        lag: task_lag(specs, spec, sub, p),
+                        acceptable_recovery_lag: self.config.acceptable_recovery_lag,
+                    });
+                }
+            }
+        }
+    }
+
+    /// `WARMUP_CAUGHT_UP` (docs/assignor.md): the heartbeat's task offsets show its member
+    /// caught up on a warm-up of its target, so the next target can move the task to it.
+    pub(crate) fn warmup_caught_up(
+        &self,
+        group_id: &str,
+        member_id: &str,
+        task_offsets: Option<&[TaskOffsetJson]>,
+        task_end_offsets: Option<&[TaskOffsetJson]>,
+    ) -> bool {
+        // Most heartbeats report no offsets: no look-up for them.
+        if task_offsets.is_none() {
+            return false;
+        }
+        let Some(group) = self.groups.get(group_id) else {
+            return false;
+        };
+        let Some(target) = group
+            .targets
+            .get(member_id)
+            .filter(|t| !t.warmup.is_empty())
+        else {
+            return false;
+        };
+        let reported = Reported {
+            member_id,
+            task_offsets,
+            task_end_offsets,
+        };
+        let members: BTreeMap<String, &MemberMetadataValue> = group
+            .members
+            .iter()
+            .map(|(id, m)| (id.clone(), &m.metadata))
+            .collect();
+        let specs = self.assignor_members(group_id, &members, &BTreeMap::new(), reported);
+        let Some(me) = specs.iter().find(|s| s.member_id == member_id) else {
+            return false;
+        };
+        let acceptable = u64::try_from(self.config.acceptable_recovery_lag).unwrap_or(0);
+        target.warmup.iter().any(|(sub, parts)| {
+            parts
+                .iter()
+                .any(|&p| task_lag(&specs, me, sub, p).is_some_and(|lag| lag <= acceptable))
+        })
     }
 
     /// Assignment batching: the group's next target assignment is due at `until` (once per
@@ -168,6 +305,7 @@ impl Coordinator {
                 &group.targets,
                 configured,
                 group.group_epoch,
+                Default::default(),
                 &mut batch,
             )
             .is_err()

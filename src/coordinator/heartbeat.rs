@@ -255,6 +255,16 @@ impl Coordinator {
             batch.push(build::member_metadata(gid, &member));
         }
         let mut reasons = metadata_reasons(is_new, &member, &found, req);
+        if !is_new
+            && self.warmup_caught_up(
+                gid,
+                &member_id,
+                req.task_offsets.as_deref(),
+                req.task_end_offsets.as_deref(),
+            )
+        {
+            reasons.push("WARMUP_CAUGHT_UP");
+        }
         // 4.4 step 4 (4.2): the topology arrives in the join.
         let new_topology = self.rules.topology_step(self, group, req)?;
         if let Some(t) = &new_topology {
@@ -297,6 +307,7 @@ impl Coordinator {
             moved,
             group_epoch,
             configured,
+            req,
             &mut batch,
         )?;
         // R10 (a reconciled member stays as it is: nothing to build, nothing to compare)
@@ -510,6 +521,7 @@ impl Coordinator {
         moved: bool,
         group_epoch: i32,
         configured: Option<&Configuration>,
+        req: &HeartbeatRequest,
         batch: &mut Batch,
     ) -> Result<Target<'g>, ProtocolError> {
         let gid = group.group_id.as_str();
@@ -549,8 +561,19 @@ impl Coordinator {
                 .map(|(id, m)| (id.clone(), &m.metadata))
                 .collect();
             members.insert(member_id.to_string(), &member.metadata);
-            let mut targets =
-                self.compute_targets(gid, &members, &previous, configured, group_epoch, batch)?;
+            let mut targets = self.compute_targets(
+                gid,
+                &members,
+                &previous,
+                configured,
+                group_epoch,
+                super::assignment::Reported {
+                    member_id,
+                    task_offsets: req.task_offsets.as_deref(),
+                    task_end_offsets: req.task_end_offsets.as_deref(),
+                },
+                batch,
+            )?;
             (
                 Cow::Owned(targets.remove(member_id).unwrap_or_default()),
                 group_epoch,

@@ -190,6 +190,7 @@ impl Coordinator {
             &group.targets,
             Some(&configured),
             epoch,
+            Default::default(),
             &mut batch,
         )?;
         self.commit_group(gid, batch, out)?;
