@@ -20,20 +20,14 @@ import type {
   Topology,
 } from '../index.js';
 import type { Scenario, ScenarioRun } from '../scenario.js';
+import type { GroupView } from './simulation.js';
 
 export { mismatch, runScenario, stringify } from '../scenario.js';
 
 /** A one-subtopology stateless topology reading the topic `input`. */
 export declare const DEFAULT_TOPOLOGY: Topology;
 
-/** `"subtopologyId:partition"` keys of a task list. */
-export declare function taskKeys(list: TaskIds[] | null | undefined): string[];
-
-/** A failed invariant or expectation; `violations` lists every reason. */
-export declare class InvariantError extends Error {
-  constructor(message: string, violations?: string[]);
-  violations: string[];
-}
+export { GroupView, InvariantError, checkSnapshot, taskKeys } from './simulation.js';
 
 /** What a member owns: exactly the lists of the last response that carried task lists. */
 export interface OwnedTasks {
@@ -132,6 +126,8 @@ export declare class SimulatedMember {
   unsure: boolean;
   readonly running: boolean;
   readonly isStatic: boolean;
+  /** `tasksText(owned)`: equal for equal owned lists. */
+  ownedText(): string;
   /** Owned tasks as `"sub:partition"` keys. */
   ownedKeys(): { active: string[]; standby: string[]; warmup: string[] };
   /** Loses the next `count` heartbeats (default all), or those sent in the next `forMs` ms. */
@@ -168,8 +164,14 @@ export interface ClusterOptions {
   startMs?: number;
   /** Create `topicsToCreate` at once, as a broker would (default true). */
   autoCreateTopics?: boolean;
-  /** Check the invariants after every input (default true). */
+  /** Check the invariants after every input (default true); they are kept from the records. */
   checkInvariants?: boolean;
+  /**
+   * When to compare the groups as the records say (`view`) with the coordinator's snapshot:
+   * `'never'` (default), `'stable'` (whenever `runUntilStable` converges) or `'input'` (after
+   * every input; a snapshot costs tens of milliseconds for hundreds of members).
+   */
+  verifyView?: 'never' | 'stable' | 'input';
   /** Keep every input and output (default true). */
   trace?: boolean;
   /** For `toScenario`. */
@@ -219,6 +221,8 @@ export declare class Cluster {
   readonly members: Map<string, SimulatedMember>;
   readonly nextDeadlineMs: number | null;
   readonly inputCount: number;
+  /** Every group as the records say. */
+  readonly view: GroupView;
 
   /** Sends one input (`nowMs` defaults to the clock) and returns the parsed output. */
   send(input: Input | InputWithoutTime): HandleResult;
@@ -250,18 +254,14 @@ export declare class Cluster {
   describe(groupId?: string): StreamsGroupDescribeResponse['groups'][number];
   checkInvariants(): string[];
   assertInvariants(context?: string): void;
+  /** Throws unless `view` agrees with the coordinator's snapshot. */
+  assertViewMatchesSnapshot(): void;
   assertStable(groupId?: string): void;
 
   toScenario(options?: ScenarioOptions): Scenario;
   saveScenario(path: string, options?: ScenarioOptions): string;
   close(): void;
 }
-
-/** Invariants of one snapshot; with `previous`, also that epochs never go backwards. */
-export declare function checkSnapshot(
-  snapshot: Snapshot,
-  previous?: Map<string, { groupEpoch: number; assignmentEpoch: number; members: Map<string, number> }> | null,
-): string[];
 
 export declare function loadScenario(path: string): Scenario;
 export declare function runScenarioFile(pathOrScenario: string | Scenario): ScenarioRun;

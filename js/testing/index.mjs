@@ -8,8 +8,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Coordinator, topologyId as computeTopologyId } from '../node.mjs';
 import { mismatch, runScenario, stringify } from '../scenario.mjs';
+import { GroupView, InvariantError, checkSnapshot, taskKeys, tasksText } from './simulation.mjs';
 
 export { mismatch, runScenario, stringify };
+export { GroupView, InvariantError, checkSnapshot, taskKeys };
 
 /** Kafka error codes the simulated client reacts to. */
 const UNKNOWN_MEMBER_ID = 25;
@@ -30,22 +32,6 @@ function clone(value) {
   return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
-/** `"sub:partition"` keys of a task list. */
-export function taskKeys(list) {
-  const keys = [];
-  for (const t of list ?? []) for (const p of t.partitions) keys.push(`${t.subtopologyId}:${p}`);
-  return keys;
-}
-
-/** A failed invariant or expectation of the testing tools. */
-export class InvariantError extends Error {
-  constructor(message, violations = []) {
-    super(message);
-    this.name = 'InvariantError';
-    this.violations = violations;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Simulated members
 
@@ -56,8 +42,14 @@ export class InvariantError extends Error {
  * response assigned), and rejoins with epoch 0 after FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID.
  */
 export class SimulatedMember {
+  #dueAt = null;
+  #owned = EMPTY_OWNED();
+  #status = 'running';
+  #unsure = false;
+
   constructor(cluster, options) {
     this.cluster = cluster;
+    this.seq = options.seq;
     this.name = options.name;
     this.groupId = options.groupId;
     this.processId = options.processId;
@@ -99,7 +91,62 @@ export class SimulatedMember {
     /** Heartbeats sent while a fault was active and not yet followed by a response. */
     this.unsure = false;
     this.faults = { dropCount: 0, dropUntil: -1, delayMs: 0, delayCount: 0 };
-    this.seq = options.seq;
+    /** What the cluster's last invariant check saw it process (see `Cluster.checkInvariants`). */
+    this.checkedOwned = null;
+    this.checkedKeys = [];
+    /** The owned tasks the coordinator last acknowledged, and those of the heartbeat in flight. */
+    this.ackedOwned = null;
+    this.sendingOwned = null;
+    this.ownedTextOf = null;
+    this.ownedTextValue = '';
+  }
+
+  /** `tasksText(owned)`, kept until `owned` is replaced. */
+  ownedText() {
+    if (this.ownedTextOf !== this.owned) {
+      this.ownedTextOf = this.owned;
+      this.ownedTextValue = tasksText(this.owned);
+    }
+    return this.ownedTextValue;
+  }
+
+  /** When the member acts next (null when it does not). */
+  get dueAt() {
+    return this.#dueAt;
+  }
+
+  set dueAt(t) {
+    this.#dueAt = t;
+    if (t !== null) this.cluster.schedule(this, t);
+  }
+
+  /** What it owns: exactly what the last response with task lists assigned. */
+  get owned() {
+    return this.#owned;
+  }
+
+  set owned(tasks) {
+    this.#owned = tasks;
+    this.cluster.changed(this);
+  }
+
+  get status() {
+    return this.#status;
+  }
+
+  set status(status) {
+    this.#status = status;
+    this.cluster.changed(this);
+  }
+
+  /** Heartbeats sent while a fault was active and not yet followed by a response. */
+  get unsure() {
+    return this.#unsure;
+  }
+
+  set unsure(unsure) {
+    if (unsure !== this.#unsure) this.cluster.changed(this);
+    this.#unsure = unsure;
   }
 
   /** Whether the member heartbeats (joined or joining). */
@@ -237,15 +284,19 @@ export class SimulatedMember {
   }
 
   #heartbeatRequest() {
-    if (this.memberEpoch === 0) return this.#joinRequest();
-    const r = {
-      groupId: this.groupId,
-      memberId: this.memberId,
-      memberEpoch: this.memberEpoch,
-      activeTasks: clone(this.owned.activeTasks),
-      standbyTasks: clone(this.owned.standbyTasks),
-      warmupTasks: clone(this.owned.warmupTasks),
-    };
+    if (this.memberEpoch === 0) {
+      this.sendingOwned = null;
+      return this.#joinRequest();
+    }
+    const r = { groupId: this.groupId, memberId: this.memberId, memberEpoch: this.memberEpoch };
+    // Owned tasks go out when they changed since the coordinator last heard them, as the Java
+    // client sends them; otherwise null ("unchanged", PROTOCOL 3.3).
+    this.sendingOwned = this.owned;
+    if (this.owned !== this.ackedOwned) {
+      r.activeTasks = this.owned.activeTasks;
+      r.standbyTasks = this.owned.standbyTasks;
+      r.warmupTasks = this.owned.warmupTasks;
+    }
     if (this.shutdownRequested) r.shutdownApplication = true;
     return r;
   }
@@ -295,6 +346,7 @@ export class SimulatedMember {
     if (f.dropCount > 0 || now < f.dropUntil) {
       if (f.dropCount > 0) f.dropCount -= 1;
       this.unsure = true;
+      this.ackedOwned = null;
       this.cluster.log(`${this.name}: heartbeat (epoch ${this.memberEpoch}) lost`);
       this.dueAt = now + this.heartbeatIntervalMs;
       return;
@@ -355,6 +407,7 @@ export class SimulatedMember {
     this.lastResponse = r;
     if (r.errorCode === 0) {
       this.unsure = false;
+      this.ackedOwned = this.sendingOwned;
       this.lastOkInput = this.cluster.inputCount;
       if (r.memberId !== null) this.memberId = r.memberId;
       this.memberEpoch = r.memberEpoch;
@@ -368,8 +421,9 @@ export class SimulatedMember {
           standbyTasks: r.standbyTasks,
           warmupTasks: r.warmupTasks,
         };
-        changed = stringify(next) !== stringify(this.owned);
+        const before = this.ownedText();
         this.owned = next;
+        changed = this.ownedText() !== before;
       }
       if (this.lastStatus.some((s) => s.statusCode === SHUTDOWN_APPLICATION_STATUS)) {
         this.cluster.log(`${this.name}: the application shuts down`);
@@ -388,6 +442,7 @@ export class SimulatedMember {
       return;
     }
     this.#error(r.errorCode, r.errorMessage, 'heartbeat');
+    this.ackedOwned = null;
     switch (r.errorCode) {
       case FENCED_MEMBER_EPOCH:
       case UNKNOWN_MEMBER_ID:
@@ -420,89 +475,82 @@ export class SimulatedMember {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Invariants
+// The cluster
 
-/**
- * Checks a snapshot: at most one active owner per task across members' current assignments
- * (assigned and pending revocation), no process with two copies of a task in its targets,
- * assignment epoch <= group epoch, and a stable group with every member at the assignment
- * epoch. With `previous` (a map kept between calls), also that epochs never go backwards.
- * Returns the violations (empty when all hold).
- */
-export function checkSnapshot(snapshot, previous = null) {
-  const violations = [];
-  const seenGroups = new Set();
-  for (const g of snapshot.groups) {
-    const gid = g.groupId;
-    seenGroups.add(gid);
-    const owners = new Map();
-    const copies = new Map();
-    for (const m of g.members) {
-      for (const list of [m.assignment.activeTasks, m.pendingRevocation.activeTasks]) {
-        for (const key of taskKeys(list)) {
-          const other = owners.get(key);
-          if (other !== undefined && other !== m.memberId) {
-            violations.push(`group ${gid}: task ${key} has two active owners, ${other} and ${m.memberId}`);
-          }
-          owners.set(key, m.memberId);
-        }
-      }
-      const t = m.targetAssignment;
-      for (const key of [...taskKeys(t.activeTasks), ...taskKeys(t.standbyTasks)]) {
-        const k = `${m.processId}\u0000${key}`;
-        copies.set(k, (copies.get(k) ?? 0) + 1);
-        if (copies.get(k) === 2) {
-          violations.push(`group ${gid}: process ${m.processId} is targeted two copies of task ${key}`);
-        }
-      }
-    }
-    if (g.assignmentEpoch > g.groupEpoch) {
-      violations.push(`group ${gid}: assignment epoch ${g.assignmentEpoch} > group epoch ${g.groupEpoch}`);
-    }
-    if (g.state === 'STABLE') {
-      for (const m of g.members) {
-        if (m.memberEpoch !== g.assignmentEpoch) {
-          violations.push(
-            `group ${gid}: STABLE but member ${m.memberId} is at epoch ${m.memberEpoch}, not ${g.assignmentEpoch}`,
-          );
-        }
-      }
-    }
-    if (previous !== null) {
-      const before = previous.get(gid);
-      if (before !== undefined) {
-        if (g.groupEpoch < before.groupEpoch) {
-          violations.push(`group ${gid}: group epoch went back from ${before.groupEpoch} to ${g.groupEpoch}`);
-        }
-        if (g.assignmentEpoch < before.assignmentEpoch) {
-          violations.push(
-            `group ${gid}: assignment epoch went back from ${before.assignmentEpoch} to ${g.assignmentEpoch}`,
-          );
-        }
-        for (const m of g.members) {
-          const e = before.members.get(m.memberId);
-          if (e !== undefined && e >= 0 && m.memberEpoch >= 0 && m.memberEpoch < e) {
-            violations.push(`group ${gid}: member ${m.memberId} epoch went back from ${e} to ${m.memberEpoch}`);
-          }
-        }
-      }
-      const members = new Map();
-      for (const m of g.members) {
-        // A temporary leave (-2) keeps the last real epoch for the comparison.
-        const last = before?.members.get(m.memberId);
-        members.set(m.memberId, m.memberEpoch < 0 && last !== undefined ? last : m.memberEpoch);
-      }
-      previous.set(gid, { groupEpoch: g.groupEpoch, assignmentEpoch: g.assignmentEpoch, members });
-    }
+/** JSON text of an input: JSON.stringify's, or `stringify`'s where it holds BigInts. */
+function toText(input) {
+  try {
+    return JSON.stringify(input);
+  } catch (e) {
+    if (e instanceof TypeError) return stringify(input);
+    throw e;
   }
-  if (previous !== null) {
-    for (const gid of [...previous.keys()]) if (!seenGroups.has(gid)) previous.delete(gid);
-  }
-  return violations;
 }
 
-// ---------------------------------------------------------------------------------------------
-// The cluster
+/** A binary min-heap of `{t, seq, member}` by time, then start order. */
+class Agenda {
+  #heap = [];
+
+  static #before(a, b) {
+    return a.t < b.t || (a.t === b.t && a.seq < b.seq);
+  }
+
+  push(t, seq, member) {
+    const h = this.#heap;
+    h.push({ t, seq, member });
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!Agenda.#before(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  peek() {
+    return this.#heap[0];
+  }
+
+  pop() {
+    const h = this.#heap;
+    const top = h[0];
+    const last = h.pop();
+    if (h.length > 0) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && Agenda.#before(h[l], h[m])) m = l;
+        if (r < h.length && Agenda.#before(h[r], h[m])) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/** One input and its output text; the input is parsed from its text when first read. */
+class TraceEntry {
+  #input = undefined;
+
+  constructor(inputText, output) {
+    this.inputText = inputText;
+    this.output = output;
+  }
+
+  get input() {
+    this.#input ??= JSON.parse(this.inputText);
+    return this.#input;
+  }
+
+  toJSON() {
+    return { input: this.input, output: this.output };
+  }
+}
 
 /**
  * One coordinator with a virtual clock, a topic image and simulated members.
@@ -536,12 +584,21 @@ export class Cluster {
     this.members = new Map();
     this.nextDeadlineMs = null;
     this.inputCount = 0;
-    /** Bumped by every input that wrote records (or replayed some). */
-    this.stateVersion = 0;
-    this.viewVersion = -1;
-    this.checkedVersion = -1;
-    this.cachedView = null;
-    this.epochs = new Map();
+    /** Every group as the records say, with the coordinator's invariants kept incrementally. */
+    this.view = new GroupView({ dialect: this.config.dialect });
+    /** Epochs that went back since the last check (events; the state cannot show them). */
+    this.pendingViolations = [];
+    /** Active task -> names of running clients that process it (see `checkInvariants`). */
+    this.clientOwners = new Map();
+    this.clientConflicts = new Set();
+    /** The input count after the last input that makes groups look at topics again. */
+    this.lastRefreshInput = 0;
+    /** `'never'`, `'stable'` or `'input'`: when to compare `view` with a snapshot. */
+    this.verifyView = options.verifyView ?? 'never';
+    /** Members whose owned tasks, status or certainty changed since the last check. */
+    this.dirty = new Set();
+    /** When members are due: a heap of `{t, seq, member}`. */
+    this.agenda = new Agenda();
     this.seq = 0;
     const topics = options.topics ?? {};
     const specs = Object.entries(topics).map(([name, partitions]) => ({ name, partitions }));
@@ -568,12 +625,15 @@ export class Cluster {
       const { nowMs: _ignored, ...rest } = input;
       full = { nowMs: this.now, ...rest };
     }
-    const text = this.coordinator.handle(stringify(full));
+    const inputText = toText(full);
+    const text = this.coordinator.handle(inputText);
     this.inputCount += 1;
-    if (this.tracing) this.trace.push({ input: clone(full), output: text });
+    if (this.tracing) this.trace.push(new TraceEntry(inputText, text));
     const out = JSON.parse(text);
     if (!out.error) {
-      if (out.records.length > 0 || full.type === 'Replay') this.stateVersion += 1;
+      if (full.type === 'TopicMetadata' || full.type === 'Replay') this.lastRefreshInput = this.inputCount;
+      if (full.type === 'Replay') this.view.load(this.coordinator.snapshot());
+      else if (out.records.length > 0) this.pendingViolations.push(...this.view.apply(out.records));
       this.nextDeadlineMs = out.nextDeadlineMs;
       for (const e of out.explain) this.explanations.push({ atMs: this.now, ...e });
       if (this.autoCreateTopics && out.topicsToCreate.length > 0) {
@@ -587,6 +647,7 @@ export class Cluster {
       }
     }
     if (this.checkEveryInput) this.assertInvariants(`after input ${this.inputCount} (${full.type})`);
+    if (this.verifyView === 'input') this.assertViewMatchesSnapshot();
     return out;
   }
 
@@ -693,13 +754,42 @@ export class Cluster {
 
   // --- time ----------------------------------------------------------------------------------
 
-  #nextEventAt() {
-    let t = null;
-    for (const m of this.members.values()) {
-      if (m.dueAt !== null && (t === null || m.dueAt < t)) t = m.dueAt;
+  /** Called by a member whose `dueAt` became `t`. */
+  schedule(member, t) {
+    this.agenda.push(t, member.seq, member);
+  }
+
+  /** Called by a member whose owned tasks, status or certainty changed. */
+  changed(member) {
+    this.dirty.add(member);
+  }
+
+  /** The earliest time a member is due, or null (entries a member rescheduled are dropped). */
+  #nextMemberAt() {
+    for (;;) {
+      const top = this.agenda.peek();
+      if (top === undefined) return null;
+      if (top.member.dueAt === top.t) return top.t;
+      this.agenda.pop();
     }
-    if (this.nextDeadlineMs !== null && (t === null || this.nextDeadlineMs < t)) t = this.nextDeadlineMs;
+  }
+
+  #nextEventAt() {
+    const t = this.#nextMemberAt();
+    if (this.nextDeadlineMs !== null && (t === null || this.nextDeadlineMs < t)) return this.nextDeadlineMs;
     return t;
+  }
+
+  /** Members due at or before the clock, in start order (each once). */
+  #dueMembers() {
+    const due = new Set();
+    for (;;) {
+      const top = this.agenda.peek();
+      if (top === undefined || top.t > this.now) break;
+      this.agenda.pop();
+      if (top.member.dueAt === top.t) due.add(top.member);
+    }
+    return [...due].sort((a, b) => a.seq - b.seq);
   }
 
   /** Runs every event due at the earliest pending time if it is at or before `limit`. */
@@ -710,7 +800,7 @@ export class Cluster {
     // Members act in start order; one acting may make another (or itself) due again now.
     let round = 0;
     for (;;) {
-      const due = [...this.members.values()].filter((m) => m.dueAt !== null && m.dueAt <= this.now);
+      const due = this.#dueMembers();
       if (due.length === 0) break;
       if (++round > 1000) {
         throw new InvariantError(`members keep acting at ${this.now} ms: ${due.map((m) => m.name).join(', ')}`);
@@ -765,12 +855,15 @@ export class Cluster {
    * exactly what the coordinator assigned it. Throws (with the reasons) after `maxMs`.
    */
   runUntilStable({ maxMs = 600000, groupId = this.groupId } = {}) {
-    const since = this.inputCount;
+    // Groups look at topic changes (and a Replay's records) at a member's next heartbeat, and
+    // members learn the outcome at theirs: every member must have heartbeated since.
     const ready = () =>
-      [...this.members.values()].every((m) => m.groupId !== groupId || !m.running || m.lastOkInput > since) &&
-      this.unstableReasons(groupId).length === 0;
+      this.view.state(groupId) === 'STABLE' &&
+      this.unstableReasons(groupId).length === 0 &&
+      [...this.members.values()].every((m) => m.groupId !== groupId || !m.running || m.lastOkInput > this.lastRefreshInput);
+    let result;
     try {
-      return this.runUntil(ready, { maxMs, what: `group ${groupId} stable` });
+      result = this.runUntil(ready, { maxMs, what: `group ${groupId} stable` });
     } catch (e) {
       if (e instanceof InvariantError) {
         const reasons = this.unstableReasons(groupId);
@@ -778,12 +871,18 @@ export class Cluster {
       }
       throw e;
     }
+    if (this.verifyView === 'stable') this.assertViewMatchesSnapshot();
+    return result;
   }
 
-  /** Why the group has not converged (empty when it has); see `runUntilStable`. */
+  /**
+   * Why the group has not converged (empty when it has); see `runUntilStable`. Read from the
+   * records (`view`), which `runUntilStable` checks against the coordinator's snapshot once
+   * the group has converged.
+   */
   unstableReasons(groupId = this.groupId) {
     const reasons = [];
-    const g = this.#view().groups.find((x) => x.groupId === groupId) ?? null;
+    const g = this.view.group(groupId);
     const sims = [...this.members.values()].filter(
       (m) => m.groupId === groupId && (m.running || m.status === 'restarting'),
     );
@@ -791,8 +890,8 @@ export class Cluster {
       if (sims.length > 0) reasons.push(`group ${groupId} does not exist`);
       return reasons;
     }
-    if (g.state !== 'STABLE') reasons.push(`group state ${g.state}`);
-    const byId = new Map(g.members.map((m) => [m.memberId, m]));
+    const state = this.view.state(groupId);
+    if (state !== 'STABLE') reasons.push(`group state ${state}`);
     const simIds = new Set();
     for (const s of sims) {
       if (!s.running) {
@@ -800,7 +899,7 @@ export class Cluster {
         continue;
       }
       simIds.add(s.memberId);
-      const m = byId.get(s.memberId);
+      const m = g.members.get(s.memberId);
       if (m === undefined) {
         reasons.push(`${s.name} is not in the group`);
         continue;
@@ -811,10 +910,12 @@ export class Cluster {
       if (s.memberEpoch !== m.memberEpoch) {
         reasons.push(`${s.name} thinks it is at epoch ${s.memberEpoch}, the coordinator says ${m.memberEpoch}`);
       }
-      if (stringify(s.owned) !== stringify(m.assignment)) reasons.push(`${s.name} does not own its assignment yet`);
+      if (s.ownedText() !== m.assignmentText) reasons.push(`${s.name} does not own its assignment yet`);
     }
-    for (const m of g.members) {
-      if (!simIds.has(m.memberId)) reasons.push(`member ${m.memberId} has no running client`);
+    if (simIds.size !== g.members.size) {
+      for (const id of g.members.keys()) {
+        if (!simIds.has(id)) reasons.push(`member ${id} has no running client`);
+      }
     }
     return reasons;
   }
@@ -824,18 +925,6 @@ export class Cluster {
   /** The coordinator's snapshot. */
   snapshot() {
     return this.coordinator.snapshot();
-  }
-
-  /**
-   * The snapshot as of the last input that wrote records (records are the only way the
-   * coordinator's groups change; timers and soft fields may be older).
-   */
-  #view() {
-    if (this.viewVersion !== this.stateVersion) {
-      this.cachedView = this.coordinator.snapshot();
-      this.viewVersion = this.stateVersion;
-    }
-    return this.cachedView;
   }
 
   /** A group of the snapshot, or null. */
@@ -850,27 +939,49 @@ export class Cluster {
   }
 
   /**
-   * The violated invariants (empty when all hold): those of `checkSnapshot` (epochs compared
-   * with the previous check; evaluated again only after inputs that wrote records, the only
-   * way the coordinator's state changes), plus no active task owned by two running simulated members that
-   * have heard from the coordinator since their last lost or delayed heartbeat.
+   * Throws unless the groups as the records say (`view`) are the coordinator's groups as its
+   * snapshot shows them (epochs, states, members, their epochs, states, processes and tasks).
+   */
+  assertViewMatchesSnapshot() {
+    const diff = this.view.differences(this.snapshot());
+    if (diff.length > 0) {
+      throw new InvariantError(`the records and the coordinator's snapshot disagree at ${this.now} ms: ${diff.slice(0, 10).join('; ')}`, diff);
+    }
+  }
+
+  /**
+   * The violated invariants (empty when all hold): no task with two active owners (assigned
+   * or pending revocation), no process targeted two copies of a task, assignment epoch <=
+   * group epoch, no group, assignment or member epoch gone back since the last check (all
+   * kept from the records as they come, so a check costs what changed, not the group's size),
+   * plus no active task owned by two running simulated members that have heard from the
+   * coordinator since their last lost or delayed heartbeat.
    */
   checkInvariants() {
-    const violations = this.checkedVersion === this.stateVersion
-      ? []
-      : checkSnapshot(this.#view(), this.epochs);
-    if (violations.length === 0) this.checkedVersion = this.stateVersion;
-    const owners = new Map();
-    for (const m of this.members.values()) {
-      if (!m.running || m.unsure) continue;
-      for (const key of taskKeys(m.owned.activeTasks)) {
-        const k = `${m.groupId}\u0000${key}`;
-        const other = owners.get(k);
-        if (other !== undefined) {
-          violations.push(`clients ${other} and ${m.name} both process active task ${key}`);
-        }
-        owners.set(k, m.name);
+    const violations = this.pendingViolations.splice(0);
+    violations.push(...this.view.violations());
+    for (const m of this.dirty) {
+      const owned = m.running && !m.unsure ? m.owned : null;
+      if (owned === m.checkedOwned) continue;
+      for (const key of m.checkedKeys) {
+        const names = this.clientOwners.get(key);
+        names.delete(m.name);
+        if (names.size === 0) this.clientOwners.delete(key);
+        if (names.size < 2) this.clientConflicts.delete(key);
       }
+      m.checkedOwned = owned;
+      m.checkedKeys = owned === null ? [] : taskKeys(owned.activeTasks).map((k) => `${m.groupId}\u0000${k}`);
+      for (const key of m.checkedKeys) {
+        let names = this.clientOwners.get(key);
+        if (names === undefined) this.clientOwners.set(key, (names = new Set()));
+        names.add(m.name);
+        if (names.size > 1) this.clientConflicts.add(key);
+      }
+    }
+    this.dirty.clear();
+    for (const key of this.clientConflicts) {
+      const [a, b] = [...this.clientOwners.get(key)];
+      violations.push(`clients ${a} and ${b} both process active task ${key.split('\u0000')[1]}`);
     }
     return violations;
   }

@@ -47,6 +47,7 @@ test('a 50-member group survives a rolling restart and crashes, invariants check
     topics: { orders: 48, clicks: 24 },
     config: { 'group.streams.num.standby.replicas': 1 },
     name: '50 members: rolling restart and crashes',
+    verifyView: 'stable',
   });
   // Ten processes of five stream threads: six static (persistent state), four dynamic.
   const processes = [];
@@ -112,7 +113,7 @@ test('a 50-member group survives a rolling restart and crashes, invariants check
 });
 
 test('lost heartbeats: the member is fenced, learns it, drops its tasks and rejoins', () => {
-  const cluster = new Cluster({ topics: { input: 8 } });
+  const cluster = new Cluster({ topics: { input: 8 }, verifyView: 'input' });
   const [a, b] = [cluster.addMember({ name: 'a' }), cluster.addMember({ name: 'b' })];
   cluster.runUntilStable();
   const oldId = a.memberId;
@@ -128,7 +129,7 @@ test('lost heartbeats: the member is fenced, learns it, drops its tasks and rejo
 });
 
 test('delayed heartbeats still converge; a lost -2 restart beyond the session timeout rebalances', () => {
-  const cluster = new Cluster({ topics: { input: 4 } });
+  const cluster = new Cluster({ topics: { input: 4 }, verifyView: 'input' });
   const s = cluster.addMember({ name: 's', instanceId: 'i-1' });
   const d = cluster.addMember({ name: 'd' });
   d.delayHeartbeats(700);
@@ -165,7 +166,7 @@ test('a crashed static member that restarts at once gets UNRELEASED_INSTANCE_ID 
 });
 
 test('topic changes: added partitions become tasks, a deleted source topic is reported', () => {
-  const cluster = new Cluster({ topics: { input: 2 } });
+  const cluster = new Cluster({ topics: { input: 2 }, verifyView: 'input' });
   const members = [0, 1, 2].map((i) => cluster.addMember({ name: `m${i}` }));
   cluster.runUntilStable();
   assertEveryTaskOwnedOnce(cluster, 2);
@@ -185,7 +186,7 @@ test('topic changes: added partitions become tasks, a deleted source topic is re
 });
 
 test('members initialize the topology when asked; internal topics are created', () => {
-  const cluster = new Cluster({ topology: TOPOLOGY, topics: { orders: 3, clicks: 1 } });
+  const cluster = new Cluster({ topology: TOPOLOGY, topics: { orders: 3, clicks: 1 }, verifyView: 'input' });
   cluster.addMember({ name: 'x' });
   cluster.runUntilStable();
   const g = cluster.group();
@@ -251,4 +252,42 @@ test('a trace saved as a scenario replays byte for byte; its records rebuild the
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('400 members (100 processes x 4 threads, 2 x 256 partitions, one standby): a rolling restart with invariants at every input', () => {
+  const cluster = new Cluster({
+    groupId: 'big',
+    topology: [
+      { subtopologyId: '0', sourceTopics: ['events'] },
+      { subtopologyId: '1', sourceTopics: ['accounts'], stateChangelogTopics: [{ name: 'big-account-store-changelog' }] },
+    ],
+    topics: { events: 256, accounts: 256 },
+    config: { 'group.streams.num.standby.replicas': 1 },
+    trace: false,
+  });
+  const processes = [];
+  for (let p = 0; p < 100; p++) {
+    processes.push(`proc-${p}`);
+    cluster.addProcess({ processId: `proc-${p}`, threads: 4, instanceId: `big-${p}` });
+  }
+  cluster.runUntilStable({ maxMs: 600000 });
+  cluster.assertViewMatchesSnapshot();
+  assertEveryTaskOwnedOnce(cluster, 512);
+  const standbys = cluster.group().members.reduce((n, m) => n + taskKeys(m.assignment.standbyTasks).length, 0);
+  assert.equal(standbys, 256, 'one standby per stateful task');
+  const before = epochs(cluster);
+  const owned = new Map([...cluster.members.values()].map((m) => [m.instanceId, m.ownedKeys()]));
+  for (const processId of processes) {
+    cluster.restartProcess(processId, { downtimeMs: 2000 });
+    cluster.runUntilStable({ maxMs: 120000 });
+  }
+  assert.deepEqual(epochs(cluster), before, 'static restarts within the session timeout do not rebalance');
+  for (const m of cluster.members.values()) {
+    assert.deepEqual(m.ownedKeys(), owned.get(m.instanceId), `${m.name} got its tasks back`);
+  }
+  assert.equal(cluster.explanations.filter((e) => e.code === 'STATIC_MEMBER_REPLACED').length, 400);
+  assertEveryTaskOwnedOnce(cluster, 512);
+  cluster.assertViewMatchesSnapshot();
+  cluster.assertInvariants();
+  cluster.close();
 });
