@@ -374,7 +374,7 @@ export declare const StatusCodesByDialect: {
 };
 
 /** The name of `code` in one of the code tables (`ErrorCodes`, `RecordTypesByDialect['kafka-4.2']`, ...). */
-export declare function codeName(table: { readonly [name: string]: number }, code: number): string | undefined;
+export declare function codeName(table: object, code: number): string | undefined;
 
 /** `StreamsGroupHeartbeat` response, draft (PROTOCOL 3.4), fields in schema order. */
 export interface StreamsGroupHeartbeatResponse {

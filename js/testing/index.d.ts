@@ -17,6 +17,7 @@ import type {
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatResponse,
   TaskIds,
+  TaskOffset,
   Topology,
 } from '../index.js';
 import type { Scenario, ScenarioRun } from '../scenario.js';
@@ -59,6 +60,7 @@ export interface MemberOptions {
   topology?: Topology;
   /** Default: `topologyId(topology)`. */
   topologyId?: string;
+  /** The rack it runs in (`rackId` in its joins); `addProcess` gives it to every thread. */
   rackId?: string | null;
   clientId?: string;
   /** Default `/127.0.0.1`. */
@@ -112,6 +114,10 @@ export declare class SimulatedMember {
   memberId: string;
   memberEpoch: number;
   heartbeatIntervalMs: number;
+  /** How often it reports task offsets (from the coordinator's responses). */
+  taskOffsetIntervalMs: number;
+  /** When it last reported task offsets (null: at its next heartbeat). */
+  offsetsReportedAt: number | null;
   owned: OwnedTasks;
   status: MemberStatus;
   /** When the member acts next (null when it does not). */
@@ -164,6 +170,13 @@ export interface ClusterOptions {
   startMs?: number;
   /** Create `topicsToCreate` at once, as a broker would (default true). */
   autoCreateTopics?: boolean;
+  /**
+   * Members report `taskOffsets` and `taskEndOffsets` in heartbeats (on a join, then every
+   * `taskOffsetIntervalMs`), from `Cluster.endOffsets` and their processes' stores (default false).
+   */
+  reportLag?: boolean;
+  /** Offsets per second a standby or warm-up copy restores (default Infinity: caught up at once). */
+  restoreRate?: number;
   /** Check the invariants after every input (default true); they are kept from the records. */
   checkInvariants?: boolean;
   /**
@@ -219,6 +232,12 @@ export declare class Cluster {
   /** The topic image as sent: name -> partitions. */
   readonly topics: Map<string, number>;
   readonly members: Map<string, SimulatedMember>;
+  readonly reportLag: boolean;
+  readonly restoreRate: number;
+  /** Changelog end offset per stateful task (`"sub:partition"`); 0 when not set. */
+  readonly endOffsets: Map<string, number>;
+  /** Per process id: task -> the offset its local store has restored, and when. */
+  readonly localState: Map<string, Map<string, { offset: number; atMs: number }>>;
   readonly nextDeadlineMs: number | null;
   readonly inputCount: number;
   /** Every group as the records say. */
@@ -240,6 +259,24 @@ export declare class Cluster {
   restartProcess(processId: string, options?: RestartOptions): void;
   crashProcess(processId: string): void;
   runningMembers(): SimulatedMember[];
+  /** Members whose `rackId` is `rackId`. */
+  rack(rackId: string): SimulatedMember[];
+  /** Crashes every running member of a rack. */
+  crashRack(rackId: string): void;
+  /** Starts every member of a rack again. */
+  startRack(rackId: string, options?: RestartOptions): void;
+  /** Stateful tasks (`"sub:partition"`) of the topology over the topic image. */
+  statefulTasks(): string[];
+  /** End offsets of some tasks (`{"sub:partition": n}`), or of every stateful task (a number). */
+  setEndOffsets(offsets: { [task: string]: number } | number): this;
+  /** Adds `delta` to every stateful task's end offset. */
+  addEndOffsets(delta: number): this;
+  /** What a member reports: its stateful tasks' restored offsets and end offsets. */
+  taskOffsetsOf(member: SimulatedMember): { taskOffsets: TaskOffset[]; taskEndOffsets: TaskOffset[] };
+  /** Called by a member whose `dueAt` became `t` (members use it; tests need not). */
+  schedule(member: SimulatedMember, t: number): void;
+  /** Called by a member whose owned tasks, status or certainty changed. */
+  changed(member: SimulatedMember): void;
 
   /** Moves the clock forward, running due heartbeats and timers in time order. */
   advance(ms: number): this;

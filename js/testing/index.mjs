@@ -69,6 +69,10 @@ export class SimulatedMember {
     this.memberId = options.memberId ?? '';
     this.memberEpoch = 0;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5000;
+    /** How often it reports task offsets (the coordinator's `taskOffsetIntervalMs`). */
+    this.taskOffsetIntervalMs = 60000;
+    /** When it last reported task offsets (null: at its next heartbeat). */
+    this.offsetsReportedAt = null;
     /** What it owns: exactly what the last response with task lists assigned. */
     this.owned = EMPTY_OWNED();
     /**
@@ -280,6 +284,7 @@ export class SimulatedMember {
     r.processId = this.processId;
     if (this.userEndpoint !== null) r.userEndpoint = this.userEndpoint;
     if (this.clientTags !== null) r.clientTags = this.clientTags;
+    this.#addOffsets(r, true);
     return r;
   }
 
@@ -297,8 +302,24 @@ export class SimulatedMember {
       r.standbyTasks = this.owned.standbyTasks;
       r.warmupTasks = this.owned.warmupTasks;
     }
+    this.#addOffsets(r, false);
     if (this.shutdownRequested) r.shutdownApplication = true;
     return r;
+  }
+
+  /**
+   * With the cluster's `reportLag`, the changelog offsets of the stateful tasks whose state
+   * its process holds (`taskOffsets`) and the end offsets of those tasks (`taskEndOffsets`),
+   * as a Kafka Streams client reports them: on a join and then every `taskOffsetIntervalMs`.
+   */
+  #addOffsets(r, joining) {
+    if (!this.cluster.reportLag) return;
+    const now = this.cluster.now;
+    if (!joining && this.offsetsReportedAt !== null && now - this.offsetsReportedAt < this.taskOffsetIntervalMs) return;
+    this.offsetsReportedAt = now;
+    const { taskOffsets, taskEndOffsets } = this.cluster.taskOffsetsOf(this);
+    r.taskOffsets = taskOffsets;
+    r.taskEndOffsets = taskEndOffsets;
   }
 
   #sendLeave(epoch) {
@@ -327,6 +348,7 @@ export class SimulatedMember {
       this.memberEpoch = 0;
       this.owned = EMPTY_OWNED();
       this.lastResponse = null;
+      this.offsetsReportedAt = null;
       this.status = 'running';
     }
     if (this.status !== 'running') {
@@ -412,6 +434,7 @@ export class SimulatedMember {
       if (r.memberId !== null) this.memberId = r.memberId;
       this.memberEpoch = r.memberEpoch;
       if (r.heartbeatIntervalMs > 0) this.heartbeatIntervalMs = r.heartbeatIntervalMs;
+      if (r.taskOffsetIntervalMs > 0) this.taskOffsetIntervalMs = r.taskOffsetIntervalMs;
       if (r.status !== null) this.lastStatus = r.status;
       if (r.shouldInitializeTopology) this.needsInitialize = true;
       let changed = false;
@@ -591,6 +614,14 @@ export class Cluster {
     /** Active task -> names of running clients that process it (see `checkInvariants`). */
     this.clientOwners = new Map();
     this.clientConflicts = new Set();
+    /** Members report task offsets and end offsets (`reportLag`); see `taskOffsetsOf`. */
+    this.reportLag = options.reportLag ?? false;
+    /** Offsets per second a standby or warm-up copy restores (default: caught up at once). */
+    this.restoreRate = options.restoreRate ?? Infinity;
+    /** Changelog end offset per stateful task (`"sub:partition"`); 0 when not set. */
+    this.endOffsets = new Map();
+    /** Per process id: task -> `{offset, atMs}`, the state its local store holds. */
+    this.localState = new Map();
     /** The input count after the last input that makes groups look at topics again. */
     this.lastRefreshInput = 0;
     /** `'never'`, `'stable'` or `'input'`: when to compare `view` with a snapshot. */
@@ -745,6 +776,98 @@ export class Cluster {
   /** Crashes every member of a process. */
   crashProcess(processId) {
     for (const m of this.process(processId)) m.crash();
+  }
+
+  /** Members whose `rackId` is `rackId`. */
+  rack(rackId) {
+    return [...this.members.values()].filter((m) => m.rackId === rackId);
+  }
+
+  /** Crashes every member of a rack (a zone or data centre goes away). */
+  crashRack(rackId) {
+    this.log(`rack ${rackId} fails`);
+    for (const m of this.rack(rackId)) if (m.running) m.crash();
+  }
+
+  /** Starts every member of a rack again (see `SimulatedMember.start`). */
+  startRack(rackId, options = {}) {
+    for (const m of this.rack(rackId)) m.start(options);
+  }
+
+  // --- lag -----------------------------------------------------------------------------------
+
+  /** Stateful tasks (`"sub:partition"`) of the cluster's topology over its topic image. */
+  statefulTasks() {
+    const keys = [];
+    for (const st of this.topology) {
+      if ((st.stateChangelogTopics ?? []).length === 0) continue;
+      let n = 0;
+      for (const t of [...(st.sourceTopics ?? []), ...(st.repartitionSourceTopics ?? []).map((r) => r.name)]) {
+        n = Math.max(n, this.topics.get(t) ?? 0);
+      }
+      for (let p = 0; p < n; p++) keys.push(`${st.subtopologyId}:${p}`);
+    }
+    return keys;
+  }
+
+  /**
+   * Sets changelog end offsets: `{"sub:partition": offset}` for some tasks, or a number for
+   * every stateful task. Members report them (with `reportLag`) at their next report.
+   */
+  setEndOffsets(offsets) {
+    if (typeof offsets === 'number') for (const k of this.statefulTasks()) this.endOffsets.set(k, offsets);
+    else for (const [k, v] of Object.entries(offsets)) this.endOffsets.set(k, v);
+    return this;
+  }
+
+  /** Adds `delta` to every stateful task's end offset (records written to the changelogs). */
+  addEndOffsets(delta) {
+    for (const k of this.statefulTasks()) this.endOffsets.set(k, (this.endOffsets.get(k) ?? 0) + delta);
+    return this;
+  }
+
+  /**
+   * What `member` reports (PROTOCOL 3.3 `taskOffsets`, `taskEndOffsets`): for each stateful
+   * task it holds, the offset its process's store has restored (an active task is caught up;
+   * a standby or warm-up copy restores `restoreRate` offsets per second) and the end offset;
+   * the process's first running thread also reports the stores of tasks no thread holds
+   * (state kept on disk, e.g. across a restart).
+   */
+  taskOffsetsOf(member) {
+    const now = this.now;
+    const stateful = new Set(this.statefulTasks());
+    let store = this.localState.get(member.processId);
+    if (store === undefined) this.localState.set(member.processId, (store = new Map()));
+    const held = new Set();
+    const roles = [['active', member.owned.activeTasks], ['copy', member.owned.standbyTasks], ['copy', member.owned.warmupTasks]];
+    for (const [role, list] of roles) {
+      for (const key of taskKeys(list)) {
+        if (!stateful.has(key)) continue;
+        held.add(key);
+        const end = this.endOffsets.get(key) ?? 0;
+        const s = store.get(key) ?? { offset: 0, atMs: now };
+        const offset = role === 'active' ? end : Math.min(end, s.offset + (this.restoreRate * (now - s.atMs)) / 1000);
+        store.set(key, { offset: Math.floor(offset), atMs: now });
+      }
+    }
+    const threads = this.process(member.processId).filter((m) => m.running);
+    if (threads[0] === member) {
+      const heldByProcess = new Set(threads.flatMap((m) => [...taskKeys(m.owned.activeTasks), ...taskKeys(m.owned.standbyTasks), ...taskKeys(m.owned.warmupTasks)]));
+      for (const key of store.keys()) if (!heldByProcess.has(key)) held.add(key);
+    }
+    const sorted = [...held].sort((a, b) => {
+      const [sa, pa] = a.split(':');
+      const [sb, pb] = b.split(':');
+      return sa === sb ? Number(pa) - Number(pb) : (sa < sb ? -1 : 1);
+    });
+    const entry = (key, offset) => {
+      const i = key.lastIndexOf(':');
+      return { subtopologyId: key.slice(0, i), partition: Number(key.slice(i + 1)), offset };
+    };
+    return {
+      taskOffsets: sorted.map((k) => entry(k, store.get(k).offset)),
+      taskEndOffsets: sorted.map((k) => entry(k, this.endOffsets.get(k) ?? 0)),
+    };
   }
 
   /** Members that heartbeat. */

@@ -291,3 +291,86 @@ test('400 members (100 processes x 4 threads, 2 x 256 partitions, one standby): 
   cluster.assertInvariants();
   cluster.close();
 });
+
+test('racks and lag: processes on racks report task offsets; a rack fails and the rest take over', () => {
+  const cluster = new Cluster({
+    groupId: 'shop',
+    topology: TOPOLOGY,
+    topics: { orders: 12, clicks: 6 },
+    config: { 'group.streams.num.standby.replicas': 1, 'group.streams.task.offset.interval.ms': 10000 },
+    reportLag: true,
+    restoreRate: 100,
+    verifyView: 'stable',
+  });
+  cluster.setEndOffsets(5000);
+  for (const rack of ['rack-a', 'rack-b', 'rack-c']) {
+    for (let i = 0; i < 2; i++) {
+      cluster.addProcess({ processId: `${rack}-p${i}`, threads: 2, rackId: rack, clientTags: [{ key: 'zone', value: rack }] });
+    }
+  }
+  cluster.runUntilStable();
+  cluster.advance(30000);
+  const g = cluster.group();
+  assert.equal(g.members.length, 12);
+  for (const m of g.members) {
+    assert.equal(m.rackId, m.processId.slice(0, 6), `${m.memberId} has its process's rack`);
+    assert.deepEqual(m.clientTags, [{ key: 'zone', value: m.rackId }]);
+  }
+  // Active tasks are caught up; standbys restore at 100 offsets per second towards 5000.
+  const reported = g.members.flatMap((m) => m.taskOffsets.map((o) => ({ ...o, m })));
+  assert.ok(reported.length > 0, 'members reported task offsets');
+  for (const { subtopologyId, partition, offset, m } of reported) {
+    assert.equal(subtopologyId, '0', 'only the stateful subtopology has changelogs');
+    const active = taskKeys(m.assignment.activeTasks).includes(`0:${partition}`);
+    if (active) assert.equal(offset, 5000);
+    else assert.ok(offset < 5000, `standby 0:${partition} is still restoring (${offset})`);
+  }
+  for (const m of g.members) {
+    assert.deepEqual(m.taskEndOffsets.map((o) => o.offset), m.taskOffsets.map(() => 5000));
+  }
+  const hb = cluster.trace.filter(({ input }) => input.type === 'StreamsGroupHeartbeat' && input.request.taskOffsets);
+  assert.ok(hb.length >= 12, 'offsets travel in heartbeats');
+
+  const start = cluster.now;
+  cluster.crashRack('rack-b');
+  assert.equal(cluster.rack('rack-b').filter((m) => m.running).length, 0);
+  cluster.runUntilStable({ maxMs: 120000 });
+  assert.ok(cluster.now - start >= 45000, 'the rack is fenced by the session timeout');
+  assert.equal(cluster.group().members.length, 8);
+  assertEveryTaskOwnedOnce(cluster, 18);
+  cluster.startRack('rack-b');
+  cluster.runUntilStable({ maxMs: 120000 });
+  assert.equal(cluster.group().members.length, 12);
+  assertEveryTaskOwnedOnce(cluster, 18);
+  cluster.close();
+});
+
+test('the records view keeps the invariants: two active owners, two copies on a process, epochs going back', async () => {
+  const { GroupView } = await import(join(PKG, 'testing/simulation.mjs'));
+  const view = new GroupView();
+  const rec = (type, data, value) => ({ key: { type, data }, value: value === null ? null : { version: 0, data: value } });
+  const current = (memberId, epoch, active) => rec(20, { groupId: 'g', memberId }, {
+    memberEpoch: epoch, previousMemberEpoch: 0, state: 1, activeTasks: active, standbyTasks: [], warmupTasks: [],
+    activeTasksPendingRevocation: [], standbyTasksPendingRevocation: [], warmupTasksPendingRevocation: [],
+  });
+  const member = (memberId, processId) => rec(17, { groupId: 'g', memberId }, { processId, instanceId: null, rackId: null });
+  const t0 = [{ subtopologyId: '0', partitions: [0] }];
+  assert.deepEqual(view.apply([
+    member('a', 'p'), member('b', 'p'), rec(15, { groupId: 'g' }, { epoch: 2 }),
+    rec(19, { groupId: 'g', memberId: 'a' }, { activeTasks: t0, standbyTasks: [], warmupTasks: [] }),
+    rec(19, { groupId: 'g', memberId: 'b' }, { activeTasks: [], standbyTasks: t0, warmupTasks: [] }),
+    rec(18, { groupId: 'g' }, { assignmentEpoch: 2 }),
+    current('a', 2, t0), current('b', 2, t0),
+  ]), []);
+  assert.equal(view.state('g'), 'INITIALIZING');
+  const v = view.violations().join('\n');
+  assert.match(v, /task 0:0 has two active owners, a and b/);
+  assert.match(v, /process p is targeted two copies of task 0:0/);
+  assert.match(view.apply([current('a', 1, []), rec(15, { groupId: 'g' }, { epoch: 1 })]).join('\n'), /member a epoch went back from 2 to 1[\s\S]*group epoch went back from 2 to 1/);
+  assert.deepEqual(view.violations().filter((x) => /owners/.test(x)), [], 'a let go of the task');
+  view.apply([rec(18, { groupId: 'g' }, { assignmentEpoch: 3 })]);
+  assert.match(view.violations().join('\n'), /assignment epoch 3 > group epoch 1/);
+  view.apply([rec(20, { groupId: 'g', memberId: 'a' }, null), rec(19, { groupId: 'g', memberId: 'b' }, null), rec(17, { groupId: 'g', memberId: 'a' }, null)]);
+  assert.equal(view.group('g').members.size, 1);
+  assert.deepEqual(view.violations().filter((x) => /copies/.test(x)), []);
+});
