@@ -71,6 +71,11 @@ export interface MemberOptions {
   clientTags?: KeyValue[] | null;
   /** What to do on UNRELEASED_INSTANCE_ID (111): `'fail'` like the Java client (default) or `'retry'`. */
   onUnreleasedInstanceId?: 'fail' | 'retry';
+  /**
+   * How long closing revoked tasks takes (default 0: before the next heartbeat). Until then
+   * the member owns and reports them; then it acknowledges at once.
+   */
+  revocationMs?: number;
   /** Heartbeat at once after a response changed the owned tasks, as Kafka clients do (default true). */
   ackImmediately?: boolean;
   /** Interval before the first response says otherwise. */
@@ -114,6 +119,9 @@ export declare class SimulatedMember {
   memberId: string;
   memberEpoch: number;
   heartbeatIntervalMs: number;
+  readonly revocationMs: number;
+  /** While it closes revoked tasks: what it was assigned, and when it is done. */
+  revoking: { assigned: OwnedTasks; doneAt: number } | null;
   /** How often it reports task offsets (from the coordinator's responses). */
   taskOffsetIntervalMs: number;
   /** When it last reported task offsets (null: at its next heartbeat). */

@@ -6,20 +6,14 @@
 // can be saved as a scenario file in the tests/scenarios format.
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Coordinator, topologyId as computeTopologyId } from '../node.mjs';
+import { Coordinator, ErrorCodes, topologyId as computeTopologyId } from '../node.mjs';
 import { mismatch, runScenario, stringify } from '../scenario.mjs';
-import { GroupView, InvariantError, checkSnapshot, taskKeys, tasksText } from './simulation.mjs';
+import { GroupView, InvariantError, checkSnapshot, clientReaction, nextOwned, shutdownRequested, taskKeys, tasksText } from './simulation.mjs';
 
 export { mismatch, runScenario, stringify };
 export { GroupView, InvariantError, checkSnapshot, taskKeys };
 
-/** Kafka error codes the simulated client reacts to. */
-const UNKNOWN_MEMBER_ID = 25;
-const GROUP_ID_NOT_FOUND = 69;
-const FENCED_MEMBER_EPOCH = 110;
-const UNRELEASED_INSTANCE_ID = 111;
-const STREAMS_MISSING_SOURCE_TOPICS = 131;
-const SHUTDOWN_APPLICATION_STATUS = 4;
+const { UNRELEASED_INSTANCE_ID, STREAMS_MISSING_SOURCE_TOPICS } = ErrorCodes;
 
 /** A one-subtopology stateless topology reading `input`. */
 export const DEFAULT_TOPOLOGY = Object.freeze([
@@ -38,8 +32,10 @@ function clone(value) {
 /**
  * A simulated Streams group member (one stream thread's consumer): it joins with epoch 0,
  * heartbeats on the interval the coordinator gives, initializes the topology when asked,
- * reports the tasks it owns, drops revoked tasks at once (it owns exactly what the last
- * response assigned), and rejoins with epoch 0 after FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID.
+ * reports the tasks it owns when they changed, takes new tasks at once, closes revoked ones
+ * (at once, or after `revocationMs`, owning them until then) and acknowledges at once, and
+ * reacts to errors as `clientReaction` says (rejoin with epoch 0 after FENCED_MEMBER_EPOCH or
+ * UNKNOWN_MEMBER_ID; stop on fatal errors). The playground's clients follow the same rules.
  */
 export class SimulatedMember {
   #dueAt = null;
@@ -65,6 +61,13 @@ export class SimulatedMember {
     /** `'retry'` keeps rejoining after UNRELEASED_INSTANCE_ID; `'fail'` (Java) stops. */
     this.onUnreleasedInstanceId = options.onUnreleasedInstanceId ?? 'fail';
     this.ackImmediately = options.ackImmediately ?? true;
+    /**
+     * How long closing revoked tasks takes (default 0: done before the next heartbeat). Until
+     * then the member still owns and reports them; then it acknowledges at once.
+     */
+    this.revocationMs = options.revocationMs ?? 0;
+    /** While revoking: the assigned lists and when closing the rest is done. */
+    this.revoking = null;
     /** The member id: `""` until the coordinator gives one (unless chosen). */
     this.memberId = options.memberId ?? '';
     this.memberEpoch = 0;
@@ -75,6 +78,7 @@ export class SimulatedMember {
     this.offsetsReportedAt = null;
     /** What it owns: exactly what the last response with task lists assigned. */
     this.owned = EMPTY_OWNED();
+    this.revoking = null;
     /**
      * `'running'` (joined or joining), `'restarting'` (down, will rejoin), `'crashed'`,
      * `'left'`, `'stopped'` (after a shutdown request) or `'failed'` (a fatal error).
@@ -210,6 +214,7 @@ export class SimulatedMember {
     this.dueAt = null;
     this.inFlight = null;
     this.owned = EMPTY_OWNED();
+    this.revoking = null;
     return this;
   }
 
@@ -242,6 +247,7 @@ export class SimulatedMember {
     this.status = 'restarting';
     this.inFlight = null;
     this.owned = EMPTY_OWNED();
+    this.revoking = null;
     this.needsInitialize = false;
     this.pendingRestart = { newMemberId, processId };
     this.dueAt = this.cluster.now + downtimeMs;
@@ -331,6 +337,7 @@ export class SimulatedMember {
     this.cluster.log(`${this.name} leaves with epoch ${epoch}`);
     const out = this.cluster.send(this.#input(r));
     this.owned = EMPTY_OWNED();
+    this.revoking = null;
     this.inFlight = null;
     if (out.response && out.response.errorCode === 0) this.memberEpoch = out.response.memberEpoch;
     return out;
@@ -347,6 +354,7 @@ export class SimulatedMember {
       this.pendingRestart = null;
       this.memberEpoch = 0;
       this.owned = EMPTY_OWNED();
+      this.revoking = null;
       this.lastResponse = null;
       this.offsetsReportedAt = null;
       this.status = 'running';
@@ -354,6 +362,11 @@ export class SimulatedMember {
     if (this.status !== 'running') {
       this.dueAt = null;
       return;
+    }
+    if (this.revoking !== null && now >= this.revoking.doneAt) {
+      // The revoked tasks are closed: it owns what it was assigned.
+      this.owned = this.revoking.assigned;
+      this.revoking = null;
     }
     if (this.inFlight !== null) {
       // A delayed heartbeat arrives now.
@@ -439,16 +452,19 @@ export class SimulatedMember {
       if (r.shouldInitializeTopology) this.needsInitialize = true;
       let changed = false;
       if (r.activeTasks !== null) {
-        const next = {
-          activeTasks: r.activeTasks,
-          standbyTasks: r.standbyTasks,
-          warmupTasks: r.warmupTasks,
-        };
+        const assigned = { activeTasks: r.activeTasks, standbyTasks: r.standbyTasks, warmupTasks: r.warmupTasks };
         const before = this.ownedText();
-        this.owned = next;
+        const next = nextOwned(this.owned, assigned);
+        if (next.revoking && this.revocationMs > 0) {
+          this.owned = next.owned;
+          this.revoking = { assigned, doneAt: now + this.revocationMs };
+        } else {
+          this.owned = assigned;
+          this.revoking = null;
+        }
         changed = this.ownedText() !== before;
       }
-      if (this.lastStatus.some((s) => s.statusCode === SHUTDOWN_APPLICATION_STATUS)) {
+      if (shutdownRequested(this.lastStatus)) {
         this.cluster.log(`${this.name}: the application shuts down`);
         this.#sendLeave(-1);
         this.status = 'stopped';
@@ -457,7 +473,7 @@ export class SimulatedMember {
       // A client acknowledges a finished reconciliation at once (bounded, to avoid storms).
       if (changed && this.ackImmediately && this.immediateAcks < 3) {
         this.immediateAcks += 1;
-        this.dueAt = now;
+        this.dueAt = this.revoking === null ? now : Math.min(this.revoking.doneAt, now + this.heartbeatIntervalMs);
       } else {
         this.immediateAcks = 0;
         this.dueAt = now + this.heartbeatIntervalMs;
@@ -466,23 +482,24 @@ export class SimulatedMember {
     }
     this.#error(r.errorCode, r.errorMessage, 'heartbeat');
     this.ackedOwned = null;
-    switch (r.errorCode) {
-      case FENCED_MEMBER_EPOCH:
-      case UNKNOWN_MEMBER_ID:
-      case GROUP_ID_NOT_FOUND:
+    const reaction = r.errorCode === UNRELEASED_INSTANCE_ID && this.onUnreleasedInstanceId === 'retry'
+      ? 'retry-join'
+      : clientReaction(r.errorCode);
+    switch (reaction) {
+      case 'rejoin':
         // Drop every task and rejoin with the same member id at once.
         this.owned = EMPTY_OWNED();
+        this.revoking = null;
         this.memberEpoch = 0;
         this.needsInitialize = false;
         this.dueAt = now;
         return;
-      case UNRELEASED_INSTANCE_ID:
-        if (this.onUnreleasedInstanceId === 'retry') {
-          this.memberEpoch = 0;
-          this.dueAt = now + this.heartbeatIntervalMs;
-          return;
-        }
-        this.#fail();
+      case 'retry-join':
+        this.memberEpoch = 0;
+        this.dueAt = now + this.heartbeatIntervalMs;
+        return;
+      case 'retry':
+        this.dueAt = now + this.heartbeatIntervalMs;
         return;
       default:
         // FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, INVALID_REQUEST, ...: fatal.
@@ -493,6 +510,7 @@ export class SimulatedMember {
   #fail() {
     this.status = 'failed';
     this.owned = EMPTY_OWNED();
+    this.revoking = null;
     this.dueAt = null;
   }
 }

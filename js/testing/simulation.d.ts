@@ -80,3 +80,15 @@ export declare class GroupView {
   /** Where this view and a snapshot of the same coordinator differ. */
   differences(snapshot: Snapshot | Snapshot<'kafka-4.2'>): string[];
 }
+
+/** What a Streams client does after a heartbeat error (PROTOCOL 4.11). */
+export declare function clientReaction(errorCode: number, dialect?: Dialect): 'rejoin' | 'retry' | 'fatal';
+
+/** Whether a status list asks the application to shut down. */
+export declare function shutdownRequested(status: readonly { statusCode: number }[] | null | undefined, dialect?: Dialect): boolean;
+
+/**
+ * What a client owns after a response with task lists: new tasks at once, tasks no longer
+ * assigned kept (and reported) until closed (`toRevoke`).
+ */
+export declare function nextOwned(owned: TaskLists | null | undefined, assigned: TaskLists): { owned: TaskLists; toRevoke: TaskLists; revoking: boolean };

@@ -2,7 +2,7 @@
 // view of every group rebuilt from the records alone. No Node APIs, so the playground uses the
 // same code in the browser.
 
-import { RecordTypesByDialect } from '../api.mjs';
+import { ErrorCodesByDialect, RecordTypesByDialect, StatusCodesByDialect } from '../api.mjs';
 
 /** `"sub:partition"` keys of a task list. */
 export function taskKeys(list) {
@@ -97,6 +97,82 @@ export function checkSnapshot(snapshot, previous = null) {
     for (const gid of [...previous.keys()]) if (!seenGroups.has(gid)) previous.delete(gid);
   }
   return violations;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client's side: what a correct Streams client does with a heartbeat response. The testing
+// tools' simulated members and the playground's clients both follow these rules.
+
+/**
+ * What a Streams client does after a heartbeat error (PROTOCOL 4.11, the Java client):
+ * `'rejoin'` (drop every task and join again with epoch 0) after FENCED_MEMBER_EPOCH and
+ * UNKNOWN_MEMBER_ID, and after GROUP_ID_NOT_FOUND (the group was deleted under it; joining
+ * creates it again); `'retry'` (heartbeat again at the next interval) after errors of the
+ * coordinator's host (not available, not the coordinator, loading) and UNKNOWN_SERVER_ERROR;
+ * `'fatal'` (the client stops) after everything else: INVALID_REQUEST, GROUP_MAX_SIZE_REACHED,
+ * FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION, authorization failures and
+ * the dialect's topology errors.
+ */
+export function clientReaction(errorCode, dialect = 'kip1071-draft') {
+  const e = ErrorCodesByDialect[dialect] ?? ErrorCodesByDialect['kip1071-draft'];
+  switch (errorCode) {
+    case e.FENCED_MEMBER_EPOCH:
+    case e.UNKNOWN_MEMBER_ID:
+    case e.GROUP_ID_NOT_FOUND:
+      return 'rejoin';
+    case e.UNKNOWN_SERVER_ERROR:
+    case 14: // COORDINATOR_LOAD_IN_PROGRESS
+    case 15: // COORDINATOR_NOT_AVAILABLE
+    case 16: // NOT_COORDINATOR
+      return 'retry';
+    default:
+      return 'fatal';
+  }
+}
+
+/** Whether a status list asks the application to shut down (PROTOCOL 2.14, 3.10, 4.5). */
+export function shutdownRequested(status, dialect = 'kip1071-draft') {
+  const code = (StatusCodesByDialect[dialect] ?? StatusCodesByDialect['kip1071-draft']).SHUTDOWN_APPLICATION;
+  return (status ?? []).some((s) => s.statusCode === code);
+}
+
+function listKeys(list) {
+  const keys = new Set();
+  for (const t of list ?? []) for (const p of t.partitions) keys.add(`${t.subtopologyId}\u0000${p}`);
+  return keys;
+}
+
+function fromKeys(keys) {
+  const by = new Map();
+  for (const k of keys) {
+    const i = k.indexOf('\u0000');
+    const sub = k.slice(0, i);
+    if (!by.has(sub)) by.set(sub, []);
+    by.get(sub).push(Number(k.slice(i + 1)));
+  }
+  return [...by.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .map((subtopologyId) => ({ subtopologyId, partitions: by.get(subtopologyId).sort((a, b) => a - b) }));
+}
+
+/**
+ * What a client owns after a response that carries task lists (`assigned`, the response's
+ * three lists): it takes new tasks at once and keeps the tasks no longer assigned until it has
+ * closed them (`toRevoke`; `withoutRevoked` once closed), reporting them as owned meanwhile.
+ * All lists are `TaskIds` lists, sorted as responses sort them.
+ */
+export function nextOwned(owned, assigned) {
+  const next = {};
+  const toRevoke = {};
+  let revoking = false;
+  for (const r of ROLES) {
+    const have = listKeys(owned?.[r]);
+    const want = listKeys(assigned[r]);
+    const gone = [...have].filter((k) => !want.has(k));
+    revoking ||= gone.length > 0;
+    toRevoke[r] = fromKeys(gone);
+    next[r] = gone.length === 0 ? assigned[r] : fromKeys([...want, ...gone]);
+  }
+  return { owned: next, toRevoke, revoking };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -374,3 +374,23 @@ test('the records view keeps the invariants: two active owners, two copies on a 
   assert.equal(view.group('g').members.size, 1);
   assert.deepEqual(view.violations().filter((x) => /copies/.test(x)), []);
 });
+
+test('slow revocation: a member owns revoked tasks until it has closed them; too slow, and the rebalance timeout fences it', () => {
+  const cluster = new Cluster({ topics: { input: 4 }, verifyView: 'input' });
+  const a = cluster.addMember({ name: 'a', revocationMs: 3000, rebalanceTimeoutMs: 10000 });
+  cluster.runUntilStable();
+  cluster.addMember({ name: 'b' });
+  cluster.runUntil((c) => c.group().members.some((m) => m.memberState === 'UNREVOKED_TASKS'), { what: 'a told to revoke' });
+  assert.equal(a.ownedKeys().active.length, 4, 'a still owns (and reports) the tasks it is closing');
+  cluster.runUntilStable();
+  assert.equal(a.ownedKeys().active.length, 2);
+  assert.ok(!cluster.explanations.some((e) => e.code === 'MEMBER_FENCED'));
+
+  const slow = new Cluster({ topics: { input: 4 } });
+  slow.addMember({ name: 'a', revocationMs: 20000, rebalanceTimeoutMs: 10000 });
+  slow.runUntilStable();
+  slow.addMember({ name: 'b' });
+  slow.runUntilStable({ maxMs: 120000 });
+  assert.ok(slow.explanations.some((e) => e.code === 'MEMBER_FENCED' && e.cause === 'REBALANCE_TIMEOUT'));
+  assert.equal(slow.group().members.length, 2, 'a rejoined after it was fenced');
+});

@@ -1,11 +1,13 @@
 // Browser tests of the protocol playground (examples/playground) in Debian's headless Chromium,
-// driven by playwright-core. scripts/test-browser.sh serves the site and passes BASE_URL.
+// driven by playwright-core, on node:test. scripts/test-browser.sh serves the site and passes
+// BASE_URL (`node --test tests/browser/` with a served site works too).
 //
 // What the page shows is checked against the coordinator itself: the inputs the page sent
 // (taken from its "Export test" download) are run through the Node build of the same package,
 // and the group state, epochs, members and task placement the page draws must equal that
 // coordinator's snapshot. Screenshots go to test-output/playground/.
 
+import { after, before, test as nodeTest } from 'node:test';
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,14 +29,36 @@ const ROLES = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupT
 fs.mkdirSync(path.join(OUT, 'downloads'), { recursive: true });
 
 // ---------------------------------------------------------------------------------------------
-// A tiny runner.
-
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
-const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
+// One browser for the file; each test opens its own pages, which must log no errors and load
+// nothing beyond the page's own files.
 
 let browser;
 let current = null; // {errors, external} of the running test
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  console.log(`screenshots: ${path.relative(ROOT, OUT)}/`);
+});
+
+function test(name, fn) {
+  nodeTest(name, async () => {
+    current = { errors: [], external: [] };
+    try {
+      await fn();
+      assert.deepEqual(current.errors, [], 'console errors, page errors or failed requests');
+      assert.deepEqual(current.external, [], 'requests beyond the page\'s own files');
+    } finally {
+      for (const ctx of browser.contexts()) await ctx.close();
+    }
+  });
+}
 
 async function openPage(viewport = DESKTOP, url = BASE) {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
@@ -965,33 +989,3 @@ test('post-mortem: a Kafka 4.2 dump-log pasted, a raw segment dropped; the histo
   assert.match(await page.textContent('#log-status'), /line 1: the record at offset 0 is not a kafka-4.2 streams group record/);
   await page.click('#dlg-log [value="cancel"]');
 });
-
-// ---------------------------------------------------------------------------------------------
-
-browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-let passed = 0;
-let failed = 0;
-for (const t of tests) {
-  if (only && !only.test(t.name)) continue;
-  current = { errors: [], external: [] };
-  const started = Date.now();
-  try {
-    await t.fn();
-    assert.deepEqual(current.errors, [], 'console errors, page errors or failed requests');
-    assert.deepEqual(current.external, [], 'requests beyond the page\'s own files');
-    passed += 1;
-    console.log(`ok - ${t.name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failed += 1;
-    console.log(`not ok - ${t.name}\n  ${String(e.stack ?? e).split('\n').slice(0, 12).join('\n  ')}`);
-    if (current.errors.length) console.log(`  page errors: ${current.errors.join(' | ')}`);
-  }
-  for (const ctx of browser.contexts()) await ctx.close();
-}
-await browser.close();
-console.log(`screenshots: ${path.relative(ROOT, OUT)}/`);
-console.log(`browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
