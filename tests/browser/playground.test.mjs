@@ -21,7 +21,7 @@ const ORIGIN = new URL(BASE).origin;
 const { Coordinator } = await import(path.join(ROOT, 'pkg', 'node.mjs'));
 const { runScenario } = await import(path.join(ROOT, 'pkg', 'scenario.mjs'));
 
-const PRESETS = ['startup', 'scale-out', 'rolling-restart', 'crash', 'missing-source', 'k42-startup', 'two-groups', 'manual'];
+const PRESETS = ['startup', 'scale-out', 'rolling-restart', 'crash', 'missing-source', 'k42-startup', 'two-groups', 'manual', 'rack-failure'];
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const ROLES = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };
@@ -988,4 +988,23 @@ test('post-mortem: a Kafka 4.2 dump-log pasted, a raw segment dropped; the histo
   await page.waitForFunction(() => document.querySelector('#log-status').classList.contains('bad'));
   assert.match(await page.textContent('#log-status'), /line 1: the record at offset 0 is not a kafka-4.2 streams group record/);
   await page.click('#dlg-log [value="cancel"]');
+});
+
+test('racks: the rack-failure preset draws the racks, and the members of the other racks take over', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'rack-failure');
+  assert.deepEqual(await page.$$eval('.racks .rack', (els) => els.map((e) => e.dataset.rack)), ['rack-a', 'rack-c']);
+  assert.deepEqual(await page.$$eval('.member-card [data-field="rack-id"]', (els) => [...new Set(els.map((e) => e.textContent))].sort()), ['rack-a', 'rack-c']);
+  assert.equal(await page.textContent('#group-state'), 'STABLE');
+  assert.equal(await page.textContent('#invariants'), '✓ invariants');
+  // Every task is held by a member of rack-a or rack-c.
+  const racks = Object.fromEntries(await page.$$eval('.member-card', (els) => els.map((e) => [e.dataset.label, e.querySelector('[data-field="rack-id"]').textContent])));
+  const owners = await page.$$eval('.tm-cell', (els) => els.map((e) => e.dataset.owner));
+  assert.equal(owners.length, 6);
+  for (const o of owners) assert.ok(['rack-a', 'rack-c'].includes(racks[o]), `${o} is on a surviving rack`);
+  // Before the failure the page showed all three racks.
+  const crash = await page.$$eval('.tl', (els) => els.findIndex((e) => /crashes/.test(e.textContent)));
+  await page.click(`.tl[data-to="${crash}"]`);
+  assert.deepEqual(await page.$$eval('.racks .rack', (els) => els.map((e) => e.dataset.rack)), ['rack-a', 'rack-b', 'rack-c']);
+  await shot(page, 'preset-rack-failure-before-1280x800');
 });
