@@ -101,8 +101,10 @@ export interface RestartOptions {
 
 /**
  * A simulated Streams member: joins with epoch 0, heartbeats on the coordinator's interval,
- * initializes the topology when asked, reports owned tasks, drops revoked tasks at once,
- * rejoins with epoch 0 after FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID.
+ * initializes the topology when asked, reports owned tasks when they changed, takes new tasks
+ * at once, closes revoked ones (at once or after `revocationMs`, owning them until then),
+ * reacts to errors as `clientReaction` says (rejoin after FENCED_MEMBER_EPOCH /
+ * UNKNOWN_MEMBER_ID, stop on fatal errors).
  */
 export declare class SimulatedMember {
   readonly cluster: Cluster;

@@ -467,7 +467,8 @@ export class GroupView {
         const epoch = Number(v.epoch);
         if (epoch < g.groupEpoch) violations.push(`group ${gid}: group epoch went back from ${g.groupEpoch} to ${epoch}`);
         g.groupEpoch = epoch;
-        if (v.validatedTopologyEpoch !== undefined) g.validatedTopologyEpoch = Number(v.validatedTopologyEpoch);
+        // kafka-4.2: the record leaves the field out at its default, -1 (not validated).
+        if (this.dialect === 'kafka-4.2') g.validatedTopologyEpoch = Number(v.validatedTopologyEpoch ?? -1);
         return;
       }
       case t.TARGET_ASSIGNMENT_METADATA: {
