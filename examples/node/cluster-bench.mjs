@@ -2,8 +2,9 @@
 // checked after every input (the default).
 //
 //   node examples/node/cluster-bench.mjs [--processes 100] [--threads 4] [--partitions 256]
-//                                        [--restart] [--pkg path/to/pkg]...
+//                                        [--restart | --no-restart] [--no-trace] [--pkg path/to/pkg]...
 //
+// Defaults otherwise, as a new user would have them (trace kept; `--no-trace` drops it).
 // A group of `processes` x `threads` static members (Kafka Streams processes with persistent
 // state) on two topics of `partitions` partitions, one stateless and one stateful subtopology,
 // one standby replica. It prints the wall time to `STABLE` from the first join and, with
@@ -22,6 +23,7 @@ const { values: args } = parseArgs({
     partitions: { type: 'string', default: '256' },
     restart: { type: 'boolean' },
     'no-restart': { type: 'boolean' },
+    'no-trace': { type: 'boolean' },
     pkg: { type: 'string', multiple: true },
   },
 });
@@ -53,7 +55,7 @@ for (const pkg of pkgs) {
     topology,
     topics: { events: PARTITIONS, accounts: PARTITIONS },
     config: { 'group.streams.num.standby.replicas': 1 },
-    trace: false,
+    trace: !args['no-trace'],
   });
   const processes = [];
   for (let p = 0; p < PROCESSES; p++) {

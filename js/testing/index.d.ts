@@ -292,7 +292,11 @@ export declare class Cluster {
   advance(ms: number): this;
   advanceTo(timeMs: number): this;
   runUntil(predicate: (cluster: Cluster) => boolean, options?: { maxMs?: number; what?: string }): RunResult;
-  /** Runs until the group has converged; throws an `InvariantError` after `maxMs` (default 600000). */
+  /**
+   * Runs until the group has converged: `STABLE`, its members exactly the running simulated
+   * members, each at the coordinator's epoch owning what it was assigned, and each having
+   * heartbeated since the last topic change, `Replay` or shutdown request.
+   */
   runUntilStable(options?: { maxMs?: number; groupId?: string }): RunResult;
   unstableReasons(groupId?: string): string[];
 

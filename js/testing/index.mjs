@@ -680,7 +680,11 @@ export class Cluster {
     if (this.tracing) this.trace.push(new TraceEntry(inputText, text));
     const out = JSON.parse(text);
     if (!out.error) {
-      if (full.type === 'TopicMetadata' || full.type === 'Replay') this.lastRefreshInput = this.inputCount;
+      // What every member learns only at its next heartbeat: topic changes (statuses, new
+      // tasks), a Replay's records, a shutdown request.
+      if (full.type === 'TopicMetadata' || full.type === 'Replay' || full.request?.shutdownApplication) {
+        this.lastRefreshInput = this.inputCount;
+      }
       if (full.type === 'Replay') this.view.load(this.coordinator.snapshot());
       else if (out.records.length > 0) this.pendingViolations.push(...this.view.apply(out.records));
       this.nextDeadlineMs = out.nextDeadlineMs;
@@ -990,14 +994,17 @@ export class Cluster {
 
   /**
    * Runs until the group has converged: every running member has heartbeated successfully
-   * since the call (so topic changes have been noticed), the coordinator says `STABLE` with
+   * since the last input whose effect members learn only from their next heartbeat (a topic
+   * change, a `Replay`, a shutdown request), the coordinator says `STABLE` with
    * every member at the assignment epoch, its members are exactly the running (and
    * restarting) simulated members, and each of those is at the coordinator's epoch and owns
    * exactly what the coordinator assigned it. Throws (with the reasons) after `maxMs`.
    */
   runUntilStable({ maxMs = 600000, groupId = this.groupId } = {}) {
     // Groups look at topic changes (and a Replay's records) at a member's next heartbeat, and
-    // members learn the outcome at theirs: every member must have heartbeated since.
+    // members learn the outcome (and a shutdown request) at theirs: each must have heartbeated
+    // since. Anything else that is not settled shows in the state or in a member's epoch and
+    // tasks, so a converged group needs no further round of heartbeats.
     const ready = () =>
       this.view.state(groupId) === 'STABLE' &&
       this.unstableReasons(groupId).length === 0 &&
