@@ -192,7 +192,8 @@ function wire() {
     run(() => {
       if (isStatic && !instanceId) throw new Error('A static member needs an instance id.');
       const processId = form.process.value === '__new__' ? null : form.process.value;
-      session.addMember({ instanceId: isStatic ? instanceId : null, processId });
+      const rackId = form.rack.value.trim() || null;
+      session.addMember({ instanceId: isStatic ? instanceId : null, processId, rackId });
       if (isStatic) form.instance.value = suggestInstanceId();
     });
   });

@@ -1007,4 +1007,13 @@ test('racks: the rack-failure preset draws the racks, and the members of the oth
   await page.click(`.tl[data-to="${crash}"]`);
   assert.deepEqual(await page.$$eval('.racks .rack', (els) => els.map((e) => e.dataset.rack)), ['rack-a', 'rack-b', 'rack-c']);
   await shot(page, 'preset-rack-failure-before-1280x800');
+  // A member added by hand on a rack of its own joins with that rack id.
+  await page.click('[data-action="new"]');
+  await page.fill('#topic-name', 'orders');
+  await page.fill('#topic-partitions', '2');
+  await page.click('#create-topic button[type="submit"]');
+  await page.fill('#add-rack', 'rack-d');
+  await page.click('#add-member button[type="submit"]');
+  assert.equal(await page.textContent('.member-card [data-field="rack-id"]'), 'rack-d');
+  await checkAgainstNode(page, 'a member on a rack');
 });
