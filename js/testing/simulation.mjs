@@ -156,9 +156,9 @@ function fromKeys(keys) {
 
 /**
  * What a client owns after a response that carries task lists (`assigned`, the response's
- * three lists): it takes new tasks at once and keeps the tasks no longer assigned until it has
- * closed them (`toRevoke`; `withoutRevoked` once closed), reporting them as owned meanwhile.
- * All lists are `TaskIds` lists, sorted as responses sort them.
+ * three lists): it takes new tasks at once and keeps the tasks no longer assigned (`toRevoke`)
+ * until it has closed them, reporting them as owned meanwhile; once closed it owns exactly
+ * `assigned`. All lists are `TaskIds` lists, sorted as responses sort them.
  */
 export function nextOwned(owned, assigned) {
   const next = {};
