@@ -38,11 +38,6 @@ function clone(value) {
  * UNKNOWN_MEMBER_ID; stop on fatal errors). The playground's clients follow the same rules.
  */
 export class SimulatedMember {
-  #dueAt = null;
-  #owned = EMPTY_OWNED();
-  #status = 'running';
-  #unsure = false;
-
   constructor(cluster, options) {
     this.cluster = cluster;
     this.seq = options.seq;
@@ -84,7 +79,9 @@ export class SimulatedMember {
      * `'left'`, `'stopped'` (after a shutdown request) or `'failed'` (a fatal error).
      */
     this.status = 'running';
-    this.dueAt = cluster.now;
+    /** When the member acts next (null when it does not). */
+    this.dueAt = null;
+    this.#due(cluster.now);
     this.inFlight = null;
     this.needsInitialize = false;
     this.shutdownRequested = false;
@@ -105,6 +102,7 @@ export class SimulatedMember {
     /** The owned tasks the coordinator last acknowledged, and those of the heartbeat in flight. */
     this.ackedOwned = null;
     this.sendingOwned = null;
+    cluster.changed(this);
     this.ownedTextOf = null;
     this.ownedTextValue = '';
   }
@@ -118,43 +116,26 @@ export class SimulatedMember {
     return this.ownedTextValue;
   }
 
-  /** When the member acts next (null when it does not). */
-  get dueAt() {
-    return this.#dueAt;
-  }
-
-  set dueAt(t) {
-    this.#dueAt = t;
+  // Plain fields, changed only through these helpers, so that the cluster hears of it (its
+  // agenda of due members and its check of what clients process).
+  #due(t) {
+    this.dueAt = t;
     if (t !== null) this.cluster.schedule(this, t);
   }
 
-  /** What it owns: exactly what the last response with task lists assigned. */
-  get owned() {
-    return this.#owned;
-  }
-
-  set owned(tasks) {
-    this.#owned = tasks;
+  #own(tasks) {
+    this.owned = tasks;
     this.cluster.changed(this);
   }
 
-  get status() {
-    return this.#status;
-  }
-
-  set status(status) {
-    this.#status = status;
+  #become(status) {
+    this.status = status;
     this.cluster.changed(this);
   }
 
-  /** Heartbeats sent while a fault was active and not yet followed by a response. */
-  get unsure() {
-    return this.#unsure;
-  }
-
-  set unsure(unsure) {
-    if (unsure !== this.#unsure) this.cluster.changed(this);
-    this.#unsure = unsure;
+  #doubt(unsure) {
+    if (unsure !== this.unsure) this.cluster.changed(this);
+    this.unsure = unsure;
   }
 
   /** Whether the member heartbeats (joined or joining). */
@@ -210,10 +191,10 @@ export class SimulatedMember {
   /** Stops heartbeating at once, without leaving (`kill -9`). It owns nothing afterwards. */
   crash() {
     this.cluster.log(`${this.name} crashes`);
-    this.status = 'crashed';
-    this.dueAt = null;
+    this.#become('crashed');
+    this.#due(null);
     this.inFlight = null;
-    this.owned = EMPTY_OWNED();
+    this.#own(EMPTY_OWNED());
     this.revoking = null;
     return this;
   }
@@ -221,8 +202,8 @@ export class SimulatedMember {
   /** Leaves the group with epoch -1 and stops. */
   leave() {
     this.#sendLeave(-1);
-    this.status = 'left';
-    this.dueAt = null;
+    this.#become('left');
+    this.#due(null);
     return this;
   }
 
@@ -244,22 +225,22 @@ export class SimulatedMember {
     }
     this.cluster.log(`${this.name} restarts (down ${downtimeMs} ms)`);
     this.restarts += 1;
-    this.status = 'restarting';
+    this.#become('restarting');
     this.inFlight = null;
-    this.owned = EMPTY_OWNED();
+    this.#own(EMPTY_OWNED());
     this.revoking = null;
     this.needsInitialize = false;
     this.pendingRestart = { newMemberId, processId };
-    this.dueAt = this.cluster.now + downtimeMs;
+    this.#due(this.cluster.now + downtimeMs);
     return this;
   }
 
   /** Starts a crashed, left or failed member again (same options as `restart`). */
   start(options = {}) {
     if (this.status === 'running' || this.status === 'restarting') return this;
-    this.status = 'restarting';
+    this.#become('restarting');
     this.pendingRestart = { newMemberId: options.newMemberId ?? true, processId: options.processId };
-    this.dueAt = this.cluster.now + (options.downtimeMs ?? 0);
+    this.#due(this.cluster.now + (options.downtimeMs ?? 0));
     return this;
   }
 
@@ -336,7 +317,7 @@ export class SimulatedMember {
     if (this.instanceId !== null) r.instanceId = this.instanceId;
     this.cluster.log(`${this.name} leaves with epoch ${epoch}`);
     const out = this.cluster.send(this.#input(r));
-    this.owned = EMPTY_OWNED();
+    this.#own(EMPTY_OWNED());
     this.revoking = null;
     this.inFlight = null;
     if (out.response && out.response.errorCode === 0) this.memberEpoch = out.response.memberEpoch;
@@ -353,19 +334,19 @@ export class SimulatedMember {
       if (processId !== undefined) this.processId = processId;
       this.pendingRestart = null;
       this.memberEpoch = 0;
-      this.owned = EMPTY_OWNED();
+      this.#own(EMPTY_OWNED());
       this.revoking = null;
       this.lastResponse = null;
       this.offsetsReportedAt = null;
-      this.status = 'running';
+      this.#become('running');
     }
     if (this.status !== 'running') {
-      this.dueAt = null;
+      this.#due(null);
       return;
     }
     if (this.revoking !== null && now >= this.revoking.doneAt) {
       // The revoked tasks are closed: it owns what it was assigned.
-      this.owned = this.revoking.assigned;
+      this.#own(this.revoking.assigned);
       this.revoking = null;
     }
     if (this.inFlight !== null) {
@@ -380,17 +361,17 @@ export class SimulatedMember {
     const f = this.faults;
     if (f.dropCount > 0 || now < f.dropUntil) {
       if (f.dropCount > 0) f.dropCount -= 1;
-      this.unsure = true;
+      this.#doubt(true);
       this.ackedOwned = null;
       this.cluster.log(`${this.name}: heartbeat (epoch ${this.memberEpoch}) lost`);
-      this.dueAt = now + this.heartbeatIntervalMs;
+      this.#due(now + this.heartbeatIntervalMs);
       return;
     }
     if (f.delayMs > 0 && f.delayCount > 0) {
       f.delayCount -= 1;
-      this.unsure = true;
+      this.#doubt(true);
       this.inFlight = input;
-      this.dueAt = now + f.delayMs;
+      this.#due(now + f.delayMs);
       return;
     }
     this.#deliver(input);
@@ -408,7 +389,7 @@ export class SimulatedMember {
     this.absorb(out.response);
     if (this.status === 'running' && this.needsInitialize) this.#initialize();
     if (this.status === 'running' && this.dueAt === null) {
-      this.dueAt = now + this.heartbeatIntervalMs;
+      this.#due(now + this.heartbeatIntervalMs);
     }
   }
 
@@ -438,10 +419,10 @@ export class SimulatedMember {
   /** What a correct client does with a heartbeat response. */
   absorb(r) {
     const now = this.cluster.now;
-    this.dueAt = null;
+    this.#due(null);
     this.lastResponse = r;
     if (r.errorCode === 0) {
-      this.unsure = false;
+      this.#doubt(false);
       this.ackedOwned = this.sendingOwned;
       this.lastOkInput = this.cluster.inputCount;
       if (r.memberId !== null) this.memberId = r.memberId;
@@ -456,10 +437,10 @@ export class SimulatedMember {
         const before = this.ownedText();
         const next = nextOwned(this.owned, assigned);
         if (next.revoking && this.revocationMs > 0) {
-          this.owned = next.owned;
+          this.#own(next.owned);
           this.revoking = { assigned, doneAt: now + this.revocationMs };
         } else {
-          this.owned = assigned;
+          this.#own(assigned);
           this.revoking = null;
         }
         changed = this.ownedText() !== before;
@@ -467,16 +448,16 @@ export class SimulatedMember {
       if (shutdownRequested(this.lastStatus)) {
         this.cluster.log(`${this.name}: the application shuts down`);
         this.#sendLeave(-1);
-        this.status = 'stopped';
+        this.#become('stopped');
         return;
       }
       // A client acknowledges a finished reconciliation at once (bounded, to avoid storms).
       if (changed && this.ackImmediately && this.immediateAcks < 3) {
         this.immediateAcks += 1;
-        this.dueAt = this.revoking === null ? now : Math.min(this.revoking.doneAt, now + this.heartbeatIntervalMs);
+        this.#due(this.revoking === null ? now : Math.min(this.revoking.doneAt, now + this.heartbeatIntervalMs));
       } else {
         this.immediateAcks = 0;
-        this.dueAt = now + this.heartbeatIntervalMs;
+        this.#due(now + this.heartbeatIntervalMs);
       }
       return;
     }
@@ -488,18 +469,18 @@ export class SimulatedMember {
     switch (reaction) {
       case 'rejoin':
         // Drop every task and rejoin with the same member id at once.
-        this.owned = EMPTY_OWNED();
+        this.#own(EMPTY_OWNED());
         this.revoking = null;
         this.memberEpoch = 0;
         this.needsInitialize = false;
-        this.dueAt = now;
+        this.#due(now);
         return;
       case 'retry-join':
         this.memberEpoch = 0;
-        this.dueAt = now + this.heartbeatIntervalMs;
+        this.#due(now + this.heartbeatIntervalMs);
         return;
       case 'retry':
-        this.dueAt = now + this.heartbeatIntervalMs;
+        this.#due(now + this.heartbeatIntervalMs);
         return;
       default:
         // FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED, INVALID_REQUEST, ...: fatal.
@@ -508,10 +489,10 @@ export class SimulatedMember {
   }
 
   #fail() {
-    this.status = 'failed';
-    this.owned = EMPTY_OWNED();
+    this.#become('failed');
+    this.#own(EMPTY_OWNED());
     this.revoking = null;
-    this.dueAt = null;
+    this.#due(null);
   }
 }
 
@@ -528,13 +509,14 @@ function toText(input) {
   }
 }
 
+/** Whether agenda entry `a` comes before `b`: by time, then start order. */
+function earlier(a, b) {
+  return a.t < b.t || (a.t === b.t && a.seq < b.seq);
+}
+
 /** A binary min-heap of `{t, seq, member}` by time, then start order. */
 class Agenda {
   #heap = [];
-
-  static #before(a, b) {
-    return a.t < b.t || (a.t === b.t && a.seq < b.seq);
-  }
 
   push(t, seq, member) {
     const h = this.#heap;
@@ -542,7 +524,7 @@ class Agenda {
     let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!Agenda.#before(h[i], h[p])) break;
+      if (!earlier(h[i], h[p])) break;
       [h[i], h[p]] = [h[p], h[i]];
       i = p;
     }
@@ -563,33 +545,14 @@ class Agenda {
         const l = 2 * i + 1;
         const r = l + 1;
         let m = i;
-        if (l < h.length && Agenda.#before(h[l], h[m])) m = l;
-        if (r < h.length && Agenda.#before(h[r], h[m])) m = r;
+        if (l < h.length && earlier(h[l], h[m])) m = l;
+        if (r < h.length && earlier(h[r], h[m])) m = r;
         if (m === i) break;
         [h[i], h[m]] = [h[m], h[i]];
         i = m;
       }
     }
     return top;
-  }
-}
-
-/** One input and its output text; the input is parsed from its text when first read. */
-class TraceEntry {
-  #input = undefined;
-
-  constructor(inputText, output) {
-    this.inputText = inputText;
-    this.output = output;
-  }
-
-  get input() {
-    this.#input ??= JSON.parse(this.inputText);
-    return this.#input;
-  }
-
-  toJSON() {
-    return { input: this.input, output: this.output };
   }
 }
 
@@ -677,7 +640,9 @@ export class Cluster {
     const inputText = toText(full);
     const text = this.coordinator.handle(inputText);
     this.inputCount += 1;
-    if (this.tracing) this.trace.push(new TraceEntry(inputText, text));
+    // A copy of the input (parsed from the text sent), so that later changes to the caller's
+    // object do not rewrite the trace.
+    if (this.tracing) this.trace.push({ input: JSON.parse(inputText), output: text });
     const out = JSON.parse(text);
     if (!out.error) {
       // What every member learns only at its next heartbeat: topic changes (statuses, new
@@ -686,9 +651,13 @@ export class Cluster {
         this.lastRefreshInput = this.inputCount;
       }
       if (full.type === 'Replay') this.view.load(this.coordinator.snapshot());
-      else if (out.records.length > 0) this.pendingViolations.push(...this.view.apply(out.records));
+      else if (out.records.length > 0) for (const v of this.view.apply(out.records)) this.pendingViolations.push(v);
       this.nextDeadlineMs = out.nextDeadlineMs;
-      for (const e of out.explain) this.explanations.push({ atMs: this.now, ...e });
+      for (const e of out.explain) {
+        const timed = { atMs: this.now };
+        for (const k in e) timed[k] = e[k];
+        this.explanations.push(timed);
+      }
       if (this.autoCreateTopics && out.topicsToCreate.length > 0) {
         const specs = out.topicsToCreate.filter((t) => !this.topics.has(t.name))
           .map((t) => ({ name: t.name, partitions: t.numPartitions }));
@@ -934,7 +903,14 @@ export class Cluster {
       this.agenda.pop();
       if (top.member.dueAt === top.t) due.add(top.member);
     }
-    return [...due].sort((a, b) => a.seq - b.seq);
+    // In start order (a plain insertion sort: the list is short).
+    const out = [];
+    for (const m of due) {
+      let i = out.length;
+      while (i > 0 && out[i - 1].seq > m.seq) i -= 1;
+      out.splice(i, 0, m);
+    }
+    return out;
   }
 
   /** Runs every event due at the earliest pending time if it is at or before `limit`. */
@@ -1005,10 +981,14 @@ export class Cluster {
     // members learn the outcome (and a shutdown request) at theirs: each must have heartbeated
     // since. Anything else that is not settled shows in the state or in a member's epoch and
     // tasks, so a converged group needs no further round of heartbeats.
+    const heardSinceRefresh = () => {
+      for (const m of this.members.values()) {
+        if (m.groupId === groupId && m.running && m.lastOkInput <= this.lastRefreshInput) return false;
+      }
+      return true;
+    };
     const ready = () =>
-      this.view.state(groupId) === 'STABLE' &&
-      this.unstableReasons(groupId).length === 0 &&
-      [...this.members.values()].every((m) => m.groupId !== groupId || !m.running || m.lastOkInput > this.lastRefreshInput);
+      this.view.state(groupId) === 'STABLE' && this.unstableReasons(groupId).length === 0 && heardSinceRefresh();
     let result;
     try {
       result = this.runUntil(ready, { maxMs, what: `group ${groupId} stable` });
@@ -1031,9 +1011,10 @@ export class Cluster {
   unstableReasons(groupId = this.groupId) {
     const reasons = [];
     const g = this.view.group(groupId);
-    const sims = [...this.members.values()].filter(
-      (m) => m.groupId === groupId && (m.running || m.status === 'restarting'),
-    );
+    const sims = [];
+    for (const m of this.members.values()) {
+      if (m.groupId === groupId && (m.running || m.status === 'restarting')) sims.push(m);
+    }
     if (g === null) {
       if (sims.length > 0) reasons.push(`group ${groupId} does not exist`);
       return reasons;
