@@ -307,17 +307,16 @@ export interface EndpointToPartitions {
  * -1 UNKNOWN_SERVER_ERROR, 24 INVALID_GROUP_ID, 25 UNKNOWN_MEMBER_ID, 35 UNSUPPORTED_VERSION,
  * 42 INVALID_REQUEST, 68 NON_EMPTY_GROUP, 69 GROUP_ID_NOT_FOUND, 81 GROUP_MAX_SIZE_REACHED,
  * 82 FENCED_INSTANCE_ID, 110 FENCED_MEMBER_EPOCH, 111 UNRELEASED_INSTANCE_ID,
- * 129 STREAMS_INVALID_TOPOLOGY, 131 STREAMS_MISSING_SOURCE_TOPICS,
- * 134 STREAMS_INCONSISTENT_INTERNAL_TOPICS (draft numbering).
+ * 129-134 as the dialect numbers them (`ErrorCodesByDialect`).
  */
 export type ErrorCode = number;
 
-/** The Kafka error codes by name (draft numbering). */
-export declare const ErrorCodes: {
+interface CommonErrorCodes {
   readonly NONE: 0;
   readonly UNKNOWN_SERVER_ERROR: -1;
   readonly INVALID_GROUP_ID: 24;
   readonly UNKNOWN_MEMBER_ID: 25;
+  readonly GROUP_AUTHORIZATION_FAILED: 30;
   readonly UNSUPPORTED_VERSION: 35;
   readonly INVALID_REQUEST: 42;
   readonly NON_EMPTY_GROUP: 68;
@@ -326,10 +325,56 @@ export declare const ErrorCodes: {
   readonly FENCED_INSTANCE_ID: 82;
   readonly FENCED_MEMBER_EPOCH: 110;
   readonly UNRELEASED_INSTANCE_ID: 111;
+}
+
+/** The draft's error codes by name (PROTOCOL 2.17, 3.16). */
+export interface DraftErrorCodes extends CommonErrorCodes {
   readonly STREAMS_INVALID_TOPOLOGY: 129;
+  readonly STREAMS_INCONSISTENT_TOPOLOGY: 130;
   readonly STREAMS_MISSING_SOURCE_TOPICS: 131;
+  readonly STREAMS_GROUP_UNINITIALIZED: 132;
+  readonly STREAMS_SHUTDOWN_APPLICATION: 133;
   readonly STREAMS_INCONSISTENT_INTERNAL_TOPICS: 134;
+}
+
+/** kafka-4.2's error codes by name (PROTOCOL 2.17, 4.11): 129-134 mean other things than in the draft. */
+export interface Kafka42ErrorCodes extends CommonErrorCodes {
+  readonly REBOOTSTRAP_REQUIRED: 129;
+  readonly STREAMS_INVALID_TOPOLOGY: 130;
+  readonly STREAMS_INVALID_TOPOLOGY_EPOCH: 131;
+  readonly STREAMS_TOPOLOGY_FENCED: 132;
+}
+
+/** The Kafka error codes by name (draft numbering). */
+export declare const ErrorCodes: DraftErrorCodes;
+
+/** The Kafka error codes by name, per dialect. */
+export declare const ErrorCodesByDialect: {
+  readonly 'kip1071-draft': DraftErrorCodes;
+  readonly 'kafka-4.2': Kafka42ErrorCodes;
 };
+
+/** Heartbeat status codes by name, per dialect (PROTOCOL 3.10, 4.5). */
+export declare const StatusCodesByDialect: {
+  readonly 'kip1071-draft': {
+    readonly UNINITIALIZED_TOPOLOGY: 0;
+    readonly INCONSISTENT_TOPOLOGY: 1;
+    readonly MISSING_SOURCE_TOPICS: 2;
+    readonly MISSING_INTERNAL_TOPICS: 3;
+    readonly SHUTDOWN_APPLICATION: 4;
+  };
+  readonly 'kafka-4.2': {
+    readonly STALE_TOPOLOGY: 0;
+    readonly MISSING_SOURCE_TOPICS: 1;
+    readonly INCORRECTLY_PARTITIONED_TOPICS: 2;
+    readonly MISSING_INTERNAL_TOPICS: 3;
+    readonly SHUTDOWN_APPLICATION: 4;
+    readonly ASSIGNMENT_DELAYED: 5;
+  };
+};
+
+/** The name of `code` in one of the code tables (`ErrorCodes`, `RecordTypesByDialect['kafka-4.2']`, ...). */
+export declare function codeName(table: object, code: number): string | undefined;
 
 /** `StreamsGroupHeartbeat` response, draft (PROTOCOL 3.4), fields in schema order. */
 export interface StreamsGroupHeartbeatResponse {
@@ -686,7 +731,9 @@ export type RecordType = CoordinatorRecord['key']['type'];
 export type RecordWithType<T extends RecordType> = Extract<CoordinatorRecord, { key: { type: T } }>;
 
 /** The draft record type ids by name. */
-export declare const RecordTypes: {
+export declare const RecordTypes: DraftRecordTypes;
+
+export interface DraftRecordTypes {
   readonly GROUP_METADATA: 15;
   readonly PARTITION_METADATA: 16;
   readonly MEMBER_METADATA: 17;
@@ -694,6 +741,19 @@ export declare const RecordTypes: {
   readonly TARGET_ASSIGNMENT_MEMBER: 19;
   readonly CURRENT_MEMBER_ASSIGNMENT: 20;
   readonly TOPOLOGY: 21;
+}
+
+/** Record type ids by name, per dialect (PROTOCOL 5.1). */
+export declare const RecordTypesByDialect: {
+  readonly 'kip1071-draft': DraftRecordTypes;
+  readonly 'kafka-4.2': {
+    readonly GROUP_METADATA: 17;
+    readonly MEMBER_METADATA: 19;
+    readonly TARGET_ASSIGNMENT_METADATA: 20;
+    readonly TARGET_ASSIGNMENT_MEMBER: 21;
+    readonly CURRENT_MEMBER_ASSIGNMENT: 22;
+    readonly TOPOLOGY: 23;
+  };
 };
 
 /**

@@ -3,19 +3,7 @@
 import api from './node.cjs';
 
 export const {
-  Coordinator,
-  topologyId,
-  partitionFor,
-  version,
-  kip345InstanceId,
-  streamsThreadInstanceId,
-  readLog,
-  history,
-  ErrorCodes,
-  RecordTypes,
-  isRecordType,
-  ready,
-  initSync,
-  createCoordinator,
-  isError,
+  Coordinator, createCoordinator, topologyId, partitionFor, version, kip345InstanceId, streamsThreadInstanceId,
+  readLog, history, ErrorCodes, ErrorCodesByDialect, RecordTypes, RecordTypesByDialect, StatusCodesByDialect,
+  codeName, isError, isRecordType, ready, initSync,
 } = api;

@@ -37,6 +37,7 @@ done
 echo '{"type": "module"}' > pkg/web/package.json
 
 cp -r js/. pkg/
+node scripts/esm-to-cjs.mjs js/api.mjs pkg/api.cjs
 cp pkg-template/README.md pkg/README.md
 version=$(awk -F'"' '/^version = /{print $2; exit}' Cargo.toml)
 sed "s/\"version\": \"[^\"]*\"/\"version\": \"$version\"/" pkg-template/package.json > pkg/package.json

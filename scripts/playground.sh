@@ -18,7 +18,9 @@ fi
 rm -rf "$SITE"
 mkdir -p "$SITE"
 cp examples/playground/index.html examples/playground/*.mjs examples/playground/*.css "$SITE"/
-cp pkg/web.mjs "$SITE"/web.mjs
+cp pkg/web.mjs pkg/api.mjs "$SITE"/
+mkdir -p "$SITE/testing"
+cp pkg/testing/simulation.mjs "$SITE/testing/"
 mkdir -p "$SITE/web"
 cp pkg/web/streams_group_coordinator.js pkg/web/streams_group_coordinator_bg.wasm pkg/web/package.json "$SITE/web/"
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Browser tests of the playground: assembles the site (scripts/playground.sh --assemble-only),
-# serves it on 127.0.0.1, runs tests/browser/run.mjs (playwright-core driving Debian's
-# /usr/bin/chromium) and stops the server by its PID. Needs `make pkg` (pkg/web and pkg/node).
-# Prints `browser: N passed, N failed` and exits non-zero on failure.
+# serves it on 127.0.0.1, runs tests/browser/*.test.mjs on node:test (playwright-core driving
+# Debian's /usr/bin/chromium) and stops the server by its PID. Needs `make pkg` (pkg/web and
+# pkg/node). Exits non-zero on failure.
 #   BROWSER_TEST_PORT=8765 (default)   ONLY=regex (run only the tests whose names match)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PORT="${BROWSER_TEST_PORT:-8765}"
 SITE=target/playground-test-site
 
-fail() { echo "test-browser: $*" >&2; echo "browser: 0 passed, 1 failed"; exit 1; }
+fail() { echo "test-browser: $*" >&2; exit 1; }
 
 [ -x /usr/bin/chromium ] || fail "/usr/bin/chromium is missing (make setup installs Debian's chromium)"
 [ -f pkg/node.mjs ] || fail "pkg/ is missing; run 'make pkg' first"
@@ -34,7 +34,8 @@ for _ in $(seq 1 100); do
 done
 
 set +e
-BASE_URL="http://127.0.0.1:$PORT/" node tests/browser/run.mjs 2> >(grep -v 'unexpected operator' >&2)
+BASE_URL="http://127.0.0.1:$PORT/" node --test --test-reporter=spec ${ONLY:+--test-name-pattern="$ONLY"} \
+  tests/browser/*.test.mjs 2> >(grep -v 'unexpected operator' >&2)
 rc=$?
 set -e
 exit $rc

@@ -192,7 +192,8 @@ function wire() {
     run(() => {
       if (isStatic && !instanceId) throw new Error('A static member needs an instance id.');
       const processId = form.process.value === '__new__' ? null : form.process.value;
-      session.addMember({ instanceId: isStatic ? instanceId : null, processId });
+      const rackId = form.rack.value.trim() || null;
+      session.addMember({ instanceId: isStatic ? instanceId : null, processId, rackId });
       if (isStatic) form.instance.value = suggestInstanceId();
     });
   });
@@ -506,6 +507,11 @@ function replayBadge(replay) {
 }
 
 
+
+function invariantsBadge(violations) {
+  if (violations.length === 0) return '<span class="replay ok" id="invariants" title="One active owner per task, no process targeted two copies of a task, assignment epoch ≤ group epoch (the testing tools\' checks)">✓ invariants</span>';
+  return `<span class="replay bad" id="invariants" title="${esc(violations.join('\n'))}">✗ ${violations.length} invariant${violations.length === 1 ? '' : 's'} violated</span>`;
+}
 
 function colorOf(label) {
   const i = session.clients.list.findIndex((c) => c.label === label);
@@ -827,6 +833,7 @@ function memberCard(m, g, c, timers, now, epochs) {
       <div><dt>Epoch</dt><dd><strong data-field="member-epoch">${m.memberEpoch}</strong>${epochNote}</dd></div>
       <div><dt>Previous</dt><dd data-field="previous-epoch">${m.previousMemberEpoch}</dd></div>
       <div><dt>Process</dt><dd class="mono" data-field="process-id">${esc(m.processId)}</dd></div>
+      ${m.rackId ? `<div><dt>Rack</dt><dd class="mono" data-field="rack-id">${esc(m.rackId)}</dd></div>` : ''}
       <div><dt>Instance</dt><dd class="mono" data-field="instance-id">${esc(m.instanceId ?? '–')}</dd></div>
     </dl>
     <div class="assign">
@@ -847,15 +854,21 @@ function taskMap(g) {
   const pend = new Map();
   const tgt = new Map();
   const stb = new Map();
+  const wu = new Map();
+  // Racks: a copy on the active owner's own rack does not survive that rack's failure.
+  const rackOfName = new Map();
   for (const m of g.members) {
     const name = nameOf(m.memberId);
+    rackOfName.set(name, m.rackId ?? null);
     const a = tasksOf(m.assignment);
     const p = tasksOf(m.pendingRevocation);
     const t = tasksOf(m.targetAssignment);
     for (const k of a.active) { all.add(k); cur.set(k, name); }
     for (const k of p.active) { all.add(k); pend.set(k, name); }
     for (const k of t.active) { all.add(k); tgt.set(k, name); }
-    for (const r of ['standby', 'warmup']) for (const k of [...a[r], ...t[r]]) { all.add(k); stb.set(k, [...new Set([...(stb.get(k) ?? []), `${name}${r === 'warmup' ? ' (warm-up)' : ''}`])]); }
+    for (const [r, into] of [['standby', stb], ['warmup', wu]]) {
+      for (const k of [...a[r], ...t[r]]) { all.add(k); into.set(k, [...new Set([...(into.get(k) ?? []), name])]); }
+    }
   }
   if (!all.size) return '';
   const compact = all.size > BIG_TASKS;
@@ -872,22 +885,52 @@ function taskMap(g) {
     const revoking = pend.has(k);
     const moving = target && owner !== target;
     const sb = stb.get(k);
-    const title = `${k}: ${owner ? `held by ${owner}${revoking ? ' (pending revocation)' : ''}` : 'not held'}${target ? `, target ${target}` : ', no target'}${sb ? `, standby/warm-up on ${sb.join(', ')}` : ''}`;
-    const cls = `tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}${!owner && !target ? ' free' : ''}${sb ? ' has-standby' : ''}`;
+    const w = wu.get(k);
+    const copies = [...(sb ?? []), ...(w ?? [])];
+    const ownerRack = owner ? rackOfName.get(owner) : null;
+    const sameRack = ownerRack !== null && ownerRack !== undefined && copies.some((n) => rackOfName.get(n) === ownerRack);
+    const at = (n) => (rackOfName.get(n) ? `${n}@${rackOfName.get(n)}` : n);
+    const title = `${k}: ${owner ? `held by ${at(owner)}${revoking ? ' (pending revocation)' : ''}` : 'not held'}${target ? `, target ${target}` : ', no target'}${sb ? `, standby on ${sb.map(at).join(', ')}` : ''}${w ? `, warm-up on ${w.map(at).join(', ')}` : ''}${sameRack ? `; a copy shares the rack ${ownerRack} of the active task` : ''}`;
+    const cls = `tm-cell${revoking ? ' revoking' : ''}${moving ? ' moving' : ''}${!owner && !target ? ' free' : ''}${copies.length ? ' has-standby' : ''}${w ? ' has-warmup' : ''}${sameRack ? ' same-rack' : ''}`;
     const data = `data-task="${esc(k)}" data-owner="${esc(owner ?? '')}" data-target="${esc(target ?? '')}"${pickable}`;
     if (compact) {
-      const short = `${k} ${owner ?? '–'}${moving ? `→${target}` : ''}${revoking ? ' ↩' : ''}${sb ? ` S:${sb.join(',')}` : ''}`;
+      const short = `${k} ${owner ?? '–'}${moving ? `→${target}` : ''}${revoking ? ' ↩' : ''}${sb ? ` S:${sb.join(',')}` : ''}${w ? ` W:${w.join(',')}` : ''}`;
       return `<span class="${cls}" title="${esc(short)}" ${data} style="--c:${owner ? colorOf(owner) : '#cbd5e1'}${moving ? `;--t:${colorOf(target)}` : ''}"></span>`;
     }
     return `<div class="${cls}" title="${esc(title)}" ${data}>
       <span class="tm-id">${esc(k)}</span>
-      <span class="tm-own" style="--c:${owner ? colorOf(owner) : '#94a3b8'}">${esc(owner ?? '–')}</span>${moving ? `<span class="tm-to" style="--c:${colorOf(target)}">→ ${esc(target)}</span>` : ''}${sb ? `<span class="tm-sb">S ${esc(sb.join(','))}</span>` : ''}
+      <span class="tm-own" style="--c:${owner ? colorOf(owner) : '#94a3b8'}">${esc(owner ?? '–')}</span>${moving ? `<span class="tm-to" style="--c:${colorOf(target)}">→ ${esc(target)}</span>` : ''}${sb ? `<span class="tm-sb">S ${esc(sb.join(','))}</span>` : ''}${w ? `<span class="tm-wu">W ${esc(w.join(','))}</span>` : ''}
     </div>`;
   }).join('')}</div></div>`).join('');
   const legend = compact
     ? '<span class="legend"><span class="lg">colour = owner</span><span class="lg moving">ring = target owner differs</span><span class="lg revoking">dashed = pending revocation</span><span class="lg has-standby">dot = standby / warm-up</span></span>'
-    : '<span class="legend"><span class="lg revoking">↩ pending revocation</span><span class="lg moving">→ target owner</span></span>';
-  return `<section class="taskmap${compact ? ' compact' : ''}" aria-label="Task placement"><h3>Task placement ${legend}</h3>${rows}</section>`;
+    : '<span class="legend"><span class="lg revoking">↩ pending revocation</span><span class="lg moving">→ target owner</span><span class="lg">S standby, W warm-up</span>'
+      + `${rackOfName.size && [...rackOfName.values()].some(Boolean) ? '<span class="lg same-rack">red edge = a copy on the active task\'s rack</span>' : ''}</span>`;
+  const racks = rackPanel(g, rackOfName);
+  return `${racks}<section class="taskmap${compact ? ' compact' : ''}" aria-label="Task placement"><h3>Task placement ${legend}</h3>${rows}</section>`;
+}
+
+/** The group's racks, each with its members and the tasks they hold (only when members have racks). */
+function rackPanel(g, rackOfName) {
+  const racks = new Map();
+  for (const m of g.members) {
+    if (!m.rackId) continue;
+    if (!racks.has(m.rackId)) racks.set(m.rackId, []);
+    racks.get(m.rackId).push(m);
+  }
+  if (!racks.size) return '';
+  const boxes = [...racks].sort(([a], [b]) => (a < b ? -1 : 1)).map(([rack, ms]) => {
+    const count = (pick) => ms.reduce((n, m) => n + tasksOf(pick(m)).active.length, 0);
+    const copies = (role) => ms.reduce((n, m) => n + tasksOf(m.assignment)[role].length, 0);
+    const names = ms.map((m) => nameOf(m.memberId));
+    return `<div class="rack" data-rack="${esc(rack)}">
+      <div class="rack-name mono">${esc(rack)}</div>
+      <div class="rack-members">${names.map((n) => `<span class="chip" style="--c:${colorOf(n)}">${esc(n)}</span>`).join('')}</div>
+      <div class="rack-load muted" data-field="rack-load">${count((m) => m.assignment)} active, ${copies('standby')} standby, ${copies('warmup')} warm-up</div>
+    </div>`;
+  }).join('');
+  const unracked = [...rackOfName.values()].filter((r) => !r).length;
+  return `<section class="racks" aria-label="Racks"><h3>Racks${unracked ? ` <span class="muted">(${unracked} members without a rack)</span>` : ''}</h3><div class="rack-row">${boxes}</div></section>`;
 }
 
 function whyBox(g) {
@@ -1002,6 +1045,7 @@ function renderGroup() {
       <div class="gtitle">
         <h2><span class="muted">Group</span> <span class="mono" id="group-id">${esc(g.groupId)}</span></h2>
         ${replayBadge(replay)}
+        ${invariantsBadge(s.invariants())}
         <span class="state-badge st-${esc(g.state)}" id="group-state">${esc(g.state)}</span>
         <span class="dialect-badge" id="group-dialect">${esc(s.dialect)}</span>
       </div>

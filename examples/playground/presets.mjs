@@ -205,6 +205,28 @@ PRESETS.push(
     },
   },
   {
+    id: 'rack-failure',
+    name: 'A rack fails',
+    description: 'Six members on three racks (two processes each) share six stateful tasks with one standby each. Rack B goes away: its members stop heartbeating, the session timeout fences them, and the members on racks A and C take over. Today\'s assignor places standbys without looking at racks, so a standby may share its active task\'s rack (a red edge in the task map) and then fails with it.',
+    run(s) {
+      s.reset({ name: 'A rack fails', description: this.description, config: { ...DEFAULT_CONFIG, 'group.streams.num.standby.replicas': 1 }, app: { ...DEFAULT_APP } });
+      const members = [];
+      for (const rack of ['a', 'b', 'c']) for (const n of [1, 2]) members.push({ processId: `process-${rack}${n}`, rackId: `rack-${rack}` });
+      startGroup(s, members, { note: false });
+      s.settle();
+      s.push({ event: 'note', note: 'Six members on racks rack-a, rack-b and rack-c are STABLE: one active task and one standby each. The Racks panel shows where they run.' });
+      s.crashRack('rack-b', 'rack-b loses power: both of its members stop heartbeating, without a leave request. Their tasks stop being processed; the coordinator does not know yet.');
+      s.advance(20000, 'Twenty seconds pass. The group still looks STABLE.');
+      for (const l of s.liveLabels()) s.heartbeat(l);
+      s.advance(20000, 'Twenty more seconds.');
+      for (const l of s.liveLabels()) s.heartbeat(l);
+      s.nextTimer('The session timeout of the first member on rack-b fires: it is fenced and the group epoch is bumped.');
+      s.nextTimer('So does the second one\'s: another bump.');
+      s.settle();
+      s.push({ event: 'note', note: 'The members on rack-a and rack-c hold every task again. A task whose standby was on another rack was taken over by a process that had its state; a rack-aware assignor (group.streams.rack.aware.assignment.tags, client rackId) places every standby on another rack than its active task.' });
+    },
+  },
+  {
     id: 'big',
     name: 'Big group: 50 processes × 4 threads, 1,000 tasks',
     description: 'Two hundred members (50 processes with 4 stream threads each) over a 1,000-partition topic, under kafka-4.2: all join within the initial rebalance delay, so one target assignment spreads the 1,000 tasks five per member.',

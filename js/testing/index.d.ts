@@ -17,23 +17,18 @@ import type {
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatResponse,
   TaskIds,
+  TaskOffset,
   Topology,
 } from '../index.js';
 import type { Scenario, ScenarioRun } from '../scenario.js';
+import type { GroupView } from './simulation.js';
 
 export { mismatch, runScenario, stringify } from '../scenario.js';
 
 /** A one-subtopology stateless topology reading the topic `input`. */
 export declare const DEFAULT_TOPOLOGY: Topology;
 
-/** `"subtopologyId:partition"` keys of a task list. */
-export declare function taskKeys(list: TaskIds[] | null | undefined): string[];
-
-/** A failed invariant or expectation; `violations` lists every reason. */
-export declare class InvariantError extends Error {
-  constructor(message: string, violations?: string[]);
-  violations: string[];
-}
+export { GroupView, InvariantError, checkSnapshot, taskKeys } from './simulation.js';
 
 /** What a member owns: exactly the lists of the last response that carried task lists. */
 export interface OwnedTasks {
@@ -65,6 +60,7 @@ export interface MemberOptions {
   topology?: Topology;
   /** Default: `topologyId(topology)`. */
   topologyId?: string;
+  /** The rack it runs in (`rackId` in its joins); `addProcess` gives it to every thread. */
   rackId?: string | null;
   clientId?: string;
   /** Default `/127.0.0.1`. */
@@ -75,6 +71,11 @@ export interface MemberOptions {
   clientTags?: KeyValue[] | null;
   /** What to do on UNRELEASED_INSTANCE_ID (111): `'fail'` like the Java client (default) or `'retry'`. */
   onUnreleasedInstanceId?: 'fail' | 'retry';
+  /**
+   * How long closing revoked tasks takes (default 0: before the next heartbeat). Until then
+   * the member owns and reports them; then it acknowledges at once.
+   */
+  revocationMs?: number;
   /** Heartbeat at once after a response changed the owned tasks, as Kafka clients do (default true). */
   ackImmediately?: boolean;
   /** Interval before the first response says otherwise. */
@@ -100,8 +101,10 @@ export interface RestartOptions {
 
 /**
  * A simulated Streams member: joins with epoch 0, heartbeats on the coordinator's interval,
- * initializes the topology when asked, reports owned tasks, drops revoked tasks at once,
- * rejoins with epoch 0 after FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID.
+ * initializes the topology when asked, reports owned tasks when they changed, takes new tasks
+ * at once, closes revoked ones (at once or after `revocationMs`, owning them until then),
+ * reacts to errors as `clientReaction` says (rejoin after FENCED_MEMBER_EPOCH /
+ * UNKNOWN_MEMBER_ID, stop on fatal errors).
  */
 export declare class SimulatedMember {
   readonly cluster: Cluster;
@@ -118,6 +121,13 @@ export declare class SimulatedMember {
   memberId: string;
   memberEpoch: number;
   heartbeatIntervalMs: number;
+  readonly revocationMs: number;
+  /** While it closes revoked tasks: what it was assigned, and when it is done. */
+  revoking: { assigned: OwnedTasks; doneAt: number } | null;
+  /** How often it reports task offsets (from the coordinator's responses). */
+  taskOffsetIntervalMs: number;
+  /** When it last reported task offsets (null: at its next heartbeat). */
+  offsetsReportedAt: number | null;
   owned: OwnedTasks;
   status: MemberStatus;
   /** When the member acts next (null when it does not). */
@@ -132,6 +142,8 @@ export declare class SimulatedMember {
   unsure: boolean;
   readonly running: boolean;
   readonly isStatic: boolean;
+  /** `tasksText(owned)`: equal for equal owned lists. */
+  ownedText(): string;
   /** Owned tasks as `"sub:partition"` keys. */
   ownedKeys(): { active: string[]; standby: string[]; warmup: string[] };
   /** Loses the next `count` heartbeats (default all), or those sent in the next `forMs` ms. */
@@ -168,8 +180,21 @@ export interface ClusterOptions {
   startMs?: number;
   /** Create `topicsToCreate` at once, as a broker would (default true). */
   autoCreateTopics?: boolean;
-  /** Check the invariants after every input (default true). */
+  /**
+   * Members report `taskOffsets` and `taskEndOffsets` in heartbeats (on a join, then every
+   * `taskOffsetIntervalMs`), from `Cluster.endOffsets` and their processes' stores (default false).
+   */
+  reportLag?: boolean;
+  /** Offsets per second a standby or warm-up copy restores (default Infinity: caught up at once). */
+  restoreRate?: number;
+  /** Check the invariants after every input (default true); they are kept from the records. */
   checkInvariants?: boolean;
+  /**
+   * When to compare the groups as the records say (`view`) with the coordinator's snapshot:
+   * `'never'` (default), `'stable'` (whenever `runUntilStable` converges) or `'input'` (after
+   * every input; a snapshot costs tens of milliseconds for hundreds of members).
+   */
+  verifyView?: 'never' | 'stable' | 'input';
   /** Keep every input and output (default true). */
   trace?: boolean;
   /** For `toScenario`. */
@@ -217,8 +242,16 @@ export declare class Cluster {
   /** The topic image as sent: name -> partitions. */
   readonly topics: Map<string, number>;
   readonly members: Map<string, SimulatedMember>;
+  readonly reportLag: boolean;
+  readonly restoreRate: number;
+  /** Changelog end offset per stateful task (`"sub:partition"`); 0 when not set. */
+  readonly endOffsets: Map<string, number>;
+  /** Per process id: task -> the offset its local store has restored, and when. */
+  readonly localState: Map<string, Map<string, { offset: number; atMs: number }>>;
   readonly nextDeadlineMs: number | null;
   readonly inputCount: number;
+  /** Every group as the records say. */
+  readonly view: GroupView;
 
   /** Sends one input (`nowMs` defaults to the clock) and returns the parsed output. */
   send(input: Input | InputWithoutTime): HandleResult;
@@ -236,12 +269,34 @@ export declare class Cluster {
   restartProcess(processId: string, options?: RestartOptions): void;
   crashProcess(processId: string): void;
   runningMembers(): SimulatedMember[];
+  /** Members whose `rackId` is `rackId`. */
+  rack(rackId: string): SimulatedMember[];
+  /** Crashes every running member of a rack. */
+  crashRack(rackId: string): void;
+  /** Starts every member of a rack again. */
+  startRack(rackId: string, options?: RestartOptions): void;
+  /** Stateful tasks (`"sub:partition"`) of the topology over the topic image. */
+  statefulTasks(): string[];
+  /** End offsets of some tasks (`{"sub:partition": n}`), or of every stateful task (a number). */
+  setEndOffsets(offsets: { [task: string]: number } | number): this;
+  /** Adds `delta` to every stateful task's end offset. */
+  addEndOffsets(delta: number): this;
+  /** What a member reports: its stateful tasks' restored offsets and end offsets. */
+  taskOffsetsOf(member: SimulatedMember): { taskOffsets: TaskOffset[]; taskEndOffsets: TaskOffset[] };
+  /** Called by a member whose `dueAt` became `t` (members use it; tests need not). */
+  schedule(member: SimulatedMember, t: number): void;
+  /** Called by a member whose owned tasks, status or certainty changed. */
+  changed(member: SimulatedMember): void;
 
   /** Moves the clock forward, running due heartbeats and timers in time order. */
   advance(ms: number): this;
   advanceTo(timeMs: number): this;
   runUntil(predicate: (cluster: Cluster) => boolean, options?: { maxMs?: number; what?: string }): RunResult;
-  /** Runs until the group has converged; throws an `InvariantError` after `maxMs` (default 600000). */
+  /**
+   * Runs until the group has converged: `STABLE`, its members exactly the running simulated
+   * members, each at the coordinator's epoch owning what it was assigned, and each having
+   * heartbeated since the last topic change, `Replay` or shutdown request.
+   */
   runUntilStable(options?: { maxMs?: number; groupId?: string }): RunResult;
   unstableReasons(groupId?: string): string[];
 
@@ -250,18 +305,14 @@ export declare class Cluster {
   describe(groupId?: string): StreamsGroupDescribeResponse['groups'][number];
   checkInvariants(): string[];
   assertInvariants(context?: string): void;
+  /** Throws unless `view` agrees with the coordinator's snapshot. */
+  assertViewMatchesSnapshot(): void;
   assertStable(groupId?: string): void;
 
   toScenario(options?: ScenarioOptions): Scenario;
   saveScenario(path: string, options?: ScenarioOptions): string;
   close(): void;
 }
-
-/** Invariants of one snapshot; with `previous`, also that epochs never go backwards. */
-export declare function checkSnapshot(
-  snapshot: Snapshot,
-  previous?: Map<string, { groupEpoch: number; assignmentEpoch: number; members: Map<string, number> }> | null,
-): string[];
 
 export declare function loadScenario(path: string): Scenario;
 export declare function runScenarioFile(pathOrScenario: string | Scenario): ScenarioRun;

@@ -47,6 +47,7 @@ test('a 50-member group survives a rolling restart and crashes, invariants check
     topics: { orders: 48, clicks: 24 },
     config: { 'group.streams.num.standby.replicas': 1 },
     name: '50 members: rolling restart and crashes',
+    verifyView: 'stable',
   });
   // Ten processes of five stream threads: six static (persistent state), four dynamic.
   const processes = [];
@@ -112,7 +113,7 @@ test('a 50-member group survives a rolling restart and crashes, invariants check
 });
 
 test('lost heartbeats: the member is fenced, learns it, drops its tasks and rejoins', () => {
-  const cluster = new Cluster({ topics: { input: 8 } });
+  const cluster = new Cluster({ topics: { input: 8 }, verifyView: 'input' });
   const [a, b] = [cluster.addMember({ name: 'a' }), cluster.addMember({ name: 'b' })];
   cluster.runUntilStable();
   const oldId = a.memberId;
@@ -128,7 +129,7 @@ test('lost heartbeats: the member is fenced, learns it, drops its tasks and rejo
 });
 
 test('delayed heartbeats still converge; a lost -2 restart beyond the session timeout rebalances', () => {
-  const cluster = new Cluster({ topics: { input: 4 } });
+  const cluster = new Cluster({ topics: { input: 4 }, verifyView: 'input' });
   const s = cluster.addMember({ name: 's', instanceId: 'i-1' });
   const d = cluster.addMember({ name: 'd' });
   d.delayHeartbeats(700);
@@ -165,7 +166,7 @@ test('a crashed static member that restarts at once gets UNRELEASED_INSTANCE_ID 
 });
 
 test('topic changes: added partitions become tasks, a deleted source topic is reported', () => {
-  const cluster = new Cluster({ topics: { input: 2 } });
+  const cluster = new Cluster({ topics: { input: 2 }, verifyView: 'input' });
   const members = [0, 1, 2].map((i) => cluster.addMember({ name: `m${i}` }));
   cluster.runUntilStable();
   assertEveryTaskOwnedOnce(cluster, 2);
@@ -185,7 +186,7 @@ test('topic changes: added partitions become tasks, a deleted source topic is re
 });
 
 test('members initialize the topology when asked; internal topics are created', () => {
-  const cluster = new Cluster({ topology: TOPOLOGY, topics: { orders: 3, clicks: 1 } });
+  const cluster = new Cluster({ topology: TOPOLOGY, topics: { orders: 3, clicks: 1 }, verifyView: 'input' });
   cluster.addMember({ name: 'x' });
   cluster.runUntilStable();
   const g = cluster.group();
@@ -253,12 +254,154 @@ test('a trace saved as a scenario replays byte for byte; its records rebuild the
   }
 });
 
-test('the records view equals the coordinator after every scenario file, in both dialects', async () => {
+test('400 members (100 processes x 4 threads, 2 x 256 partitions, one standby): a rolling restart with invariants at every input', () => {
+  const cluster = new Cluster({
+    groupId: 'big',
+    topology: [
+      { subtopologyId: '0', sourceTopics: ['events'] },
+      { subtopologyId: '1', sourceTopics: ['accounts'], stateChangelogTopics: [{ name: 'big-account-store-changelog' }] },
+    ],
+    topics: { events: 256, accounts: 256 },
+    config: { 'group.streams.num.standby.replicas': 1 },
+    trace: false,
+  });
+  const processes = [];
+  for (let p = 0; p < 100; p++) {
+    processes.push(`proc-${p}`);
+    cluster.addProcess({ processId: `proc-${p}`, threads: 4, instanceId: `big-${p}` });
+  }
+  cluster.runUntilStable({ maxMs: 600000 });
+  cluster.assertViewMatchesSnapshot();
+  assertEveryTaskOwnedOnce(cluster, 512);
+  const standbys = cluster.group().members.reduce((n, m) => n + taskKeys(m.assignment.standbyTasks).length, 0);
+  assert.equal(standbys, 256, 'one standby per stateful task');
+  const before = epochs(cluster);
+  const owned = new Map([...cluster.members.values()].map((m) => [m.instanceId, m.ownedKeys()]));
+  for (const processId of processes) {
+    cluster.restartProcess(processId, { downtimeMs: 2000 });
+    cluster.runUntilStable({ maxMs: 120000 });
+  }
+  assert.deepEqual(epochs(cluster), before, 'static restarts within the session timeout do not rebalance');
+  for (const m of cluster.members.values()) {
+    assert.deepEqual(m.ownedKeys(), owned.get(m.instanceId), `${m.name} got its tasks back`);
+  }
+  assert.equal(cluster.explanations.filter((e) => e.code === 'STATIC_MEMBER_REPLACED').length, 400);
+  assertEveryTaskOwnedOnce(cluster, 512);
+  cluster.assertViewMatchesSnapshot();
+  cluster.assertInvariants();
+  cluster.close();
+});
+
+test('racks and lag: processes on racks report task offsets; a rack fails and the rest take over', () => {
+  const cluster = new Cluster({
+    groupId: 'shop',
+    topology: TOPOLOGY,
+    topics: { orders: 12, clicks: 6 },
+    config: { 'group.streams.num.standby.replicas': 1, 'group.streams.task.offset.interval.ms': 10000 },
+    reportLag: true,
+    restoreRate: 100,
+    verifyView: 'stable',
+  });
+  cluster.setEndOffsets(5000);
+  for (const rack of ['rack-a', 'rack-b', 'rack-c']) {
+    for (let i = 0; i < 2; i++) {
+      cluster.addProcess({ processId: `${rack}-p${i}`, threads: 2, rackId: rack, clientTags: [{ key: 'zone', value: rack }] });
+    }
+  }
+  cluster.runUntilStable();
+  cluster.advance(30000);
+  const g = cluster.group();
+  assert.equal(g.members.length, 12);
+  for (const m of g.members) {
+    assert.equal(m.rackId, m.processId.slice(0, 6), `${m.memberId} has its process's rack`);
+    assert.deepEqual(m.clientTags, [{ key: 'zone', value: m.rackId }]);
+  }
+  // Active tasks are caught up; standbys restore at 100 offsets per second towards 5000.
+  const reported = g.members.flatMap((m) => m.taskOffsets.map((o) => ({ ...o, m })));
+  assert.ok(reported.length > 0, 'members reported task offsets');
+  for (const { subtopologyId, partition, offset, m } of reported) {
+    assert.equal(subtopologyId, '0', 'only the stateful subtopology has changelogs');
+    const active = taskKeys(m.assignment.activeTasks).includes(`0:${partition}`);
+    if (active) assert.equal(offset, 5000);
+    else assert.ok(offset < 5000, `standby 0:${partition} is still restoring (${offset})`);
+  }
+  for (const m of g.members) {
+    assert.deepEqual(m.taskEndOffsets.map((o) => o.offset), m.taskOffsets.map(() => 5000));
+  }
+  const hb = cluster.trace.filter(({ input }) => input.type === 'StreamsGroupHeartbeat' && input.request.taskOffsets);
+  assert.ok(hb.length >= 12, 'offsets travel in heartbeats');
+
+  const start = cluster.now;
+  cluster.crashRack('rack-b');
+  assert.equal(cluster.rack('rack-b').filter((m) => m.running).length, 0);
+  cluster.runUntilStable({ maxMs: 120000 });
+  assert.ok(cluster.now - start >= 45000, 'the rack is fenced by the session timeout');
+  assert.equal(cluster.group().members.length, 8);
+  assertEveryTaskOwnedOnce(cluster, 18);
+  cluster.startRack('rack-b');
+  cluster.runUntilStable({ maxMs: 120000 });
+  assert.equal(cluster.group().members.length, 12);
+  assertEveryTaskOwnedOnce(cluster, 18);
+  cluster.close();
+});
+
+test('the records view keeps the invariants: two active owners, two copies on a process, epochs going back', async () => {
+  const { GroupView } = await import(join(PKG, 'testing/simulation.mjs'));
+  const view = new GroupView();
+  const rec = (type, data, value) => ({ key: { type, data }, value: value === null ? null : { version: 0, data: value } });
+  const current = (memberId, epoch, active) => rec(20, { groupId: 'g', memberId }, {
+    memberEpoch: epoch, previousMemberEpoch: 0, state: 1, activeTasks: active, standbyTasks: [], warmupTasks: [],
+    activeTasksPendingRevocation: [], standbyTasksPendingRevocation: [], warmupTasksPendingRevocation: [],
+  });
+  const member = (memberId, processId) => rec(17, { groupId: 'g', memberId }, { processId, instanceId: null, rackId: null });
+  const t0 = [{ subtopologyId: '0', partitions: [0] }];
+  assert.deepEqual(view.apply([
+    member('a', 'p'), member('b', 'p'), rec(15, { groupId: 'g' }, { epoch: 2 }),
+    rec(19, { groupId: 'g', memberId: 'a' }, { activeTasks: t0, standbyTasks: [], warmupTasks: [] }),
+    rec(19, { groupId: 'g', memberId: 'b' }, { activeTasks: [], standbyTasks: t0, warmupTasks: [] }),
+    rec(18, { groupId: 'g' }, { assignmentEpoch: 2 }),
+    current('a', 2, t0), current('b', 2, t0),
+  ]), []);
+  assert.equal(view.state('g'), 'INITIALIZING');
+  const v = view.violations().join('\n');
+  assert.match(v, /task 0:0 has two active owners, a and b/);
+  assert.match(v, /process p is targeted two copies of task 0:0/);
+  assert.match(view.apply([current('a', 1, []), rec(15, { groupId: 'g' }, { epoch: 1 })]).join('\n'), /member a epoch went back from 2 to 1[\s\S]*group epoch went back from 2 to 1/);
+  assert.deepEqual(view.violations().filter((x) => /owners/.test(x)), [], 'a let go of the task');
+  view.apply([rec(18, { groupId: 'g' }, { assignmentEpoch: 3 })]);
+  assert.match(view.violations().join('\n'), /assignment epoch 3 > group epoch 1/);
+  view.apply([rec(20, { groupId: 'g', memberId: 'a' }, null), rec(19, { groupId: 'g', memberId: 'b' }, null), rec(17, { groupId: 'g', memberId: 'a' }, null)]);
+  assert.equal(view.group('g').members.size, 1);
+  assert.deepEqual(view.violations().filter((x) => /copies/.test(x)), []);
+});
+
+test('slow revocation: a member owns revoked tasks until it has closed them; too slow, and the rebalance timeout fences it', () => {
+  const cluster = new Cluster({ topics: { input: 4 }, verifyView: 'input' });
+  const a = cluster.addMember({ name: 'a', revocationMs: 3000, rebalanceTimeoutMs: 10000 });
+  cluster.runUntilStable();
+  cluster.addMember({ name: 'b' });
+  cluster.runUntil((c) => c.group().members.some((m) => m.memberState === 'UNREVOKED_TASKS'), { what: 'a told to revoke' });
+  assert.equal(a.ownedKeys().active.length, 4, 'a still owns (and reports) the tasks it is closing');
+  cluster.runUntilStable();
+  assert.equal(a.ownedKeys().active.length, 2);
+  assert.ok(!cluster.explanations.some((e) => e.code === 'MEMBER_FENCED'));
+
+  const slow = new Cluster({ topics: { input: 4 } });
+  slow.addMember({ name: 'a', revocationMs: 20000, rebalanceTimeoutMs: 10000 });
+  slow.runUntilStable();
+  slow.addMember({ name: 'b' });
+  slow.runUntilStable({ maxMs: 120000 });
+  assert.ok(slow.explanations.some((e) => e.code === 'MEMBER_FENCED' && e.cause === 'REBALANCE_TIMEOUT'));
+  assert.equal(slow.group().members.length, 2, 'a rejoined after it was fenced');
+});
+
+test('the records view equals the coordinator, and the invariants hold, after every step of every scenario file, in both dialects', async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const { GroupView } = await import(join(PKG, 'testing/simulation.mjs'));
   const dir = join(PKG, '../tests/scenarios');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   assert.ok(files.length > 40);
+  const violations = [];
   for (const f of files) {
     const scenario = JSON.parse(readFileSync(join(dir, f), 'utf8'));
     const c = new Coordinator(scenario.config ?? {});
@@ -268,9 +411,10 @@ test('the records view equals the coordinator after every scenario file, in both
       if (out.error) continue;
       if (step.input.type === 'Replay') view.load(c.snapshot());
       else view.apply(out.records);
-      const diff = view.differences(c.snapshot());
-      assert.deepEqual(diff, [], `${f} step ${i}`);
+      assert.deepEqual(view.differences(c.snapshot()), [], `${f} step ${i}`);
+      violations.push(...view.violations().map((v) => `${f} step ${i}: ${v}`));
     }
     c.free();
   }
+  assert.deepEqual(violations, [], 'the invariants hold at every step');
 });

@@ -3,6 +3,10 @@
 import {
   Coordinator,
   ErrorCodes,
+  ErrorCodesByDialect,
+  RecordTypesByDialect,
+  StatusCodesByDialect,
+  codeName,
   createCoordinator,
   isError,
   isRecordType,
@@ -29,6 +33,7 @@ import {
   readLog,
 } from 'streams-group-coordinator';
 import { Cluster, InvariantError, checkSnapshot, taskKeys, type SimulatedMember } from 'streams-group-coordinator/testing';
+import { GroupView, tasksText, type ViewState } from 'streams-group-coordinator/simulation';
 import { mismatch, runScenario, stringify, type Scenario } from 'streams-group-coordinator/scenario';
 
 async function main(): Promise<void> {
@@ -162,6 +167,20 @@ async function main(): Promise<void> {
   const scenario: Scenario = cluster.toScenario({ expect: (o) => ('error' in o ? o : { response: o.response }) });
   const run = runScenario(scenario, Coordinator);
   console.log(run.failure, mismatch({ a: 1 }, { a: 1 }), stringify({ big: 1n }), scenario.steps.length);
+  const racked = new Cluster({ topics: { in: 4 }, reportLag: true, restoreRate: 100, verifyView: 'stable' });
+  racked.addProcess({ processId: 'r1', threads: 2, rackId: 'rack-1', clientTags: [{ key: 'zone', value: 'a' }] });
+  racked.setEndOffsets(1000).addEndOffsets(10).setEndOffsets({ '0:1': 5 });
+  const reported = racked.taskOffsetsOf(racked.rack('rack-1')[0]!).taskOffsets.map((o) => o.offset);
+  racked.crashRack('rack-1');
+  racked.startRack('rack-1', { downtimeMs: 10 });
+  const view: GroupView = racked.view;
+  const state: ViewState | null = view.state('app');
+  console.log(reported, state, view.violations(), view.apply([]), tasksText(m.owned), racked.statefulTasks(), racked.endOffsets.get('0:0'));
+  const fenced: 110 = ErrorCodesByDialect['kip1071-draft'].FENCED_MEMBER_EPOCH;
+  const invalid: 130 = ErrorCodesByDialect['kafka-4.2'].STREAMS_INVALID_TOPOLOGY;
+  const current: 22 = RecordTypesByDialect['kafka-4.2'].CURRENT_MEMBER_ASSIGNMENT;
+  const delayed: 5 = StatusCodesByDialect['kafka-4.2'].ASSIGNMENT_DELAYED;
+  console.log(fenced, invalid, current, delayed, codeName(ErrorCodes, 25));
   cluster.close();
   console.log(p, v, memberId, tasks, next, text);
 }

@@ -1,11 +1,13 @@
 // Browser tests of the protocol playground (examples/playground) in Debian's headless Chromium,
-// driven by playwright-core. scripts/test-browser.sh serves the site and passes BASE_URL.
+// driven by playwright-core, on node:test. scripts/test-browser.sh serves the site and passes
+// BASE_URL (`node --test tests/browser/` with a served site works too).
 //
 // What the page shows is checked against the coordinator itself: the inputs the page sent
 // (taken from its "Export test" download) are run through the Node build of the same package,
 // and the group state, epochs, members and task placement the page draws must equal that
 // coordinator's snapshot. Screenshots go to test-output/playground/.
 
+import { after, before, test as nodeTest } from 'node:test';
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +21,7 @@ const ORIGIN = new URL(BASE).origin;
 const { Coordinator } = await import(path.join(ROOT, 'pkg', 'node.mjs'));
 const { runScenario } = await import(path.join(ROOT, 'pkg', 'scenario.mjs'));
 
-const PRESETS = ['startup', 'scale-out', 'rolling-restart', 'crash', 'missing-source', 'k42-startup', 'two-groups', 'manual'];
+const PRESETS = ['startup', 'scale-out', 'rolling-restart', 'crash', 'missing-source', 'k42-startup', 'two-groups', 'manual', 'rack-failure'];
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const ROLES = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };
@@ -27,14 +29,36 @@ const ROLES = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupT
 fs.mkdirSync(path.join(OUT, 'downloads'), { recursive: true });
 
 // ---------------------------------------------------------------------------------------------
-// A tiny runner.
-
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
-const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
+// One browser for the file; each test opens its own pages, which must log no errors and load
+// nothing beyond the page's own files.
 
 let browser;
 let current = null; // {errors, external} of the running test
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  console.log(`screenshots: ${path.relative(ROOT, OUT)}/`);
+});
+
+function test(name, fn) {
+  nodeTest(name, async () => {
+    current = { errors: [], external: [] };
+    try {
+      await fn();
+      assert.deepEqual(current.errors, [], 'console errors, page errors or failed requests');
+      assert.deepEqual(current.external, [], 'requests beyond the page\'s own files');
+    } finally {
+      for (const ctx of browser.contexts()) await ctx.close();
+    }
+  });
+}
 
 async function openPage(viewport = DESKTOP, url = BASE) {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
@@ -966,32 +990,30 @@ test('post-mortem: a Kafka 4.2 dump-log pasted, a raw segment dropped; the histo
   await page.click('#dlg-log [value="cancel"]');
 });
 
-// ---------------------------------------------------------------------------------------------
-
-browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+test('racks: the rack-failure preset draws the racks, and the members of the other racks take over', async () => {
+  const page = await openPage();
+  await choosePreset(page, 'rack-failure');
+  assert.deepEqual(await page.$$eval('.racks .rack', (els) => els.map((e) => e.dataset.rack)), ['rack-a', 'rack-c']);
+  assert.deepEqual(await page.$$eval('.member-card [data-field="rack-id"]', (els) => [...new Set(els.map((e) => e.textContent))].sort()), ['rack-a', 'rack-c']);
+  assert.equal(await page.textContent('#group-state'), 'STABLE');
+  assert.equal(await page.textContent('#invariants'), '✓ invariants');
+  // Every task is held by a member of rack-a or rack-c.
+  const racks = Object.fromEntries(await page.$$eval('.member-card', (els) => els.map((e) => [e.dataset.label, e.querySelector('[data-field="rack-id"]').textContent])));
+  const owners = await page.$$eval('.tm-cell', (els) => els.map((e) => e.dataset.owner));
+  assert.equal(owners.length, 6);
+  for (const o of owners) assert.ok(['rack-a', 'rack-c'].includes(racks[o]), `${o} is on a surviving rack`);
+  // Before the failure the page showed all three racks.
+  const crash = await page.$$eval('.tl', (els) => els.findIndex((e) => /crashes/.test(e.textContent)));
+  await page.click(`.tl[data-to="${crash}"]`);
+  assert.deepEqual(await page.$$eval('.racks .rack', (els) => els.map((e) => e.dataset.rack)), ['rack-a', 'rack-b', 'rack-c']);
+  await shot(page, 'preset-rack-failure-before-1280x800');
+  // A member added by hand on a rack of its own joins with that rack id.
+  await page.click('[data-action="new"]');
+  await page.fill('#topic-name', 'orders');
+  await page.fill('#topic-partitions', '2');
+  await page.click('#create-topic button[type="submit"]');
+  await page.fill('#add-rack', 'rack-d');
+  await page.click('#add-member button[type="submit"]');
+  assert.equal(await page.textContent('.member-card [data-field="rack-id"]'), 'rack-d');
+  await checkAgainstNode(page, 'a member on a rack');
 });
-let passed = 0;
-let failed = 0;
-for (const t of tests) {
-  if (only && !only.test(t.name)) continue;
-  current = { errors: [], external: [] };
-  const started = Date.now();
-  try {
-    await t.fn();
-    assert.deepEqual(current.errors, [], 'console errors, page errors or failed requests');
-    assert.deepEqual(current.external, [], 'requests beyond the page\'s own files');
-    passed += 1;
-    console.log(`ok - ${t.name} (${Date.now() - started} ms)`);
-  } catch (e) {
-    failed += 1;
-    console.log(`not ok - ${t.name}\n  ${String(e.stack ?? e).split('\n').slice(0, 12).join('\n  ')}`);
-    if (current.errors.length) console.log(`  page errors: ${current.errors.join(' | ')}`);
-  }
-  for (const ctx of browser.contexts()) await ctx.close();
-}
-await browser.close();
-console.log(`screenshots: ${path.relative(ROOT, OUT)}/`);
-console.log(`browser: ${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);

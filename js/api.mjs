@@ -1,0 +1,168 @@
+// The package's API over a wasm-bindgen glue module, shared by every entry point: web.mjs
+// (ES module, browser and bundlers) and node.cjs (CommonJS, built from this file by
+// scripts/build-pkg.sh). It imports nothing, so one source serves both formats.
+
+/**
+ * `value` as JSON would carry it: object properties whose value is `undefined` are left out
+ * (array holes and `undefined` items become null), so `handle(object)` treats an input exactly
+ * like `handle(JSON.stringify(object))`. The input itself is returned when it has none.
+ */
+export function withoutUndefined(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy = null;
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      const w = v === undefined ? null : withoutUndefined(v);
+      if (w !== v && copy === null) copy = value.slice(0, i);
+      if (copy !== null) copy.push(w);
+    }
+    return copy ?? value;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  let copy = null;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = value[k];
+    const w = v === undefined ? undefined : withoutUndefined(v);
+    if (w !== v || v === undefined) {
+      if (copy === null) {
+        copy = {};
+        for (let j = 0; j < i; j++) copy[keys[j]] = value[keys[j]];
+      }
+    }
+    if (copy !== null && w !== undefined) copy[k] = w;
+  }
+  return copy ?? value;
+}
+
+/**
+ * The package's API over `glue` (the wasm-bindgen module of one target): a `Coordinator`
+ * whose `handle` and `replay` take JSON text or plain objects (in objects, properties that are
+ * `undefined` count as absent, as in JSON), and the glue's functions.
+ */
+export function bind(glue) {
+  class Coordinator extends glue.Coordinator {
+    handle(input) {
+      return super.handle(typeof input === 'string' ? input : withoutUndefined(input));
+    }
+
+    replay(records, nowMs) {
+      return super.replay(typeof records === 'string' ? records : withoutUndefined(records), nowMs);
+    }
+  }
+  return {
+    Coordinator,
+    /** A coordinator from settings (an object of Kafka-named settings or JSON text). */
+    createCoordinator: (config) => new Coordinator(config),
+    topologyId: glue.topologyId,
+    partitionFor: glue.partitionFor,
+    version: glue.version,
+    kip345InstanceId: glue.kip345InstanceId,
+    streamsThreadInstanceId: glue.streamsThreadInstanceId,
+    readLog: glue.readLog,
+    history: glue.history,
+  };
+}
+
+/** Whether `handle` answered a boundary error (`{error: {code, message, path}}`). */
+export function isError(output) {
+  return output !== null && typeof output === 'object' && 'error' in output;
+}
+
+/** Whether a record has the type id `type`. */
+export function isRecordType(record, type) {
+  return record.key.type === type;
+}
+
+const COMMON_ERRORS = {
+  NONE: 0,
+  UNKNOWN_SERVER_ERROR: -1,
+  INVALID_GROUP_ID: 24,
+  UNKNOWN_MEMBER_ID: 25,
+  GROUP_AUTHORIZATION_FAILED: 30,
+  UNSUPPORTED_VERSION: 35,
+  INVALID_REQUEST: 42,
+  NON_EMPTY_GROUP: 68,
+  GROUP_ID_NOT_FOUND: 69,
+  GROUP_MAX_SIZE_REACHED: 81,
+  FENCED_INSTANCE_ID: 82,
+  FENCED_MEMBER_EPOCH: 110,
+  UNRELEASED_INSTANCE_ID: 111,
+};
+
+/**
+ * Kafka error codes by name, per dialect (PROTOCOL 2.17, 3.16, 4.11): the draft's streams
+ * block 129-134 and released Kafka's 130-132 reuse numbers with other meanings.
+ */
+export const ErrorCodesByDialect = Object.freeze({
+  'kip1071-draft': Object.freeze({
+    ...COMMON_ERRORS,
+    STREAMS_INVALID_TOPOLOGY: 129,
+    STREAMS_INCONSISTENT_TOPOLOGY: 130,
+    STREAMS_MISSING_SOURCE_TOPICS: 131,
+    STREAMS_GROUP_UNINITIALIZED: 132,
+    STREAMS_SHUTDOWN_APPLICATION: 133,
+    STREAMS_INCONSISTENT_INTERNAL_TOPICS: 134,
+  }),
+  'kafka-4.2': Object.freeze({
+    ...COMMON_ERRORS,
+    REBOOTSTRAP_REQUIRED: 129,
+    STREAMS_INVALID_TOPOLOGY: 130,
+    STREAMS_INVALID_TOPOLOGY_EPOCH: 131,
+    STREAMS_TOPOLOGY_FENCED: 132,
+  }),
+});
+
+/** Kafka error codes by name, draft numbering (the default dialect). */
+export const ErrorCodes = ErrorCodesByDialect['kip1071-draft'];
+
+/** Record type ids by name, per dialect (PROTOCOL 5.1; the schemas' key versions / `apiKey`s). */
+export const RecordTypesByDialect = Object.freeze({
+  'kip1071-draft': Object.freeze({
+    GROUP_METADATA: 15,
+    PARTITION_METADATA: 16,
+    MEMBER_METADATA: 17,
+    TARGET_ASSIGNMENT_METADATA: 18,
+    TARGET_ASSIGNMENT_MEMBER: 19,
+    CURRENT_MEMBER_ASSIGNMENT: 20,
+    TOPOLOGY: 21,
+  }),
+  'kafka-4.2': Object.freeze({
+    GROUP_METADATA: 17,
+    MEMBER_METADATA: 19,
+    TARGET_ASSIGNMENT_METADATA: 20,
+    TARGET_ASSIGNMENT_MEMBER: 21,
+    CURRENT_MEMBER_ASSIGNMENT: 22,
+    TOPOLOGY: 23,
+  }),
+});
+
+/** Record type ids by name, draft numbering (the default dialect). */
+export const RecordTypes = RecordTypesByDialect['kip1071-draft'];
+
+/** Heartbeat status codes by name, per dialect (PROTOCOL 3.10, 4.5). */
+export const StatusCodesByDialect = Object.freeze({
+  'kip1071-draft': Object.freeze({
+    UNINITIALIZED_TOPOLOGY: 0,
+    INCONSISTENT_TOPOLOGY: 1,
+    MISSING_SOURCE_TOPICS: 2,
+    MISSING_INTERNAL_TOPICS: 3,
+    SHUTDOWN_APPLICATION: 4,
+  }),
+  'kafka-4.2': Object.freeze({
+    STALE_TOPOLOGY: 0,
+    MISSING_SOURCE_TOPICS: 1,
+    INCORRECTLY_PARTITIONED_TOPICS: 2,
+    MISSING_INTERNAL_TOPICS: 3,
+    SHUTDOWN_APPLICATION: 4,
+    ASSIGNMENT_DELAYED: 5,
+  }),
+});
+
+/** The name of a code in one of the tables above (`undefined` when it has none). */
+export function codeName(table, code) {
+  for (const [name, value] of Object.entries(table)) if (value === code) return name;
+  return undefined;
+}
