@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use streams_group_coordinator::assignor::{
-    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
+    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
 };
 use streams_group_coordinator::tasks::Assignment;
 

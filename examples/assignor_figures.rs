@@ -17,9 +17,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use streams_group_coordinator::assignor::{
-    GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
-};
+use streams_group_coordinator::assignor::{GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec};
 use streams_group_coordinator::tasks::Assignment;
 
 struct Counting;

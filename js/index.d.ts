@@ -38,6 +38,10 @@ export interface Settings {
   'group.streams.initial.rebalance.delay.ms'?: number;
   /** Default 0: a target assignment at every group-epoch bump; above 0, at most one per interval (assignment batching). */
   'group.streams.assignment.interval.ms'?: number;
+  /** Warm-up tasks a group holds at once at most (docs/assignor.md). Default 2. */
+  'group.streams.num.warmup.replicas'?: number;
+  /** Client-tag keys over whose values standbys spread, beside the rack id (at most 5). Default []. */
+  'group.streams.rack.aware.assignment.tags'?: string[];
   /** Bounded cost: tasks of one subtopology. Default 32768. */
   'group.streams.max.tasks.per.subtopology'?: number;
   /** Bounded cost: tasks of a topology, and owned tasks / task offsets per heartbeat. Default 50000. */
@@ -812,7 +816,9 @@ export type EpochBumpReason =
   | 'ASSIGNMENT_CONFIG_CHANGED'
   | 'MANUAL_ASSIGNMENT'
   /** kafka-4.2: the topology became ready (validated) or stopped being ready. */
-  | 'TOPOLOGY_READINESS_CHANGED';
+  | 'TOPOLOGY_READINESS_CHANGED'
+  /** A warm-up task caught up (its reported lag is within the acceptable recovery lag). */
+  | 'WARMUP_CAUGHT_UP';
 
 export type FenceCause = 'LEAVE' | 'SESSION_TIMEOUT' | 'REBALANCE_TIMEOUT' | 'INITIALIZATION_TIMEOUT';
 
@@ -917,6 +923,19 @@ export interface AssignmentDelayed {
   cause?: 'ASSIGNMENT_INTERVAL';
 }
 
+/** A task stays active on a caught-up member while `memberId`, its balanced owner, warms it up. */
+export interface WarmupAssigned {
+  code: 'WARMUP_ASSIGNED';
+  groupId: string;
+  memberId: string;
+  subtopologyId: string;
+  partition: number;
+  activeMemberId: string;
+  /** The member's reported lag on the task; null when unknown. */
+  lag: Int64 | null;
+  acceptableRecoveryLag: number;
+}
+
 export interface TimerDropped {
   code: 'TIMER_DROPPED';
   groupId: string;
@@ -937,6 +956,7 @@ export type Explain =
   | GroupDeleted
   | TopologyInitializationRequested
   | AssignmentDelayed
+  | WarmupAssigned
   | TimerDropped;
 
 export type ExplainCode = Explain['code'];

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use streams_group_coordinator::assignor::{
-    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
+    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
 };
 use streams_group_coordinator::tasks::{count, Assignment, TaskMap};
 

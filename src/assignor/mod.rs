@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use streams_group_coordinator::assignor::{
-//!     GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, TaskAssignor,
+//!     GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
 //! };
 //!
 //! let members = vec![
@@ -110,14 +110,6 @@ impl<'a> GroupSpec<'a> {
             num_warmup_replicas: 2,
         }
     }
-}
-
-/// Computes target assignments. Deterministic: the same spec gives the same result.
-pub trait TaskAssignor {
-    /// The assignor's name in `explain`.
-    fn name(&self) -> &'static str;
-    /// A target for every member of the spec.
-    fn assign(&self, spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String>;
 }
 
 /// A member's lag on a task, by docs/assignor.md's rule: 0 for a reported offset of `-2`;

@@ -16,7 +16,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
 
-use super::{GroupSpec, TaskAssignor};
+use super::GroupSpec;
 use crate::tasks::{Assignment, TaskMap};
 
 /// No member / no task.
@@ -32,12 +32,15 @@ const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StickyAssignor;
 
-impl TaskAssignor for StickyAssignor {
-    fn name(&self) -> &'static str {
+impl StickyAssignor {
+    /// The assignor's name in `explain`.
+    pub fn name(&self) -> &'static str {
         "sticky"
     }
 
-    fn assign(&self, spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String> {
+    /// A target for every member of the spec. Deterministic: the same spec gives the same
+    /// result.
+    pub fn assign(&self, spec: &GroupSpec<'_>) -> Result<BTreeMap<String, Assignment>, String> {
         if spec.members.is_empty() {
             return Ok(BTreeMap::new());
         }

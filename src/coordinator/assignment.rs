@@ -7,8 +7,7 @@ use super::{Batch, Coordinator};
 use crate::api::Explain;
 use crate::api::TaskOffsetJson;
 use crate::assignor::{
-    task_lag, tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor,
-    SubtopologySpec, TaskAssignor,
+    task_lag, tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
 };
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
