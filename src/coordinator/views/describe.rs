@@ -80,20 +80,11 @@ pub(crate) fn draft_group(g: &Group) -> DescribedGroup {
             client_host: m.metadata.client_host.clone(),
             topology_id: m.metadata.topology_id.clone(),
             process_id: m.metadata.process_id.clone(),
-            client_tags: m
-                .metadata
-                .client_tags
-                .iter()
-                .map(KeyValueJson::from)
-                .collect(),
+            client_tags: client_tags(m),
             task_offsets: task_offsets_json(&m.soft.task_offsets),
             task_end_offsets: task_offsets_json(&m.soft.task_end_offsets),
             assignment: AssignmentJson::from(&m.assigned),
-            target_assignment: g
-                .targets
-                .get(&m.member_id)
-                .map(AssignmentJson::from)
-                .unwrap_or_default(),
+            target_assignment: target_of(g, m),
         })
         .collect();
     DescribedGroup {
@@ -139,20 +130,11 @@ pub(crate) fn kafka42_group(g: &Group) -> DescribedGroup42 {
             topology_epoch: m.metadata.topology_epoch,
             process_id: m.metadata.process_id.clone(),
             user_endpoint: m.endpoint().map(EndpointJson::from),
-            client_tags: m
-                .metadata
-                .client_tags
-                .iter()
-                .map(KeyValueJson::from)
-                .collect(),
+            client_tags: client_tags(m),
             task_offsets: task_offsets_json(&m.soft.task_offsets),
             task_end_offsets: task_offsets_json(&m.soft.task_end_offsets),
             assignment: AssignmentJson::from(&m.assigned),
-            target_assignment: g
-                .targets
-                .get(&m.member_id)
-                .map(AssignmentJson::from)
-                .unwrap_or_default(),
+            target_assignment: target_of(g, m),
             is_classic: false,
         })
         .collect();
@@ -255,4 +237,20 @@ pub(crate) fn task_offsets_json(o: &Option<Vec<crate::group::TaskOffset>>) -> Ve
             offset: t.offset,
         })
         .collect()
+}
+
+fn client_tags(m: &crate::group::Member) -> Vec<KeyValueJson> {
+    m.metadata
+        .client_tags
+        .iter()
+        .map(KeyValueJson::from)
+        .collect()
+}
+
+/// The member's target as describe shows it (empty when it has none).
+fn target_of(g: &Group, m: &crate::group::Member) -> AssignmentJson {
+    g.targets
+        .get(&m.member_id)
+        .map(AssignmentJson::from)
+        .unwrap_or_default()
 }

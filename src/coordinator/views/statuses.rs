@@ -49,14 +49,7 @@ pub(crate) fn draft(group: &Group, member: &Member) -> Vec<Status> {
                 }),
                 Some(Configuration::MissingInternalTopics(topics)) => out.push(Status {
                     code: 3,
-                    detail: format!(
-                        "Internal topics are missing: [{}]",
-                        topics
-                            .iter()
-                            .map(|t| t.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
+                    detail: missing_internal_detail(topics),
                 }),
                 Some(Configuration::InternalTopicsIncorrectlyPartitioned(msg))
                 | Some(Configuration::Invalid(msg)) => out.push(Status {
@@ -123,14 +116,7 @@ pub(crate) fn kafka42(group: &Group, member: &Member, delay_pending: bool) -> Ve
         }
         Some(Configuration::MissingInternalTopics(topics)) => out.push(Status {
             code: 3,
-            detail: format!(
-                "Internal topics are missing: [{}]",
-                topics
-                    .iter()
-                    .map(|t| t.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            detail: missing_internal_detail(topics),
         }),
         // An invalid configuration fails the heartbeat (130) and is never kept.
         Some(Configuration::Invalid(_)) | Some(Configuration::Ready(_)) | None => {}
@@ -171,6 +157,12 @@ pub(crate) fn missing_sources_detail(list: &[String]) -> String {
         0 => format!("Source topics {named} are missing."),
         more => format!("Source topics {named} and {more} additional topics are missing."),
     }
+}
+
+/// `MISSING_INTERNAL_TOPICS`' detail in both dialects.
+fn missing_internal_detail(topics: &[crate::topology::TopicToCreate]) -> String {
+    let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
+    format!("Internal topics are missing: [{}]", names.join(", "))
 }
 
 #[cfg(test)]
