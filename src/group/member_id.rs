@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use super::Group;
 
 /// The inputs of the recipe.
-pub struct MemberIdSeed<'a> {
+pub(crate) struct MemberIdSeed<'a> {
     /// The group's id.
     pub group_id: &'a str,
     /// The group's epoch before this operation (0 for a new group).
@@ -23,7 +23,7 @@ pub struct MemberIdSeed<'a> {
 }
 
 /// The id for `attempt`: base64url (no padding) of the first 16 bytes of SHA-256(M).
-pub fn candidate(seed: &MemberIdSeed<'_>, attempt: i32) -> ([u8; 16], String) {
+pub(crate) fn candidate(seed: &MemberIdSeed<'_>, attempt: i32) -> ([u8; 16], String) {
     let mut h = Sha256::new();
     let s = |h: &mut Sha256, x: &str| {
         h.update((x.len() as i32).to_be_bytes());
@@ -48,7 +48,7 @@ pub fn candidate(seed: &MemberIdSeed<'_>, attempt: i32) -> ([u8; 16], String) {
 }
 
 /// A fresh member id that is not reserved and collides with no member of `group`.
-pub fn generate(seed: &MemberIdSeed<'_>, group: Option<&Group>) -> String {
+pub(crate) fn generate(seed: &MemberIdSeed<'_>, group: Option<&Group>) -> String {
     let mut attempt = 0i32;
     loop {
         let (bytes, text) = candidate(seed, attempt);

@@ -1,11 +1,11 @@
 //! Streams groups and their members: hard state (rebuilt from records), derived state
 //! (recomputed whenever a record is applied) and soft state (memory only, PROTOCOL 2.1).
 
-pub mod member_id;
+pub(crate) mod member_id;
 pub mod naming;
-pub mod owners;
-pub mod replay;
-pub mod state;
+mod owners;
+mod replay;
+mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,7 +17,8 @@ use crate::tasks::Assignment;
 use crate::topology::{Configuration, SourcePatterns};
 
 pub use owners::OwnerIndex;
-pub use replay::{apply, ApplyEffect, ApplyError};
+pub(crate) use replay::apply;
+pub use replay::ApplyError;
 pub use state::{GroupState, MemberState};
 
 /// One member (one stream thread's heartbeat loop).

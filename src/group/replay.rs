@@ -33,15 +33,15 @@ pub enum ApplyError {
 
 /// What applying a record did, for the soft effects a `Replay` input has (PROTOCOL 5.4).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ApplyEffect {
+pub(crate) struct ApplyEffect {
     /// The record added a member (a `Replay` cancels the group's retention then).
-    pub member_added: bool,
+    pub(crate) member_added: bool,
 }
 
 /// Applies `record`; an error leaves the groups untouched. Only tombstones can fail against the
 /// state (their ordering rules); any other record fails only when its key and value disagree,
 /// which is checked before anything changes.
-pub fn apply(
+pub(crate) fn apply(
     groups: &mut BTreeMap<String, Group>,
     record: &Record,
     limits: &Limits,
