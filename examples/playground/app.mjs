@@ -23,14 +23,6 @@ const PHASE_TEXT = {
   failed: 'stopped by a fatal error',
 };
 
-let session;
-let tab = 'why';
-let wholeLog = false;
-let showHex = false;
-let toastTimer = null;
-let memberFilter = '';
-let memberSort = 'label';
-let pendingLog = null;
 /** Members beyond this many are listed as rows, not cards; tasks beyond it are drawn compact. */
 const BIG_MEMBERS = 12;
 const BIG_TASKS = 64;
@@ -38,31 +30,58 @@ const BIG_TASKS = 64;
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
-async function main() {
+/**
+ * Mounts the playground on the page (the markup of index.html), once: loads the coordinator,
+ * wires the controls and draws. Resolves to the view, the one object that holds what the page
+ * changes: the session (model.mjs), the picked tab, the Records options, the member table's
+ * filter and sort, a dropped log file, the toast's timer and the timeline's signature.
+ */
+export async function mountPlayground() {
+  const view = {
+    session: null,
+    tab: 'why',
+    wholeLog: false,
+    showHex: false,
+    toastTimer: null,
+    memberFilter: '',
+    memberSort: 'label',
+    pendingLog: null,
+    timelineSig: null,
+  };
+  try {
+    await main(view);
+  } catch (e) {
+    console.error(e);
+    document.body.insertAdjacentHTML('afterbegin', `<p class="fatal">The coordinator could not be loaded: ${esc(e.message)}</p>`);
+  }
+  return view;
+}
+
+async function main(view) {
   await ready();
   $('#version').textContent = `v${version()}`;
-  session = new Session({ Coordinator, topologyId });
+  view.session = new Session({ Coordinator, topologyId });
   const select = $('#preset');
   for (const p of PRESETS) select.insertAdjacentHTML('beforeend', `<option value="${esc(p.id)}">${esc(p.name)}</option>`);
-  wire();
+  wire(view);
   let loaded = false;
-  if (location.hash.length > 1) loaded = await loadFragment();
-  if (!loaded) loadPreset('startup');
-  render();
+  if (location.hash.length > 1) loaded = await loadFragment(view);
+  if (!loaded) loadPreset(view, 'startup');
+  render(view);
   document.body.dataset.ready = '1';
 }
 
-async function loadFragment() {
+async function loadFragment(view) {
   try {
     const data = await decodeFragment(location.hash);
     if (!data) return false;
-    session.load(data);
+    view.session.load(data);
     $('#preset').value = '';
-    $('#preset-desc').textContent = session.description;
-    toast(`Loaded the shared scenario “${session.name}”.`);
+    $('#preset-desc').textContent = view.session.description;
+    toast(view, `Loaded the shared scenario “${view.session.name}”.`);
     return true;
   } catch (e) {
-    toast(`The link does not hold a scenario: ${e.message}`, true);
+    toast(view, `The link does not hold a scenario: ${e.message}`, true);
     return false;
   }
 }
@@ -71,12 +90,12 @@ function clearHash() {
   if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 }
 
-function loadPreset(id) {
+function loadPreset(view, id) {
   const p = presetById(id);
   if (!p) return;
   clearHash();
-  p.run.call(p, session);
-  session.goTo(session.steps.length);
+  p.run.call(p, view.session);
+  view.session.goTo(view.session.steps.length);
   $('#preset').value = id;
   $('#preset-desc').textContent = p.description;
 }
@@ -84,63 +103,63 @@ function loadPreset(id) {
 // ---------------------------------------------------------------------------------------------
 // Events
 
-function wire() {
+function wire(view) {
   document.addEventListener('click', (ev) => {
     const b = ev.target.closest('[data-action]');
     if (!b || b.disabled || b.getAttribute('aria-disabled') === 'true') return;
     ev.preventDefault();
-    run(() => act(b.dataset.action, b.dataset));
+    run(view, () => act(view, b.dataset.action, b.dataset));
   });
   document.addEventListener('click', (ev) => {
     const t = ev.target.closest('[data-tab]');
-    if (t) selectTab(t.dataset.tab, true);
+    if (t) selectTab(view, t.dataset.tab, true);
   });
   $('.tabs').addEventListener('keydown', (ev) => {
     const order = ['why', 'records', 'io', 'history'];
-    const i = order.indexOf(tab);
+    const i = order.indexOf(view.tab);
     if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
       ev.preventDefault();
       ev.stopPropagation();
-      selectTab(order[(i + (ev.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length], true);
+      selectTab(view, order[(i + (ev.key === 'ArrowRight' ? 1 : order.length - 1)) % order.length], true);
     }
   });
   $('#preset').addEventListener('change', (ev) => {
-    if (ev.target.value) run(() => { loadPreset(ev.target.value); toast(`Loaded the preset “${session.name}”.`); });
+    if (ev.target.value) run(view, () => { loadPreset(view, ev.target.value); toast(view, `Loaded the preset “${view.session.name}”.`); });
   });
-  $('#scrub').addEventListener('input', (ev) => run(() => session.goTo(Number(ev.target.value))));
-  $('#dialect').addEventListener('change', (ev) => run(() => newTimeline({ dialect: ev.target.value })));
-  $('#group-pick').addEventListener('change', (ev) => run(() => session.selectGroup(ev.target.value)));
+  $('#scrub').addEventListener('input', (ev) => run(view, () => view.session.goTo(Number(ev.target.value))));
+  $('#dialect').addEventListener('change', (ev) => run(view, () => newTimeline(view, { dialect: ev.target.value })));
+  $('#group-pick').addEventListener('change', (ev) => run(view, () => view.session.selectGroup(ev.target.value)));
   $('#add-group').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const gid = $('#new-group-id').value.trim();
-    run(() => {
-      session.selectGroup(gid);
+    run(view, () => {
+      view.session.selectGroup(gid);
       $('#new-group-id').value = '';
-      toast(`Group ${gid}: new members join it. It exists once its first member joins.`);
+      toast(view, `Group ${gid}: new members join it. It exists once its first member joins.`);
     });
   });
   $('#set-target').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const member = $('#mt-member').value;
     const keys = [...document.querySelectorAll('#mt-tasks input:checked')].map((i) => i.value);
-    run(() => {
+    run(view, () => {
       if (!member) throw new Error('No member to set a target for.');
-      session.setMemberTarget(member, keys);
+      view.session.setMemberTarget(member, keys);
     });
   });
   $('#move-task').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const task = $('#mv-task').value;
     const member = $('#mv-member').value;
-    run(() => {
+    run(view, () => {
       if (!task || !member) throw new Error('Pick a task and a member.');
-      session.moveTask(task, member);
+      view.session.moveTask(task, member);
     });
   });
-  $('#mt-member').addEventListener('change', () => renderManual(true));
+  $('#mt-member').addEventListener('change', () => renderManual(view, true));
   $('#log-file').addEventListener('change', async (ev) => {
     const f = ev.target.files?.[0];
-    if (f) await takeLogFile(f);
+    if (f) await takeLogFile(view, f);
     ev.target.value = '';
   });
   const drop = $('#log-drop');
@@ -150,24 +169,24 @@ function wire() {
     ev.preventDefault();
     drop.classList.remove('over');
     const f = ev.dataTransfer?.files?.[0];
-    if (f) await takeLogFile(f);
+    if (f) await takeLogFile(view, f);
   });
-  $('#log-text').addEventListener('input', () => { pendingLog = null; checkLog(); });
-  $('#log-dialect').addEventListener('change', checkLog);
+  $('#log-text').addEventListener('input', () => { view.pendingLog = null; checkLog(view); });
+  $('#log-dialect').addEventListener('change', () => checkLog(view));
   document.addEventListener('input', (ev) => {
     if (ev.target.id === 'member-filter') {
-      memberFilter = ev.target.value;
-      run(() => {});
+      view.memberFilter = ev.target.value;
+      run(view, () => {});
     }
   });
   document.addEventListener('change', (ev) => {
     if (ev.target.id === 'member-sort') {
-      memberSort = ev.target.value;
-      run(() => {});
+      view.memberSort = ev.target.value;
+      run(view, () => {});
     }
     if (ev.target.id === 'show-hex') {
-      showHex = ev.target.checked;
-      renderDetails();
+      view.showHex = ev.target.checked;
+      renderDetails(view);
       $('#show-hex').focus();
     }
   });
@@ -176,12 +195,12 @@ function wire() {
     if (!f) return;
     const text = await f.text();
     ev.target.value = '';
-    run(() => {
-      session.load(text);
+    run(view, () => {
+      view.session.load(text);
       clearHash();
       $('#preset').value = '';
-      $('#preset-desc').textContent = session.description;
-      toast(`Loaded “${session.name}” (${session.steps.length} steps) from ${f.name}.`);
+      $('#preset-desc').textContent = view.session.description;
+      toast(view, `Loaded “${view.session.name}” (${view.session.steps.length} steps) from ${f.name}.`);
     });
   });
   $('#add-member').addEventListener('submit', (ev) => {
@@ -189,27 +208,27 @@ function wire() {
     const form = ev.target;
     const isStatic = form.kind.value === 'static';
     const instanceId = form.instance.value.trim();
-    run(() => {
+    run(view, () => {
       if (isStatic && !instanceId) throw new Error('A static member needs an instance id.');
       const processId = form.process.value === '__new__' ? null : form.process.value;
       const rackId = form.rack.value.trim() || null;
-      session.addMember({ instanceId: isStatic ? instanceId : null, processId, rackId });
-      if (isStatic) form.instance.value = suggestInstanceId();
+      view.session.addMember({ instanceId: isStatic ? instanceId : null, processId, rackId });
+      if (isStatic) form.instance.value = suggestInstanceId(view);
     });
   });
-  $('#add-member').addEventListener('change', () => syncAddMember());
+  $('#add-member').addEventListener('change', () => syncAddMember(view));
   $('#create-topic').addEventListener('submit', (ev) => {
     ev.preventDefault();
     const name = $('#topic-name').value.trim();
     const n = Number($('#topic-partitions').value);
-    run(() => {
+    run(view, () => {
       if (!name) throw new Error('A topic needs a name.');
-      session.createTopic(name, n);
+      view.session.createTopic(name, n);
     });
   });
   $('#settings').addEventListener('submit', (ev) => {
     ev.preventDefault();
-    run(applySettings);
+    run(view, () => applySettings(view));
   });
   $('#topology-text').addEventListener('input', checkTopologyText);
   document.addEventListener('keydown', (ev) => {
@@ -220,30 +239,30 @@ function wire() {
     const a = keys[ev.key];
     if (!a) return;
     ev.preventDefault();
-    run(() => act(a, {}));
+    run(view, () => act(view, a, {}));
   });
   window.addEventListener('hashchange', async () => {
-    if (await loadFragment()) render();
+    if (await loadFragment(view)) render(view);
   });
 }
 
 /** Runs an action, reports errors, redraws and keeps the keyboard focus where it was. */
-function run(fn) {
+function run(view, fn) {
   const key = document.activeElement?.dataset?.key ?? null;
   const id = document.activeElement?.id || null;
   try {
     fn();
   } catch (e) {
     console.warn(e);
-    toast(e.message, true);
+    toast(view, e.message, true);
   }
-  render();
+  render(view);
   const again = (key && document.querySelector(`[data-key="${CSS.escape(key)}"]`)) || (id && document.getElementById(id));
   if (again && again !== document.activeElement && !again.disabled) again.focus({ preventScroll: true });
 }
 
-function act(action, data) {
-  const s = session;
+function act(view, action, data) {
+  const s = view.session;
   const label = data.label;
   switch (action) {
     case 'start': return s.goTo(0);
@@ -252,7 +271,7 @@ function act(action, data) {
     case 'end': return s.goTo(s.steps.length);
     case 'jump': return s.goTo(Number(data.to));
     case 'next-timer':
-      if (!s.nextTimer()) toast('No timer is pending.');
+      if (!s.nextTimer()) toast(view, 'No timer is pending.');
       return;
     case 'advance': return s.advance(Number(data.ms));
     case 'heartbeat-all':
@@ -272,9 +291,9 @@ function act(action, data) {
       return;
     case 'open-log':
       $('#dlg-log').showModal();
-      checkLog();
+      checkLog(view);
       return $('#log-text').focus();
-    case 'log-load': return loadLogNow();
+    case 'log-load': return loadLogNow(view);
     case 'heartbeat': return s.heartbeat(label);
     case 'revoke': return s.revoke(label);
     case 'leave': return s.leave(label);
@@ -285,24 +304,24 @@ function act(action, data) {
     case 'add-partitions': return s.addPartitions(data.topic, 1);
     case 'delete-topic': return s.deleteTopic(data.topic);
     case 'create-requested': return s.createRequestedTopics();
-    case 'edit-topology': return openTopology();
-    case 'topology-template': return topologyTemplate();
-    case 'topology-apply': return applyTopology(false);
-    case 'topology-apply-init': return applyTopology(true);
+    case 'edit-topology': return openTopology(view);
+    case 'topology-template': return topologyTemplate(view);
+    case 'topology-apply': return applyTopology(view, false);
+    case 'topology-apply-init': return applyTopology(view, true);
     case 'new':
-      return newTimeline({});
+      return newTimeline(view, {});
     case 'save':
-      return download(`${slug(s.name)}.playground.json`, toJson(s.toScenario(), 1));
+      return download(view, `${slug(s.name)}.playground.json`, toJson(s.toScenario(), 1));
     case 'open':
       return $('#file').click();
     case 'export':
-      return download(`${slug(s.name)}.json`, `${toJson(s.toTestScenario(), 1)}\n`);
+      return download(view, `${slug(s.name)}.json`, `${toJson(s.toTestScenario(), 1)}\n`);
     case 'share':
-      return void share();
+      return void share(view);
     case 'copy-share':
-      navigator.clipboard?.writeText($('#share-url').value).then(() => toast('Link copied.'), () => {
+      navigator.clipboard?.writeText($('#share-url').value).then(() => toast(view, 'Link copied.'), () => {
         $('#share-url').select();
-        toast('Select the link and copy it.');
+        toast(view, 'Select the link and copy it.');
       });
       return;
     default:
@@ -311,8 +330,8 @@ function act(action, data) {
 }
 
 /** A new, empty timeline (a coordinator has one dialect: switching starts over). */
-function newTimeline({ dialect }) {
-  const s = session;
+function newTimeline(view, { dialect }) {
+  const s = view.session;
   const config = { ...s.config };
   if (dialect) config.dialect = dialect;
   s.reset({ app: { ...s.app, topology: s.appNow.topology, topologyEpoch: 0 }, config });
@@ -320,28 +339,28 @@ function newTimeline({ dialect }) {
   s.name = 'Untitled';
   $('#preset').value = '';
   $('#preset-desc').textContent = '';
-  toast(`A new, empty scenario (${s.dialect}). Create a topic, then add a member.`);
+  toast(view, `A new, empty scenario (${s.dialect}). Create a topic, then add a member.`);
 }
 
 // -- logs ---------------------------------------------------------------------------------------
 
-async function takeLogFile(f) {
+async function takeLogFile(view, f) {
   const bytes = new Uint8Array(await f.arrayBuffer());
   // Text stays editable in the box; a binary segment is kept as bytes.
   const text = bytes[0] === 0 ? null : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  pendingLog = { name: f.name, bytes };
+  view.pendingLog = { name: f.name, bytes };
   $('#log-text').value = text ?? `(${bytes.length} bytes of a raw log segment: ${f.name})`;
-  checkLog();
+  checkLog(view);
 }
 
-function logSource() {
-  if (pendingLog) return { name: pendingLog.name, data: pendingLog.bytes };
+function logSource(view) {
+  if (view.pendingLog) return { name: view.pendingLog.name, data: view.pendingLog.bytes };
   return { name: 'the pasted log', data: $('#log-text').value };
 }
 
-function checkLog() {
+function checkLog(view) {
   const st = $('#log-status');
-  const { data } = logSource();
+  const { data } = logSource(view);
   if (!data || (typeof data === 'string' && !data.trim())) {
     st.textContent = 'Paste a log or drop a file.';
     st.classList.remove('bad');
@@ -360,22 +379,22 @@ function checkLog() {
   }
 }
 
-function loadLogNow() {
-  const { name, data } = logSource();
+function loadLogNow(view) {
+  const { name, data } = logSource(view);
   const dialect = $('#log-dialect').value || undefined;
   const read = readLog(data, dialect);
   const told = history(data, dialect);
-  session.loadLog(read, told, name);
+  view.session.loadLog(read, told, name);
   clearHash();
   $('#preset').value = '';
-  $('#preset-desc').textContent = session.description;
+  $('#preset-desc').textContent = view.session.description;
   $('#dlg-log').close();
-  selectTab('history', false);
-  toast(`Replayed ${read.records.length} records of ${told.groups.length} group${told.groups.length === 1 ? '' : 's'}.`);
+  selectTab(view, 'history', false);
+  toast(view, `Replayed ${read.records.length} records of ${told.groups.length} group${told.groups.length === 1 ? '' : 's'}.`);
 }
 
-function applySettings() {
-  const cfg = { ...session.config };
+function applySettings(view) {
+  const cfg = { ...view.session.config };
   const num = (sel) => Number($(sel).value);
   cfg['group.streams.session.timeout.ms'] = num('#set-session');
   cfg['group.streams.heartbeat.interval.ms'] = num('#set-heartbeat');
@@ -384,24 +403,24 @@ function applySettings() {
   cfg.recordBytes = $('#set-bytes').checked;
   const groupId = $('#set-group').value.trim();
   if (!groupId) throw new Error('The group id must not be empty.');
-  if (groupId !== session.app.groupId && session.steps.length) {
+  if (groupId !== view.session.app.groupId && view.session.steps.length) {
     throw new Error('The group id can only be changed in an empty scenario (New).');
   }
-  const before = session.toScenario();
+  const before = view.session.toScenario();
   const sc = structuredClone(before);
   sc.config = cfg;
   sc.app = { ...sc.app, groupId, tickMs: num('#set-tick') };
   try {
-    session.load(sc);
+    view.session.load(sc);
   } catch (e) {
-    session.load(before);
+    view.session.load(before);
     throw e;
   }
-  toast('Settings applied; the timeline was re-run with them.');
+  toast(view, 'Settings applied; the timeline was re-run with them.');
 }
 
-async function share() {
-  const frag = await encodeFragment(session.toScenario());
+async function share(view) {
+  const frag = await encodeFragment(view.session.toScenario());
   const url = `${location.origin}${location.pathname}#${frag}`;
   $('#share-url').value = url;
   $('#share-open').href = url;
@@ -409,7 +428,7 @@ async function share() {
   $('#share-url').select();
 }
 
-function download(name, text) {
+function download(view, name, text) {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
   const a = document.createElement('a');
   a.href = url;
@@ -418,26 +437,26 @@ function download(name, text) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10000);
-  toast(`Downloaded ${name}.`);
+  toast(view, `Downloaded ${name}.`);
 }
 
 function slug(s) {
   return String(s).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario';
 }
 
-function toast(text, error = false) {
+function toast(view, text, error = false) {
   const t = $('#toast');
   t.textContent = text;
   t.classList.toggle('error', error);
   t.classList.add('show');
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => t.classList.remove('show'), error ? 7000 : 3500);
+  clearTimeout(view.toastTimer);
+  view.toastTimer = setTimeout(() => t.classList.remove('show'), error ? 7000 : 3500);
 }
 
 // -- the topology dialog ------------------------------------------------------------------------
 
-function openTopology() {
-  $('#topology-text').value = JSON.stringify(session.appNow.topology, null, 2);
+function openTopology(view) {
+  $('#topology-text').value = JSON.stringify(view.session.appNow.topology, null, 2);
   checkTopologyText();
   $('#dlg-topology').showModal();
   $('#topology-text').focus();
@@ -461,9 +480,9 @@ function checkTopologyText() {
   }
 }
 
-function topologyTemplate() {
-  const src = session.snapshot().topics[0]?.name ?? 'orders';
-  const app = session.app.groupId;
+function topologyTemplate(view) {
+  const src = view.session.snapshot().topics[0]?.name ?? 'orders';
+  const app = view.session.app.groupId;
   const topology = [
     { subtopologyId: '0', sourceTopics: [src], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [`${app}-by-key-repartition`], repartitionSourceTopics: [], copartitionGroups: [] },
     {
@@ -478,22 +497,22 @@ function topologyTemplate() {
   checkTopologyText();
 }
 
-function applyTopology(init) {
+function applyTopology(view, init) {
   const { topology } = parseTopologyText();
-  session.setTopology(topology);
-  if (init) session.initialize();
+  view.session.setTopology(topology);
+  if (init) view.session.initialize();
   $('#dlg-topology').close();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Drawing
 
-function render() {
+function render(view) {
   const t0 = performance.now();
   const parts = [];
-  for (const [name, fn] of [['transport', renderTransport], ['actions', renderActions], ['groups', renderGroupsBox], ['manual', () => renderManual(false)], ['group', renderGroup], ['chart', renderChart], ['timeline', renderTimeline], ['details', renderDetails]]) {
+  for (const [name, fn] of [['transport', renderTransport], ['actions', renderActions], ['groups', renderGroupsBox], ['manual', (v) => renderManual(v, false)], ['group', renderGroup], ['chart', renderChart], ['timeline', renderTimeline], ['details', renderDetails]]) {
     const t = performance.now();
-    fn();
+    fn(view);
     parts.push(`${name}:${Math.round(performance.now() - t)}`);
   }
   document.body.dataset.renderParts = parts.join(' ');
@@ -501,8 +520,8 @@ function render() {
   document.body.dataset.renderMs = String(Math.round(performance.now() - t0));
 }
 
-function replayBadge(replay) {
-  if (!replay) return `<button type="button" class="replay link" id="replay-check" data-action="replay-check" data-key="replay-check" title="A fresh coordinator replays the ${session.records().length} records written so far and compares what it rebuilds with this state">Check the rebuild from records</button>`;
+function replayBadge(view, replay) {
+  if (!replay) return `<button type="button" class="replay link" id="replay-check" data-action="replay-check" data-key="replay-check" title="A fresh coordinator replays the ${view.session.records().length} records written so far and compares what it rebuilds with this state">Check the rebuild from records</button>`;
   return `<span class="replay ${replay.equal ? 'ok' : 'bad'}" id="replay-check" title="A fresh coordinator replaying the ${replay.records} records written so far rebuilds ${replay.equal ? 'exactly this state' : 'a different state'}">${replay.equal ? '✓' : '✗'} rebuilt from ${replay.records} records</span>`;
 }
 
@@ -513,8 +532,8 @@ function invariantsBadge(violations) {
   return `<span class="replay bad" id="invariants" title="${esc(violations.join('\n'))}">✗ ${violations.length} invariant${violations.length === 1 ? '' : 's'} violated</span>`;
 }
 
-function colorOf(label) {
-  const i = session.clients.list.findIndex((c) => c.label === label);
+function colorOf(view, label) {
+  const i = view.session.clients.list.findIndex((c) => c.label === label);
   if (i < 0) return '#64748b';
   if (i < PALETTE.length) return PALETTE[i];
   // Beyond the palette: evenly spread hues, so that a big group's owners stay apart.
@@ -528,24 +547,24 @@ function avatarText(label) {
 }
 
 /** Member ids and topology ids in a coordinator message, as the page names them. */
-function humanize(text) {
+function humanize(view, text) {
   return String(text)
     .replace(/\b[0-9a-f]{64}\b/g, (h) => short(h))
-    .replace(/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g, (id) => session.clients.labelOf(id) ?? id);
+    .replace(/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])/g, (id) => view.session.clients.labelOf(id) ?? id);
 }
 
-function nameOf(memberId) {
-  return session.clients.labelOf(memberId) ?? short(memberId);
+function nameOf(view, memberId) {
+  return view.session.clients.labelOf(memberId) ?? short(memberId);
 }
 
-function timerText(t, now) {
+function timerText(view, t, now) {
   const groupTimer = t.kind === 'retention' || t.kind === 'initial-rebalance-delay' || t.kind === 'assignment-interval';
-  const who = groupTimer ? t.groupId : t.kind === 'topology-initialization' ? `topology ${short(t.subject)}` : nameOf(t.subject);
+  const who = groupTimer ? t.groupId : t.kind === 'topology-initialization' ? `topology ${short(t.subject)}` : nameOf(view, t.subject);
   return { who, left: fmtTime(Math.max(0, Number(t.deadlineMs) - now)) };
 }
 
-function renderTransport() {
-  const s = session;
+function renderTransport(view) {
+  const s = view.session;
   $('#scrub').max = String(s.steps.length);
   $('#scrub').value = String(s.cursor);
   $('#step-counter').textContent = `Step ${s.cursor} of ${s.steps.length}`;
@@ -554,7 +573,7 @@ function renderTransport() {
   const btn = $('#btn-next-timer');
   btn.disabled = !next;
   if (next) {
-    const { who, left } = timerText(next, s.clockMs());
+    const { who, left } = timerText(view, next, s.clockMs());
     btn.innerHTML = `<span class="long">Advance to next timer</span><span class="short">Next timer</span>: ${esc(next.kind)} ${esc(who)} in ${esc(left)}`;
   } else {
     btn.innerHTML = '<span class="long">Advance to next timer</span><span class="short">Next timer</span> (none pending)';
@@ -563,23 +582,23 @@ function renderTransport() {
   for (const a of ['forward', 'end']) document.querySelector(`[data-action="${a}"]`).disabled = s.cursor === s.steps.length;
 }
 
-function suggestInstanceId() {
-  const base = session.app.groupId.replace(/-app$/, '');
+function suggestInstanceId(view) {
+  const base = view.session.app.groupId.replace(/-app$/, '');
   for (let i = 1; ; i++) {
     const id = `${base}-${i}`;
-    if (!session.clients.list.some((c) => c.instanceId === id)) return id;
+    if (!view.session.clients.list.some((c) => c.instanceId === id)) return id;
   }
 }
 
-function syncAddMember() {
+function syncAddMember(view) {
   const form = $('#add-member');
   const isStatic = form.kind.value === 'static';
   $('#instance-field').hidden = !isStatic;
-  if (isStatic && !form.instance.value) form.instance.value = suggestInstanceId();
+  if (isStatic && !form.instance.value) form.instance.value = suggestInstanceId(view);
 }
 
-function renderActions() {
-  const s = session;
+function renderActions(view) {
+  const s = view.session;
   const now = s.clockMs();
   const snap = s.snapshot();
   // Timers.
@@ -588,7 +607,7 @@ function renderActions() {
   const more = timers.length > 12 ? `<li class="more" data-count="${timers.length - 12}">… and ${timers.length - 12} more timers</li>` : '';
   $('#timers').innerHTML = timers.length
     ? timers.slice(0, 12).map((t) => {
-      const { who, left } = timerText(t, now);
+      const { who, left } = timerText(view, t, now);
       return `<li><span class="tkind k-${esc(t.kind)}" title="${esc(t.kind)}">${esc(KIND_SHORT[t.kind] ?? t.kind)}</span><span class="twho" title="${esc(who)}">${esc(who)}</span><span class="tleft" title="deadline at ${esc(fmtTime(t.deadlineMs))}">in ${esc(left)}</span></li>`;
     }).join('') + more
     : '<li class="muted">None.</li>';
@@ -598,7 +617,7 @@ function renderActions() {
   const procs = s.clients.processIds();
   sel.innerHTML = `<option value="__new__">New process</option>${procs.map((p) => `<option value="${esc(p)}">${esc(p)} (another thread)</option>`).join('')}`;
   sel.value = procs.includes(keep) ? keep : '__new__';
-  syncAddMember();
+  syncAddMember(view);
   // Topology.
   let tid = '';
   try {
@@ -635,8 +654,8 @@ function renderActions() {
 }
 
 /** The group picker and every group's state, members and retention countdown. */
-function renderGroupsBox() {
-  const s = session;
+function renderGroupsBox(view) {
+  const s = view.session;
   const snap = s.snapshot();
   const now = s.clockMs();
   const ids = s.groupIds();
@@ -660,8 +679,8 @@ function configuredTasks(g) {
 }
 
 /** The manual assignor's forms: a member's task picks, and moving one task. */
-function renderManual(memberChanged) {
-  const s = session;
+function renderManual(view, memberChanged) {
+  const s = view.session;
   const box = $('#manual-box');
   box.hidden = !s.manual;
   if (!s.manual) return;
@@ -669,7 +688,7 @@ function renderManual(memberChanged) {
   const members = g?.members ?? [];
   const sel = $('#mt-member');
   const keep = sel.value;
-  const opts = members.map((m) => `<option value="${esc(m.memberId)}">${esc(nameOf(m.memberId))}</option>`).join('');
+  const opts = members.map((m) => `<option value="${esc(m.memberId)}">${esc(nameOf(view, m.memberId))}</option>`).join('');
   if (sel.innerHTML !== opts) sel.innerHTML = opts;
   if (members.some((m) => m.memberId === keep)) sel.value = keep;
   const mv = $('#mv-member');
@@ -686,13 +705,13 @@ function renderManual(memberChanged) {
   const fs = $('#mt-tasks');
   if (memberChanged || fs.dataset.for !== `${sel.value}@${s.cursor}`) {
     fs.dataset.for = `${sel.value}@${s.cursor}`;
-    fs.innerHTML = `<legend class="small">Active tasks of ${esc(m ? nameOf(m.memberId) : '–')}</legend>${tasks.map((k) => `<label class="tcheck"><input type="checkbox" value="${esc(k)}"${mine.has(k) ? ' checked' : ''}> ${esc(k)}</label>`).join('') || '<span class="muted small">No tasks: the group has no ready topology.</span>'}`;
+    fs.innerHTML = `<legend class="small">Active tasks of ${esc(m ? nameOf(view, m.memberId) : '–')}</legend>${tasks.map((k) => `<label class="tcheck"><input type="checkbox" value="${esc(k)}"${mine.has(k) ? ' checked' : ''}> ${esc(k)}</label>`).join('') || '<span class="muted small">No tasks: the group has no ready topology.</span>'}`;
   }
 }
 
 /** Per-step data of the picked group for the chart. */
-function chartData() {
-  const s = session;
+function chartData(view) {
+  const s = view.session;
   const gid = s.app.groupId;
   const rows = [];
   for (let i = 0; i < s.outputs.length; i++) {
@@ -703,9 +722,9 @@ function chartData() {
 }
 
 /** A small SVG chart along the timeline: group epoch, members by state, tasks moved. */
-function renderChart() {
-  const s = session;
-  const rows = chartData();
+function renderChart(view) {
+  const s = view.session;
+  const rows = chartData(view);
   const el = $('#chart');
   if (!rows.length) {
     el.innerHTML = '<p class="muted small">No steps yet.</p>';
@@ -736,7 +755,7 @@ function renderChart() {
   el.querySelector('svg').addEventListener('click', (ev) => {
     const r = ev.currentTarget.getBoundingClientRect();
     const i = Math.floor(((ev.clientX - r.left) / r.width) * n);
-    run(() => session.goTo(Math.max(0, Math.min(n, i + 1))));
+    run(view, () => view.session.goTo(Math.max(0, Math.min(n, i + 1))));
   });
 }
 
@@ -799,7 +818,7 @@ function memberButtons(c, m, few = false) {
   return out.join('');
 }
 
-function memberCard(m, g, c, timers, now, epochs) {
+function memberCard(view, m, g, c, timers, now, epochs) {
   const cur = tasksOf(m.assignment);
   const pend = tasksOf(m.pendingRevocation);
   const tgt = tasksOf(m.targetAssignment);
@@ -814,13 +833,13 @@ function memberCard(m, g, c, timers, now, epochs) {
     const rvKeys = ROLES.flatMap((r) => rv[r]);
     if (rvKeys.length && c.phase === 'member') clientBits.push(`<span class="warn">told to revoke ${esc(rvKeys.join(', '))}</span>`);
     if (c.asked) clientBits.push('<span class="warn">asked to initialize the topology</span>');
-    if (c.lastError) clientBits.push(`<span class="err">last error: ${esc(typeof c.lastError.code === 'number' ? `${errorName(c.lastError.code, session.dialect)} (${c.lastError.code})` : c.lastError.code)}</span>`);
+    if (c.lastError) clientBits.push(`<span class="err">last error: ${esc(typeof c.lastError.code === 'number' ? `${errorName(c.lastError.code, view.session.dialect)} (${c.lastError.code})` : c.lastError.code)}</span>`);
     for (const st of c.phase === 'member' ? c.status ?? [] : []) {
-      clientBits.push(`<span class="status" data-status="${esc(statusName(st.statusCode, session.dialect))}" title="${esc(humanize(st.statusDetail))}">${esc(statusName(st.statusCode, session.dialect))}</span>`);
+      clientBits.push(`<span class="status" data-status="${esc(statusName(st.statusCode, view.session.dialect))}" title="${esc(humanize(view, st.statusDetail))}">${esc(statusName(st.statusCode, view.session.dialect))}</span>`);
     }
   }
   const epochNote = m.memberEpoch === -2 ? ' <span class="muted">(away, −2)</span>' : '';
-  return `<article class="member-card${reconciled ? '' : ' busy'}${c && c.phase !== 'member' ? ' off' : ''}" data-member-id="${esc(m.memberId)}" data-label="${esc(label)}" style="--c:${colorOf(label)}" aria-label="Member ${esc(label)}">
+  return `<article class="member-card${reconciled ? '' : ' busy'}${c && c.phase !== 'member' ? ' off' : ''}" data-member-id="${esc(m.memberId)}" data-label="${esc(label)}" style="--c:${colorOf(view, label)}" aria-label="Member ${esc(label)}">
     <header>
       <span class="avatar" aria-hidden="true">${esc(avatarText(label))}</span>
       <div class="who">
@@ -846,7 +865,7 @@ function memberCard(m, g, c, timers, now, epochs) {
   </article>`;
 }
 
-function taskMap(g) {
+function taskMap(view, g) {
   // The tasks the coordinator configured (its own per-subtopology counts), plus any a member
   // still holds from before.
   const all = new Set(configuredTasks(g));
@@ -858,7 +877,7 @@ function taskMap(g) {
   // Racks: a copy on the active owner's own rack does not survive that rack's failure.
   const rackOfName = new Map();
   for (const m of g.members) {
-    const name = nameOf(m.memberId);
+    const name = nameOf(view, m.memberId);
     rackOfName.set(name, m.rackId ?? null);
     const a = tasksOf(m.assignment);
     const p = tasksOf(m.pendingRevocation);
@@ -878,7 +897,7 @@ function taskMap(g) {
     if (!bySub.has(s)) bySub.set(s, []);
     bySub.get(s).push(k);
   }
-  const pickable = session.manual ? ' data-action="pick-task"' : '';
+  const pickable = view.session.manual ? ' data-action="pick-task"' : '';
   const rows = [...bySub].map(([s, keys]) => `<div class="tm-row"><span class="tm-sub">Subtopology ${esc(s)} <span class="muted">(${keys.length} tasks)</span></span><div class="tm-cells${compact ? ' compact' : ''}">${keys.map((k) => {
     const owner = cur.get(k) ?? pend.get(k) ?? null;
     const target = tgt.get(k) ?? null;
@@ -895,23 +914,23 @@ function taskMap(g) {
     const data = `data-task="${esc(k)}" data-owner="${esc(owner ?? '')}" data-target="${esc(target ?? '')}"${pickable}`;
     if (compact) {
       const short = `${k} ${owner ?? '–'}${moving ? `→${target}` : ''}${revoking ? ' ↩' : ''}${sb ? ` S:${sb.join(',')}` : ''}${w ? ` W:${w.join(',')}` : ''}`;
-      return `<span class="${cls}" title="${esc(short)}" ${data} style="--c:${owner ? colorOf(owner) : '#cbd5e1'}${moving ? `;--t:${colorOf(target)}` : ''}"></span>`;
+      return `<span class="${cls}" title="${esc(short)}" ${data} style="--c:${owner ? colorOf(view, owner) : '#cbd5e1'}${moving ? `;--t:${colorOf(view, target)}` : ''}"></span>`;
     }
     return `<div class="${cls}" title="${esc(title)}" ${data}>
       <span class="tm-id">${esc(k)}</span>
-      <span class="tm-own" style="--c:${owner ? colorOf(owner) : '#94a3b8'}">${esc(owner ?? '–')}</span>${moving ? `<span class="tm-to" style="--c:${colorOf(target)}">→ ${esc(target)}</span>` : ''}${sb ? `<span class="tm-sb">S ${esc(sb.join(','))}</span>` : ''}${w ? `<span class="tm-wu">W ${esc(w.join(','))}</span>` : ''}
+      <span class="tm-own" style="--c:${owner ? colorOf(view, owner) : '#94a3b8'}">${esc(owner ?? '–')}</span>${moving ? `<span class="tm-to" style="--c:${colorOf(view, target)}">→ ${esc(target)}</span>` : ''}${sb ? `<span class="tm-sb">S ${esc(sb.join(','))}</span>` : ''}${w ? `<span class="tm-wu">W ${esc(w.join(','))}</span>` : ''}
     </div>`;
   }).join('')}</div></div>`).join('');
   const legend = compact
     ? '<span class="legend"><span class="lg">colour = owner</span><span class="lg moving">ring = target owner differs</span><span class="lg revoking">dashed = pending revocation</span><span class="lg has-standby">dot = standby / warm-up</span></span>'
     : '<span class="legend"><span class="lg revoking">↩ pending revocation</span><span class="lg moving">→ target owner</span><span class="lg">S standby, W warm-up</span>'
       + `${rackOfName.size && [...rackOfName.values()].some(Boolean) ? '<span class="lg same-rack">red edge = a copy on the active task\'s rack</span>' : ''}</span>`;
-  const racks = rackPanel(g, rackOfName);
+  const racks = rackPanel(view, g, rackOfName);
   return `${racks}<section class="taskmap${compact ? ' compact' : ''}" aria-label="Task placement"><h3>Task placement ${legend}</h3>${rows}</section>`;
 }
 
 /** The group's racks, each with its members and the tasks they hold (only when members have racks). */
-function rackPanel(g, rackOfName) {
+function rackPanel(view, g, rackOfName) {
   const racks = new Map();
   for (const m of g.members) {
     if (!m.rackId) continue;
@@ -922,10 +941,10 @@ function rackPanel(g, rackOfName) {
   const boxes = [...racks].sort(([a], [b]) => (a < b ? -1 : 1)).map(([rack, ms]) => {
     const count = (pick) => ms.reduce((n, m) => n + tasksOf(pick(m)).active.length, 0);
     const copies = (role) => ms.reduce((n, m) => n + tasksOf(m.assignment)[role].length, 0);
-    const names = ms.map((m) => nameOf(m.memberId));
+    const names = ms.map((m) => nameOf(view, m.memberId));
     return `<div class="rack" data-rack="${esc(rack)}">
       <div class="rack-name mono">${esc(rack)}</div>
-      <div class="rack-members">${names.map((n) => `<span class="chip" style="--c:${colorOf(n)}">${esc(n)}</span>`).join('')}</div>
+      <div class="rack-members">${names.map((n) => `<span class="chip" style="--c:${colorOf(view, n)}">${esc(n)}</span>`).join('')}</div>
       <div class="rack-load muted" data-field="rack-load">${count((m) => m.assignment)} active, ${copies('standby')} standby, ${copies('warmup')} warm-up</div>
     </div>`;
   }).join('');
@@ -933,8 +952,8 @@ function rackPanel(g, rackOfName) {
   return `<section class="racks" aria-label="Racks"><h3>Racks${unracked ? ` <span class="muted">(${unracked} members without a rack)</span>` : ''}</h3><div class="rack-row">${boxes}</div></section>`;
 }
 
-function whyBox(g) {
-  const s = session;
+function whyBox(view, g) {
+  const s = view.session;
   const lines = [];
   const hist = rebalanceHistory(s).filter((h) => h.groupId === g.groupId);
   const last = hist.at(-1);
@@ -974,7 +993,7 @@ function whyBox(g) {
   } else if (state === 'RECONCILING') {
     const waits = [];
     for (const m of g.members) {
-      const n = esc(nameOf(m.memberId));
+      const n = esc(nameOf(view, m.memberId));
       if (m.memberEpoch === -2) waits.push(`<li><strong>${n}</strong> is away (left with −2); it holds its tasks until it returns or its session times out.</li>`);
       else if (m.memberState === 'UNREVOKED_TASKS') waits.push(`<li><strong>${n}</strong> must revoke ${esc(ROLES.flatMap((r) => tasksOf(m.pendingRevocation)[r]).join(', '))} and report it.</li>`);
       else if (m.memberState === 'UNRELEASED_TASKS') waits.push(`<li><strong>${n}</strong> waits for tasks their previous owners still hold.</li>`);
@@ -989,16 +1008,16 @@ function whyBox(g) {
   }
   const statuses = new Map();
   for (const c of s.groupClients()) if (c.phase === 'member') for (const st of c.status ?? []) statuses.set(st.statusCode, st.statusDetail);
-  if (g.shutdownRequestedBy) statuses.set(4, `${nameOf(g.shutdownRequestedBy)} requested a shutdown of the whole application: every member is told to shut down.`);
-  for (const [code, detail] of statuses) if (code !== 0 || s.is42) lines.push(`<p class="status-line"><span class="status">${esc(statusName(code, s.dialect))}</span> ${esc(humanize(detail))}</p>`);
+  if (g.shutdownRequestedBy) statuses.set(4, `${nameOf(view, g.shutdownRequestedBy)} requested a shutdown of the whole application: every member is told to shut down.`);
+  for (const [code, detail] of statuses) if (code !== 0 || s.is42) lines.push(`<p class="status-line"><span class="status">${esc(statusName(code, s.dialect))}</span> ${esc(humanize(view, detail))}</p>`);
   if (hist.length > 1) {
     lines.push(`<details class="history"><summary>Rebalance history (${hist.length} epoch bumps)</summary><ol>${hist.map((h, i) => `<li><button type="button" class="link" data-action="jump" data-to="${h.step + 1}" data-key="hist:${i}">step ${h.step + 1}</button> epoch ${h.from} → ${h.to}: ${esc(h.reasons.map(reasonText).join('; '))} <span class="muted">(${esc(h.title)})</span></li>`).join('')}</ol></details>`);
   }
   return `<section class="why" aria-label="Why the group is in this state"><h3>Why?</h3>${lines.join('')}</section>`;
 }
 
-function renderGroup() {
-  const s = session;
+function renderGroup(view) {
+  const s = view.session;
   const snap = s.snapshot();
   const g = s.group();
   const now = s.clockMs();
@@ -1007,7 +1026,7 @@ function renderGroup() {
   const mine = s.groupClients();
   const deleted = s.outputs.slice(0, s.cursor).some((o) => (o?.explain ?? []).some((e) => e.code === 'GROUP_DELETED' && e.groupId === s.app.groupId));
   if (!g && deleted) {
-    el.innerHTML = `<div class="empty"><h2>The group was deleted</h2><p>${esc(s.app.groupId)} had no members for the retention period (or was deleted on request). A member that joins creates it again.</p>${outsideClients(mine)}</div>`;
+    el.innerHTML = `<div class="empty"><h2>The group was deleted</h2><p>${esc(s.app.groupId)} had no members for the retention period (or was deleted on request). A member that joins creates it again.</p>${outsideClients(view, mine)}</div>`;
     return;
   }
   if (!g) {
@@ -1022,7 +1041,7 @@ function renderGroup() {
       <h2>No group ${esc(s.app.groupId)} yet</h2>
       <p>Pick a preset above, or build a story by hand:</p>
       ${steps}
-      ${outsideClients(mine)}
+      ${outsideClients(view, mine)}
     </div>`;
     return;
   }
@@ -1044,7 +1063,7 @@ function renderGroup() {
     <header class="group-head">
       <div class="gtitle">
         <h2><span class="muted">Group</span> <span class="mono" id="group-id">${esc(g.groupId)}</span></h2>
-        ${replayBadge(replay)}
+        ${replayBadge(view, replay)}
         ${invariantsBadge(s.invariants())}
         <span class="state-badge st-${esc(g.state)}" id="group-state">${esc(g.state)}</span>
         <span class="dialect-badge" id="group-dialect">${esc(s.dialect)}</span>
@@ -1056,19 +1075,19 @@ function renderGroup() {
         <div><dt>Members</dt><dd id="member-count">${g.members.length}</dd></div>
       </dl>
     </header>
-    ${whyBox(g)}
-    ${taskMap(g)}
-    ${big ? memberTable(members, g, epochs) : `<section class="members" aria-label="Members">
-      ${members.length ? members.map((m) => memberCard(m, g, s.clients.byMemberId(m.memberId), snap.timers, now, epochs.get(m.memberId))).join('') : '<p class="muted">No members.</p>'}
+    ${whyBox(view, g)}
+    ${taskMap(view, g)}
+    ${big ? memberTable(view, members, g, epochs) : `<section class="members" aria-label="Members">
+      ${members.length ? members.map((m) => memberCard(view, m, g, s.clients.byMemberId(m.memberId), snap.timers, now, epochs.get(m.memberId))).join('') : '<p class="muted">No members.</p>'}
     </section>`}
-    ${outsideClients(outside)}`;
+    ${outsideClients(view, outside)}`;
 }
 
 const STATE_ORDER = { UNREVOKED_TASKS: 0, UNRELEASED_TASKS: 1, STABLE: 2, UNKNOWN: 3 };
 
 /** A big group's members as rows that can be filtered and sorted. */
-function memberTable(members, g, epochs) {
-  const s = session;
+function memberTable(view, members, g, epochs) {
+  const s = view.session;
   const rows = members.map((m) => {
     const c = s.clients.byMemberId(m.memberId);
     const label = c?.label ?? short(m.memberId);
@@ -1077,7 +1096,7 @@ function memberTable(members, g, epochs) {
     const pend = tasksOf(m.pendingRevocation);
     return { m, c, label, cur, tgt, pend, reconciled: m.memberState === 'STABLE' && m.memberEpoch === g.assignmentEpoch };
   });
-  const f = memberFilter.trim().toLowerCase();
+  const f = view.memberFilter.trim().toLowerCase();
   const shown = f
     ? rows.filter((r) => [r.label, r.m.memberId, r.m.processId, r.m.memberState, r.m.instanceId ?? '', r.reconciled ? 'reconciled' : 'reconciling'].some((x) => String(x).toLowerCase().includes(f)))
     : rows;
@@ -1087,7 +1106,7 @@ function memberTable(members, g, epochs) {
     epoch: (a, b) => a.m.memberEpoch - b.m.memberEpoch,
     tasks: (a, b) => b.cur.active.length - a.cur.active.length,
     process: (a, b) => (a.m.processId < b.m.processId ? -1 : a.m.processId > b.m.processId ? 1 : 0),
-  }[memberSort] ?? (() => 0);
+  }[view.memberSort] ?? (() => 0);
   const sorted = shown.map((r, i) => [r, i]).sort((a, b) => by(a[0], b[0]) || a[1] - b[1]).map(([r]) => r);
   const counts = {};
   for (const r of rows) counts[r.m.memberState] = (counts[r.m.memberState] ?? 0) + 1;
@@ -1095,7 +1114,7 @@ function memberTable(members, g, epochs) {
   const body = sorted.map((r) => {
     const ep = epochs.get(r.m.memberId);
     const epochText = ep && ep.size ? [...new Set(ep.values())].join(',') : '';
-    return `<div role="row" class="member-row${r.reconciled ? '' : ' busy'}" data-member-id="${esc(r.m.memberId)}" data-label="${esc(r.label)}" style="--c:${colorOf(r.label)}">
+    return `<div role="row" class="member-row${r.reconciled ? '' : ' busy'}" data-member-id="${esc(r.m.memberId)}" data-label="${esc(r.label)}" style="--c:${colorOf(view, r.label)}">
       <span role="cell"><span class="avatar small" aria-hidden="true">${esc(avatarText(r.label))}</span> <span data-field="label">${esc(r.label)}</span></span>
       <span role="cell"><span class="mstate s-${esc(r.m.memberState)}" data-field="member-state">${esc(r.m.memberState)}</span></span>
       <span role="cell" data-field="member-epoch">${r.m.memberEpoch}</span>
@@ -1108,17 +1127,17 @@ function memberTable(members, g, epochs) {
   }).join('');
   return `<section class="members big" aria-label="Members">
     <div class="row member-tools">
-      <label class="field inline"><span>Filter</span><input id="member-filter" value="${esc(memberFilter)}" placeholder="label, process, state…" autocomplete="off"></label>
-      <label class="field inline"><span>Sort</span><select id="member-sort">${['label', 'state', 'epoch', 'tasks', 'process'].map((k) => `<option value="${k}"${k === memberSort ? ' selected' : ''}>${k}</option>`).join('')}</select></label>
+      <label class="field inline"><span>Filter</span><input id="member-filter" value="${esc(view.memberFilter)}" placeholder="label, process, state…" autocomplete="off"></label>
+      <label class="field inline"><span>Sort</span><select id="member-sort">${['label', 'state', 'epoch', 'tasks', 'process'].map((k) => `<option value="${k}"${k === view.memberSort ? ' selected' : ''}>${k}</option>`).join('')}</select></label>
       <span class="small" id="member-shown">${sorted.length} of ${rows.length} shown</span> ${summary}
     </div>
     <div class="table-wrap" role="table" aria-label="Members of the group"><div role="row" class="member-row head"><span role="columnheader">Member</span><span role="columnheader">State</span><span role="columnheader">Epoch</span><span role="columnheader">Process</span><span role="columnheader">Active</span><span role="columnheader">Target</span><span role="columnheader">Revoking</span><span role="columnheader">Task epochs</span><span role="columnheader">Actions</span></div>${body}</div>
   </section>`;
 }
 
-function outsideClients(list) {
+function outsideClients(view, list) {
   if (!list.length) return '';
-  return `<section class="outside" aria-label="Clients outside the group"><h3>Clients outside the group</h3><ul>${list.map((c) => `<li style="--c:${colorOf(c.label)}" data-label="${esc(c.label)}">
+  return `<section class="outside" aria-label="Clients outside the group"><h3>Clients outside the group</h3><ul>${list.map((c) => `<li style="--c:${colorOf(view, c.label)}" data-label="${esc(c.label)}">
     <span class="avatar small" aria-hidden="true">${esc(avatarText(c.label))}</span>
     <span class="oname">${esc(c.label)}</span>
     <span class="phase p-${esc(c.phase)}">${esc(c.phase === 'member' ? 'removed by the coordinator; the client finds out at its next heartbeat' : PHASE_TEXT[c.phase] ?? c.phase)}</span>
@@ -1126,8 +1145,8 @@ function outsideClients(list) {
     <span class="card-actions">${memberButtons(c, null)}</span></li>`).join('')}</ul></section>`;
 }
 
-function stepBadges(i) {
-  const s = session;
+function stepBadges(view, i) {
+  const s = view.session;
   const out = s.outputs[i];
   const step = s.steps[i];
   const b = [];
@@ -1139,24 +1158,23 @@ function stepBadges(i) {
   for (const r of out?.response?.results ?? []) if (r.errorCode) b.push(`<span class="badge err">error ${r.errorCode}</span>`);
   for (const e of out?.explain ?? []) {
     if (e.code === 'GROUP_EPOCH_BUMPED') b.push(`<span class="badge bump" title="${esc(e.reasons.join(', '))}">epoch ${e.from}→${e.to}</span>`);
-    if (e.code === 'MEMBER_FENCED') b.push(`<span class="badge err">fenced ${esc(nameOf(e.memberId))}</span>`);
+    if (e.code === 'MEMBER_FENCED') b.push(`<span class="badge err">fenced ${esc(nameOf(view, e.memberId))}</span>`);
   }
   for (const e of out?.explain ?? []) if (e.code === 'TARGET_ASSIGNMENT_COMPUTED' && Number(e.tasksReassigned) > 0) b.push(`<span class="badge bump" title="tasks of departed members given to others">${esc(e.tasksReassigned)} reassigned</span>`);
   if (out?.records?.length) b.push(`<span class="badge rec">${out.records.length} rec</span>`);
   return b.join('');
 }
 
-let timelineSig = null;
 
-function renderTimeline() {
-  const s = session;
+function renderTimeline(view) {
+  const s = view.session;
   const ol = $('#timeline');
   const gid = s.app.groupId;
   const many = s.groupIds().length > 1;
   const sig = `${s.version}|${s.steps.length}|${s.outputs.length}|${gid}|${many}`;
-  if (sig !== timelineSig || ol.children.length !== s.steps.length + 1) {
+  if (sig !== view.timelineSig || ol.children.length !== s.steps.length + 1) {
     // The items change only when steps do; moving the cursor only moves classes (below).
-    timelineSig = sig;
+    view.timelineSig = sig;
     const items = ['<li><button type="button" class="tl" data-action="jump" data-to="0" data-key="tl:0"><span class="tl-n">0</span><span class="tl-t">–</span><span class="tl-main"><span class="tl-title">Start: empty coordinator</span></span></button></li>'];
     s.steps.forEach((step, i) => {
       // With several groups the timeline follows the pick: other groups' steps fold away.
@@ -1164,7 +1182,7 @@ function renderTimeline() {
       const t = step.input?.nowMs;
       items.push(`<li${other ? ' data-other="1"' : ''}><button type="button" class="tl" data-action="jump" data-to="${i + 1}" data-key="tl:${i + 1}">
       <span class="tl-n">${i + 1}</span><span class="tl-t">${t === undefined ? '·' : esc(fmtTime(t))}</span>
-      <span class="tl-main"><span class="tl-title">${esc(stepTitle(step))}</span><span class="tl-badges">${s.outputs[i] || step.event ? stepBadges(i) : ''}</span></span></button></li>`);
+      <span class="tl-main"><span class="tl-title">${esc(stepTitle(step))}</span><span class="tl-badges">${s.outputs[i] || step.event ? stepBadges(view, i) : ''}</span></span></button></li>`);
     });
     ol.innerHTML = items.join('');
   }
@@ -1186,8 +1204,8 @@ function renderTimeline() {
   }
 }
 
-function selectTab(name, focus) {
-  tab = name;
+function selectTab(view, name, focus) {
+  view.tab = name;
   for (const b of document.querySelectorAll('[role="tab"]')) {
     const on = b.dataset.tab === name;
     b.setAttribute('aria-selected', String(on));
@@ -1195,27 +1213,27 @@ function selectTab(name, focus) {
     if (on && focus) b.focus();
   }
   for (const p of document.querySelectorAll('[role="tabpanel"]')) p.hidden = p.id !== `pane-${name}`;
-  renderDetails();
+  renderDetails(view);
 }
 
-function recordHtml(r, stepNo) {
+function recordHtml(view, r, stepNo) {
   const type = r.key?.type;
   const d = r.key?.data ?? {};
-  const who = d.memberId ? ` · ${esc(nameOf(d.memberId))}` : '';
+  const who = d.memberId ? ` · ${esc(nameOf(view, d.memberId))}` : '';
   const tomb = r.value === null ? ' <span class="badge err">tombstone</span>' : '';
   const json = { key: r.key, value: r.value };
   let bytes = '';
-  if (showHex) {
+  if (view.showHex) {
     bytes = r.keyBytes !== undefined
       ? `<div class="hexcol"><div class="hex-h">key bytes</div><code class="hex" data-field="key-hex">${esc(hexOf(r.keyBytes))}</code><div class="hex-h">value bytes</div><code class="hex" data-field="value-hex">${r.valueBytes === null ? '(tombstone: no value)' : esc(hexOf(r.valueBytes))}</code></div>`
       : '<div class="hexcol muted small">No bytes: turn on <em>Record bytes</em> in Settings.</div>';
   }
-  return `<li class="rec${showHex ? ' with-hex' : ''}"><div class="rhead">${stepNo !== undefined ? `<span class="muted">#${stepNo}</span> ` : ''}<span class="rtype">${esc(type)} ${esc(recordName(type, session.dialect))}</span>${who}${tomb}</div><div class="rbody"><code class="json">${esc(toJson(showHex ? json : r))}</code>${bytes}</div></li>`;
+  return `<li class="rec${view.showHex ? ' with-hex' : ''}"><div class="rhead">${stepNo !== undefined ? `<span class="muted">#${stepNo}</span> ` : ''}<span class="rtype">${esc(type)} ${esc(recordName(type, view.session.dialect))}</span>${who}${tomb}</div><div class="rbody"><code class="json">${esc(toJson(view.showHex ? json : r))}</code>${bytes}</div></li>`;
 }
 
 /** The history of a loaded log, told from its records alone (the `history` function). */
-function renderHistory() {
-  const s = session;
+function renderHistory(view) {
+  const s = view.session;
   const pane = $('#pane-history');
   let told = s.logHistory;
   if (!told) {
@@ -1248,40 +1266,40 @@ function renderHistory() {
   pane.innerHTML = `<p class="small" id="history-head">${esc(told.records)} records (${esc(told.dialect)})${told.skipped ? `, ${esc(told.skipped)} of other kinds skipped` : ''}. Told from the records alone: a leave and a timeout write the same records, so such removals say “left or was fenced”.</p>${groups}`;
 }
 
-function renderDetails() {
-  const s = session;
+function renderDetails(view) {
+  const s = view.session;
   const i = s.cursor - 1;
   const why = $('#pane-why');
   const recs = $('#pane-records');
   const io = $('#pane-io');
-  if (tab === 'why') {
+  if (view.tab === 'why') {
     if (i < 0) {
       why.innerHTML = `<p class="lead">The start: a fresh coordinator with no groups and no topics.</p><p>Step forward (→) to see what each input does. The <em>Why</em> tab answers, for every step, what changed and why: epoch bumps with their reasons, fencing causes, tasks moved, and what each client was told.</p>`;
     } else {
       const items = explainStep(s, i);
-      why.innerHTML = `<h3 class="step-h">Step ${i + 1}: ${esc(stepTitle(s.steps[i]))}</h3>${s.steps[i].input ? `<p class="muted small">at ${esc(fmtTime(s.steps[i].input.nowMs))}</p>` : ''}<ul class="explain">${items.map((e) => `<li class="ex ex-${esc(e.kind)}"><span class="ex-k">${esc(e.kind)}</span><span>${esc(humanize(e.text))}</span></li>`).join('')}</ul>`;
+      why.innerHTML = `<h3 class="step-h">Step ${i + 1}: ${esc(stepTitle(s.steps[i]))}</h3>${s.steps[i].input ? `<p class="muted small">at ${esc(fmtTime(s.steps[i].input.nowMs))}</p>` : ''}<ul class="explain">${items.map((e) => `<li class="ex ex-${esc(e.kind)}"><span class="ex-k">${esc(e.kind)}</span><span>${esc(humanize(view, e.text))}</span></li>`).join('')}</ul>`;
     }
-  } else if (tab === 'records') {
-    const head = `<div class="row spread"><label class="check"><input type="checkbox" id="whole-log" ${wholeLog ? 'checked' : ''}> Whole log up to this step</label><label class="check"><input type="checkbox" id="show-hex" ${showHex ? 'checked' : ''}> Bytes (hex)</label><span class="muted small">dump-log JSON form</span></div>`;
+  } else if (view.tab === 'records') {
+    const head = `<div class="row spread"><label class="check"><input type="checkbox" id="whole-log" ${view.wholeLog ? 'checked' : ''}> Whole log up to this step</label><label class="check"><input type="checkbox" id="show-hex" ${view.showHex ? 'checked' : ''}> Bytes (hex)</label><span class="muted small">dump-log JSON form</span></div>`;
     let list = '';
-    if (wholeLog) {
+    if (view.wholeLog) {
       const all = [];
-      for (let k = 0; k < s.cursor; k++) for (const r of s.outputs[k]?.records ?? []) all.push(recordHtml(r, k + 1));
+      for (let k = 0; k < s.cursor; k++) for (const r of s.outputs[k]?.records ?? []) all.push(recordHtml(view, r, k + 1));
       list = all.length ? `<ol class="records">${all.join('')}</ol>` : '<p class="muted">No records yet.</p>';
     } else if (i < 0) {
       list = '<p class="muted">No step yet.</p>';
     } else {
       const rs = s.outputs[i]?.records ?? [];
-      list = rs.length ? `<ol class="records">${rs.map((r) => recordHtml(r)).join('')}</ol>` : '<p class="muted">This step wrote no records.</p>';
+      list = rs.length ? `<ol class="records">${rs.map((r) => recordHtml(view, r)).join('')}</ol>` : '<p class="muted">This step wrote no records.</p>';
     }
     recs.innerHTML = head + list;
     $('#whole-log').addEventListener('change', (ev) => {
-      wholeLog = ev.target.checked;
-      renderDetails();
+      view.wholeLog = ev.target.checked;
+      renderDetails(view);
       $('#whole-log').focus();
     });
-  } else if (tab === 'history') {
-    renderHistory();
+  } else if (view.tab === 'history') {
+    renderHistory(view);
   } else {
     if (i < 0) {
       io.innerHTML = '<p class="muted">No step yet.</p>';
@@ -1293,8 +1311,3 @@ function renderDetails() {
     }
   }
 }
-
-main().catch((e) => {
-  console.error(e);
-  document.body.insertAdjacentHTML('afterbegin', `<p class="fatal">The coordinator could not be loaded: ${esc(e.message)}</p>`);
-});
