@@ -87,7 +87,7 @@ async function loadFragment(view) {
 }
 
 function clearHash() {
-  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+  if (location.hash) window.history.replaceState(null, '', location.pathname + location.search);
 }
 
 function loadPreset(view, id) {
