@@ -116,8 +116,11 @@ pub struct Timers {
 impl Timers {
     /// Schedules (or moves) the timer `key`.
     pub fn schedule(&mut self, key: TimerKey, deadline: i64, data: TimerData) {
-        let (kind, group_id, subject) = (key.kind, key.group_id.clone(), key.subject.clone());
-        self.schedule_at(kind, &group_id, &subject, deadline, data);
+        if let Some(data) =
+            self.move_existing(key.kind, &key.group_id, &key.subject, deadline, data)
+        {
+            self.insert(Arc::new(key), deadline, data);
+        }
     }
 
     /// Schedules (or moves) the timer `(kind, group_id, subject)`; a timer that exists is
@@ -130,27 +133,50 @@ impl Timers {
         deadline: i64,
         data: TimerData,
     ) {
-        if let Some(entry) = self
+        if let Some(data) = self.move_existing(kind, group_id, subject, deadline, data) {
+            self.insert(
+                Arc::new(TimerKey::new(kind, group_id, subject)),
+                deadline,
+                data,
+            );
+        }
+    }
+
+    /// Moves the timer `(kind, group_id, subject)` in place, allocating nothing; `data` comes
+    /// back when no such timer is pending.
+    fn move_existing(
+        &mut self,
+        kind: TimerKind,
+        group_id: &str,
+        subject: &str,
+        deadline: i64,
+        data: TimerData,
+    ) -> Option<TimerData> {
+        let Some(entry) = self
             .by_group
             .get_mut(group_id)
             .and_then(|g| g.by_kind[kind.index()].get_mut(subject))
-        {
-            if entry.timer.deadline != deadline {
-                self.queue
-                    .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
-                self.queue.insert((deadline, Arc::clone(&entry.key)));
-            }
-            entry.timer = Timer { deadline, data };
-            return;
-        }
-        let key = Arc::new(TimerKey::new(kind, group_id, subject));
-        self.queue.insert((deadline, Arc::clone(&key)));
-        let group = match self.by_group.get_mut(group_id) {
-            Some(g) => g,
-            None => self.by_group.entry(group_id.to_string()).or_default(),
+        else {
+            return Some(data);
         };
-        group.by_kind[kind.index()].insert(
-            subject.to_string(),
+        if entry.timer.deadline != deadline {
+            self.queue
+                .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
+            self.queue.insert((deadline, Arc::clone(&entry.key)));
+        }
+        entry.timer = Timer { deadline, data };
+        None
+    }
+
+    /// Adds a timer whose key is not pending.
+    fn insert(&mut self, key: Arc<TimerKey>, deadline: i64, data: TimerData) {
+        self.queue.insert((deadline, Arc::clone(&key)));
+        let group = match self.by_group.get_mut(&key.group_id) {
+            Some(g) => g,
+            None => self.by_group.entry(key.group_id.clone()).or_default(),
+        };
+        group.by_kind[key.kind.index()].insert(
+            key.subject.clone(),
             Entry {
                 key,
                 timer: Timer { deadline, data },
