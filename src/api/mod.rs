@@ -116,14 +116,34 @@ pub const INPUT_TYPES: &[&str] = &[
 impl Input {
     /// Parses one JSON input; a boundary error names the JSON path of what is wrong.
     pub fn parse(text: &str) -> Result<Input, BoundaryError> {
-        let value: Value = serde_json::from_str(text)
+        let mut value: Value = serde_json::from_str(text)
             .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
-        Input::from_value(&value)
+        check_shape(&value, &ShapePath::Root, 0)?;
+        // A Replay's records are moved into the input, not copied out of the parsed text.
+        let records = match &mut value {
+            Value::Object(obj) if obj.get("type").and_then(Value::as_str) == Some("Replay") => {
+                match obj.get_mut("records") {
+                    Some(Value::Array(items)) => Some(std::mem::take(items)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let mut input = Input::from_checked_value(&value)?;
+        if let (Some(moved), InputKind::Replay { records }) = (records, &mut input.kind) {
+            *records = moved;
+        }
+        Ok(input)
     }
 
     /// [`Input::parse`] of an already parsed JSON value.
     pub fn from_value(value: &Value) -> Result<Input, BoundaryError> {
-        check_shape(value, "", 0)?;
+        check_shape(value, &ShapePath::Root, 0)?;
+        Input::from_checked_value(value)
+    }
+
+    /// [`Input::from_value`] once the shape limits are checked.
+    fn from_checked_value(value: &Value) -> Result<Input, BoundaryError> {
         let Value::Object(obj) = value else {
             return Err(BoundaryError::input("", "an input must be a JSON object"));
         };
@@ -197,12 +217,32 @@ impl Input {
     }
 }
 
+/// Where `check_shape` is, built on the stack and rendered only for an error.
+enum ShapePath<'a> {
+    Root,
+    Key(&'a ShapePath<'a>, &'a str),
+    Index(&'a ShapePath<'a>, usize),
+}
+
+impl ShapePath<'_> {
+    fn render(&self) -> String {
+        match self {
+            ShapePath::Root => String::new(),
+            ShapePath::Key(parent, key) => match parent.render() {
+                p if p.is_empty() => (*key).to_string(),
+                p => format!("{p}.{key}"),
+            },
+            ShapePath::Index(parent, i) => format!("{}[{i}]", parent.render()),
+        }
+    }
+}
+
 /// Rejects oversized lists and deep nesting before any typed decoding.
-fn check_shape(value: &Value, path: &str, depth: usize) -> Result<(), BoundaryError> {
+fn check_shape(value: &Value, path: &ShapePath<'_>, depth: usize) -> Result<(), BoundaryError> {
     if depth > MAX_DEPTH {
         return Err(BoundaryError::new(
             BoundaryCode::TooLarge,
-            path,
+            path.render(),
             format!("nesting deeper than {MAX_DEPTH} levels"),
         ));
     }
@@ -211,7 +251,7 @@ fn check_shape(value: &Value, path: &str, depth: usize) -> Result<(), BoundaryEr
             if items.len() > MAX_LIST_LEN {
                 return Err(BoundaryError::new(
                     BoundaryCode::TooLarge,
-                    path,
+                    path.render(),
                     format!(
                         "a list of {} entries; at most {MAX_LIST_LEN} are accepted",
                         items.len()
@@ -220,26 +260,21 @@ fn check_shape(value: &Value, path: &str, depth: usize) -> Result<(), BoundaryEr
             }
             for (i, item) in items.iter().enumerate() {
                 if !matches!(item, Value::Number(_) | Value::Bool(_) | Value::Null) {
-                    check_shape(item, &format!("{path}[{i}]"), depth + 1)?;
+                    check_shape(item, &ShapePath::Index(path, i), depth + 1)?;
                 }
             }
         }
         Value::Object(map) => {
             for (k, v) in map {
                 if !matches!(v, Value::Number(_) | Value::Bool(_) | Value::Null) {
-                    let p = if path.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{path}.{k}")
-                    };
-                    check_shape(v, &p, depth + 1)?;
+                    check_shape(v, &ShapePath::Key(path, k), depth + 1)?;
                 }
             }
         }
         Value::String(s) if s.len() > MAX_STRING_BYTES => {
             return Err(BoundaryError::new(
                 BoundaryCode::TooLarge,
-                path,
+                path.render(),
                 format!(
                     "a string of {} bytes; at most {MAX_STRING_BYTES} are accepted",
                     s.len()

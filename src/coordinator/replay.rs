@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::Coordinator;
 use crate::error::{BoundaryCode, BoundaryError};
 use crate::group::{self, Group, MemberState};
-use crate::records::{record_from_json, Record};
+use crate::records::{record_from_json_at, Record};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
 impl Coordinator {
@@ -19,7 +19,7 @@ impl Coordinator {
     ) -> Result<Vec<(usize, Record)>, BoundaryError> {
         let mut out = Vec::with_capacity(records.len());
         for (i, v) in records.iter().enumerate() {
-            if let Some(r) = record_from_json(self.config.dialect, v, &format!("records[{i}]"))? {
+            if let Some(r) = record_from_json_at(self.config.dialect, v, "records", i)? {
                 out.push((i, r));
             }
         }
@@ -32,12 +32,13 @@ impl Coordinator {
         now: i64,
         records: impl Iterator<Item = (usize, &'r Record)> + Clone,
     ) -> Result<(), BoundaryError> {
-        let touched: BTreeSet<String> = records
-            .clone()
-            .map(|(_, r)| r.key.group_id().to_string())
-            .collect();
-        let mut touched_members: BTreeSet<(String, String)> = BTreeSet::new();
-        let mut added_member: BTreeSet<String> = BTreeSet::new();
+        // Keys borrowed from the records: a replay allocates nothing per record for them.
+        let mut touched: BTreeSet<&'r str> = BTreeSet::new();
+        for (_, r) in records.clone() {
+            touched.insert(r.key.group_id());
+        }
+        let mut touched_members: BTreeSet<(&'r str, &'r str)> = BTreeSet::new();
+        let mut added_member: BTreeSet<&'r str> = BTreeSet::new();
         let limits = self.limits();
         let dialect = self.config.dialect;
         let mut apply_all = |groups: &mut BTreeMap<String, Group>| -> Result<(), BoundaryError> {
@@ -50,10 +51,10 @@ impl Coordinator {
                     )
                 })?;
                 if let Some(m) = r.key.member_id() {
-                    touched_members.insert((r.key.group_id().to_string(), m.to_string()));
+                    touched_members.insert((r.key.group_id(), m));
                 }
                 if effect.member_added {
-                    added_member.insert(r.key.group_id().to_string());
+                    added_member.insert(r.key.group_id());
                 }
             }
             Ok(())
@@ -74,13 +75,13 @@ impl Coordinator {
         } else {
             let mut work: BTreeMap<String, Group> = touched
                 .iter()
-                .filter_map(|g| self.groups.get(g).map(|x| (g.clone(), x.clone())))
+                .filter_map(|&g| self.groups.get(g).map(|x| (g.to_string(), x.clone())))
                 .collect();
             apply_all(&mut work)?;
-            for g in &touched {
+            for &g in &touched {
                 match work.remove(g) {
                     Some(group) => {
-                        self.groups.insert(g.clone(), group);
+                        self.groups.insert(g.to_string(), group);
                     }
                     None => {
                         self.groups.remove(g);
@@ -91,7 +92,7 @@ impl Coordinator {
         }
         let session = i64::from(self.config.session_timeout_ms);
         let retention = self.config.retention_ms();
-        for g in &touched {
+        for &g in &touched {
             let Some(group) = self.groups.get_mut(g) else {
                 continue;
             };
@@ -109,14 +110,21 @@ impl Coordinator {
                 );
             }
         }
-        for (g, m) in &touched_members {
+        for &(g, m) in &touched_members {
+            // What the timers need, read without copying the member.
             let member = self
                 .groups
                 .get(g)
                 .and_then(|grp| grp.members.get(m))
-                .cloned();
+                .map(|m| {
+                    (
+                        m.member_state() == MemberState::UnrevokedTasks && m.member_epoch != -2,
+                        m.member_epoch,
+                        m.metadata.rebalance_timeout_ms,
+                    )
+                });
             match member {
-                Some(member) => {
+                Some((revoking, epoch, rebalance_timeout_ms)) => {
                     self.schedule(
                         TimerKind::SessionTimeout,
                         g,
@@ -124,15 +132,13 @@ impl Coordinator {
                         now.saturating_add(session),
                         TimerData::None,
                     );
-                    if member.member_state() == MemberState::UnrevokedTasks
-                        && member.member_epoch != -2
-                    {
+                    if revoking {
                         self.schedule(
                             TimerKind::RebalanceTimeout,
                             g,
                             m,
-                            now.saturating_add(i64::from(member.metadata.rebalance_timeout_ms)),
-                            TimerData::MemberEpoch(member.member_epoch),
+                            now.saturating_add(i64::from(rebalance_timeout_ms)),
+                            TimerData::MemberEpoch(epoch),
                         );
                     } else {
                         self.cancel(TimerKind::RebalanceTimeout, g, m);

@@ -42,6 +42,18 @@ impl OwnerIndex {
         }
     }
 
+    /// Makes `process` the active owner of the active tasks a member of it holds: what removing
+    /// and adding the member again does when neither its process nor its tasks changed.
+    pub fn claim_active(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
+        for a in [assigned, pending] {
+            for task in tasks(&a.active) {
+                if self.active.get(&task).map(String::as_str) != Some(process) {
+                    self.active.insert(task, process.to_string());
+                }
+            }
+        }
+    }
+
     /// Removes what a member of `process` held.
     pub fn remove(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{DialectState, Group, Member, MemberState};
-use crate::records::{Dialect, Record, RecordKey, RecordValue, TaskIds};
+use crate::records::{Dialect, MemberMetadataValue, Record, RecordKey, RecordValue, TaskIds};
 use crate::tasks::Assignment;
 use crate::topology::{self, Limits, SourcePatterns};
 
@@ -55,9 +55,13 @@ pub(crate) fn apply(
     if !record.is_consistent() {
         return Err(ApplyError::KeyValueMismatch);
     }
-    let group = groups
-        .entry(group_id.to_string())
-        .or_insert_with(|| Group::new(group_id, dialect));
+    // Look up before inserting: a record of a known group allocates no key.
+    if !groups.contains_key(group_id) {
+        groups.insert(group_id.to_string(), Group::new(group_id, dialect));
+    }
+    let Some(group) = groups.get_mut(group_id) else {
+        return Err(ApplyError::KeyValueMismatch);
+    };
     match (&record.key, value) {
         (RecordKey::GroupMetadata { .. }, RecordValue::GroupMetadata(v)) => {
             group.group_epoch = v.epoch;
@@ -93,44 +97,31 @@ pub(crate) fn apply(
             reconfigure(group, limits);
         }
         (RecordKey::MemberMetadata { member_id, .. }, RecordValue::MemberMetadata(v)) => {
-            let added = !group.members.contains_key(member_id);
-            let mut member = group
-                .members
-                .get(member_id)
-                .cloned()
-                .unwrap_or_else(|| Member::new(member_id));
-            member.metadata = v.clone();
-            effect.member_added = added;
-            replace_member(group, member, added);
+            effect.member_added = set_metadata(group, member_id, v.clone());
         }
         (
             RecordKey::CurrentMemberAssignment { member_id, .. },
             RecordValue::CurrentMemberAssignment(v),
         ) => {
-            let added = !group.members.contains_key(member_id);
-            let mut member = group
-                .members
-                .get(member_id)
-                .cloned()
-                .unwrap_or_else(|| Member::new(member_id));
-            member.member_epoch = v.member_epoch;
-            member.previous_member_epoch = v.previous_member_epoch;
-            member.state = MemberState::from_code(v.state).code();
-            member.assigned =
+            let assigned =
                 Assignment::from_task_ids(&v.active_tasks, &v.standby_tasks, &v.warmup_tasks);
-            member.pending = Assignment::from_task_ids(
+            let pending = Assignment::from_task_ids(
                 &v.active_tasks_pending_revocation,
                 &v.standby_tasks_pending_revocation,
                 &v.warmup_tasks_pending_revocation,
             );
-            member.active_epochs = active_epochs(
+            let active_epochs = active_epochs(
                 v.active_tasks
                     .iter()
                     .chain(&v.active_tasks_pending_revocation),
                 v.member_epoch,
             );
-            effect.member_added = added;
-            replace_member(group, member, added);
+            effect.member_added = set_assignment(group, member_id, assigned, pending, |member| {
+                member.member_epoch = v.member_epoch;
+                member.previous_member_epoch = v.previous_member_epoch;
+                member.state = MemberState::from_code(v.state).code();
+                member.active_epochs = active_epochs;
+            });
         }
         _ => return Err(ApplyError::KeyValueMismatch),
     }
@@ -190,14 +181,18 @@ fn apply_tombstone(
             reconfigure(group, limits);
         }
         RecordKey::CurrentMemberAssignment { member_id, .. } => {
-            if let Some(old) = group.members.get(member_id) {
-                let mut member = old.clone();
-                member.member_epoch = -1;
-                member.previous_member_epoch = -1;
-                member.assigned = Assignment::default();
-                member.pending = Assignment::default();
-                member.active_epochs.clear();
-                replace_member(group, member, false);
+            if group.members.contains_key(member_id) {
+                set_assignment(
+                    group,
+                    member_id,
+                    Assignment::default(),
+                    Assignment::default(),
+                    |member| {
+                        member.member_epoch = -1;
+                        member.previous_member_epoch = -1;
+                        member.active_epochs.clear();
+                    },
+                );
             }
         }
         RecordKey::MemberMetadata { member_id, .. } => {
@@ -215,7 +210,11 @@ fn apply_tombstone(
                 group
                     .owners
                     .remove(old.process_id(), &old.assigned, &old.pending);
-                unmap_instance(group, &old);
+                unmap_instance(
+                    &mut group.static_index,
+                    old.metadata.instance_id.as_ref(),
+                    member_id,
+                );
             }
             if had_endpoint {
                 group.soft.endpoint_epoch += 1;
@@ -225,40 +224,115 @@ fn apply_tombstone(
     Ok(effect)
 }
 
-/// Stores `member`, keeping the derived indexes and the endpoint-information epoch exact.
-fn replace_member(group: &mut Group, member: Member, added: bool) {
-    let old = group.members.remove(&member.member_id);
-    let mut endpoint_event = false;
-    if let Some(old) = &old {
+/// The member `member_id`, created empty when the group does not have it yet, and whether it
+/// was created (always `Some`: looked up after the insert so that a known member costs no key).
+fn member_entry<'g>(
+    members: &'g mut BTreeMap<String, Member>,
+    member_id: &str,
+) -> Option<(&'g mut Member, bool)> {
+    let added = !members.contains_key(member_id);
+    if added {
+        members.insert(member_id.to_string(), Member::new(member_id));
+    }
+    members.get_mut(member_id).map(|m| (m, added))
+}
+
+/// Stores a member metadata record's value in place, keeping the derived indexes (owners,
+/// static index) and the endpoint-information epoch exact; whether the member is new.
+fn set_metadata(group: &mut Group, member_id: &str, metadata: MemberMetadataValue) -> bool {
+    let Some((member, added)) = member_entry(&mut group.members, member_id) else {
+        return false;
+    };
+    let old = std::mem::replace(&mut member.metadata, metadata);
+    let member = &*member;
+    if old.process_id != member.metadata.process_id {
         group
             .owners
-            .remove(old.process_id(), &old.assigned, &old.pending);
-        unmap_instance(group, old);
-        let endpoint_changed = old.metadata.user_endpoint != member.metadata.user_endpoint;
-        let tasks_changed = old.assigned != member.assigned;
-        endpoint_event = endpoint_changed
-            || (tasks_changed && (old.endpoint().is_some() || member.endpoint().is_some()));
-    } else if added && member.endpoint().is_some() {
-        endpoint_event = true;
+            .remove(&old.process_id, &member.assigned, &member.pending);
+        group
+            .owners
+            .add(member.process_id(), &member.assigned, &member.pending);
+    } else {
+        // The same process re-asserts its active tasks (the last record written wins).
+        group
+            .owners
+            .claim_active(member.process_id(), &member.assigned, &member.pending);
     }
+    let endpoint_event = if added {
+        member.endpoint().is_some()
+    } else {
+        old.user_endpoint != member.metadata.user_endpoint
+    };
+    if old.instance_id != member.metadata.instance_id {
+        unmap_instance(&mut group.static_index, old.instance_id.as_ref(), member_id);
+    }
+    map_instance(
+        &mut group.static_index,
+        member.metadata.instance_id.as_ref(),
+        member_id,
+    );
     if endpoint_event {
         group.soft.endpoint_epoch += 1;
     }
+    added
+}
+
+/// Stores a member's tasks (and what `edit` sets) in place, keeping the derived indexes and the
+/// endpoint-information epoch exact; whether the member is new.
+fn set_assignment(
+    group: &mut Group,
+    member_id: &str,
+    assigned: Assignment,
+    pending: Assignment,
+    edit: impl FnOnce(&mut Member),
+) -> bool {
+    let Some((member, added)) = member_entry(&mut group.members, member_id) else {
+        return false;
+    };
+    edit(member);
+    let old_assigned = std::mem::replace(&mut member.assigned, assigned);
+    let old_pending = std::mem::replace(&mut member.pending, pending);
+    let member = &*member;
+    group
+        .owners
+        .remove(member.process_id(), &old_assigned, &old_pending);
     group
         .owners
         .add(member.process_id(), &member.assigned, &member.pending);
-    if let Some(instance) = &member.metadata.instance_id {
-        group
-            .static_index
-            .insert(instance.clone(), member.member_id.clone());
+    let endpoint_event = if added {
+        member.endpoint().is_some()
+    } else {
+        old_assigned != member.assigned && member.endpoint().is_some()
+    };
+    map_instance(
+        &mut group.static_index,
+        member.metadata.instance_id.as_ref(),
+        member_id,
+    );
+    if endpoint_event {
+        group.soft.endpoint_epoch += 1;
     }
-    group.members.insert(member.member_id.clone(), member);
+    added
 }
 
-fn unmap_instance(group: &mut Group, member: &Member) {
-    if let Some(instance) = &member.metadata.instance_id {
-        if group.static_index.get(instance) == Some(&member.member_id) {
-            group.static_index.remove(instance);
+/// Maps `instance` to `member_id` (a later record of another member takes the instance over).
+fn map_instance(index: &mut BTreeMap<String, String>, instance: Option<&String>, member_id: &str) {
+    if let Some(instance) = instance {
+        if index.get(instance).map(String::as_str) != Some(member_id) {
+            index.insert(instance.clone(), member_id.to_string());
+        }
+    }
+}
+
+/// Unmaps `instance` if it still maps to `member_id`.
+fn unmap_instance(
+    index: &mut BTreeMap<String, String>,
+    instance: Option<&String>,
+    member_id: &str,
+) {
+    if let Some(instance) = instance {
+        if index.get(instance).map(String::as_str) == Some(member_id) {
+            index.remove(instance);
         }
     }
 }

@@ -69,24 +69,42 @@ pub fn record_from_json(
     value: &Value,
     path: &str,
 ) -> Result<Option<Record>, BoundaryError> {
-    let p = Path::Root(path);
-    let obj = object(value, &p, &["key", "value", "keyBytes", "valueBytes"])?;
+    parse_record(dialect, value, &Path::Root(path))
+}
+
+/// [`record_from_json`] for item `index` of the list at `path`: the path is rendered only for
+/// an error, so decoding a long list builds no string per record.
+pub(crate) fn record_from_json_at(
+    dialect: Dialect,
+    value: &Value,
+    path: &str,
+    index: usize,
+) -> Result<Option<Record>, BoundaryError> {
+    parse_record(dialect, value, &Path::Root(path).index(index))
+}
+
+fn parse_record(
+    dialect: Dialect,
+    value: &Value,
+    p: &Path<'_>,
+) -> Result<Option<Record>, BoundaryError> {
+    let obj = object(value, p, &["key", "value", "keyBytes", "valueBytes"])?;
     let has_json = obj.contains_key("key") || obj.contains_key("value");
     let has_bytes = obj.contains_key("keyBytes") || obj.contains_key("valueBytes");
     let parsed = match (has_json, has_bytes) {
         (false, false) => {
             return Err(err(
-                &p,
+                p,
                 "a record needs key and value, or keyBytes and valueBytes",
             ))
         }
-        (true, false) => json_form(dialect, obj, &p)?,
-        (false, true) => bytes_form(dialect, obj, &p)?,
+        (true, false) => json_form(dialect, obj, p)?,
+        (false, true) => bytes_form(dialect, obj, p)?,
         (true, true) => {
-            let from_json = json_form(dialect, obj, &p)?;
-            let from_bytes = bytes_form(dialect, obj, &p)?;
+            let from_json = json_form(dialect, obj, p)?;
+            let from_bytes = bytes_form(dialect, obj, p)?;
             if from_json != from_bytes {
-                return Err(err(&p, "keyBytes/valueBytes do not match key/value"));
+                return Err(err(p, "keyBytes/valueBytes do not match key/value"));
             }
             from_json
         }
