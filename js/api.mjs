@@ -37,6 +37,49 @@ export function withoutUndefined(value) {
   return copy ?? value;
 }
 
+const WELL_FORMED = typeof String.prototype.isWellFormed === 'function';
+const SURROGATE = /[\uD800-\uDFFF]/;
+const MAX_PLAIN_DEPTH = 64;
+
+/**
+ * Whether `value` means the same as its `JSON.stringify` text: plain objects and arrays of
+ * strings (well-formed UTF-16), booleans, null and safe integers, where `undefined` properties
+ * are absent and `undefined` items null, as in JSON. Anything else (functions, symbols,
+ * `BigInt`s, fractions, class instances, deep nesting) goes to the engine's field-by-field
+ * conversion, which answers exactly or refuses with a boundary error.
+ */
+export function isPlainJson(value, depth = 0) {
+  switch (typeof value) {
+    case 'string':
+      return WELL_FORMED ? value.isWellFormed() : !SURROGATE.test(value);
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isSafeInteger(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= MAX_PLAIN_DEPTH) return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const v = value[i];
+          if (v !== undefined && !isPlainJson(v, depth + 1)) return false;
+        }
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const k in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, k)) return false;
+        const v = value[k];
+        if (v !== undefined && !isPlainJson(v, depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 /**
  * The package's API over `glue` (the wasm-bindgen module of one target): a `Coordinator`
  * whose `handle` and `replay` take JSON text or plain objects (in objects, properties that are
@@ -45,7 +88,13 @@ export function withoutUndefined(value) {
 export function bind(glue) {
   class Coordinator extends glue.Coordinator {
     handle(input) {
-      return super.handle(typeof input === 'string' ? input : withoutUndefined(input));
+      if (typeof input === 'string') return super.handle(input);
+      // Plain JSON crosses as text, the cheapest way in and out of the module (docs/performance.md).
+      if (isPlainJson(input)) {
+        const output = this.handleJsonObject(JSON.stringify(input));
+        return typeof output === 'string' ? JSON.parse(output) : output;
+      }
+      return super.handle(withoutUndefined(input));
     }
 
     replay(records, nowMs) {

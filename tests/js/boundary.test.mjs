@@ -192,6 +192,35 @@ test('int64 values: BigInt accepted in inputs, BigInt beyond 2^53 in outputs', (
   assert.equal(stringify(obj), text);
 });
 
+test('objects answer the same whether they cross as JSON text or field by field', async () => {
+  const { isPlainJson, withoutUndefined } = await import(join(PKG, 'api.mjs'));
+  // The glue's own handle: the field-by-field conversion the wrapper falls back to.
+  const fieldByField = Object.getPrototypeOf(Coordinator.prototype).handle;
+  const request = Object.assign(Object.create(null), JOIN.request);
+  const cases = [
+    JOIN,
+    { ...JOIN, client: { ...JOIN.client, rackId: undefined }, extra: undefined },
+    { ...JOIN, request },
+    { ...JOIN, request: { ...JOIN.request, memberEpoch: -0 } },
+    { ...JOIN, request: { ...JOIN.request, memberEpoch: 1.5 } },
+    { ...JOIN, request: { ...JOIN.request, activeTasks: [{ subtopologyId: '0', partitions: [0, 2 ** 60] }] } },
+    { ...JOIN, request: { ...JOIN.request, processId: 'p\u00e9\u{1F600}' } },
+  ];
+  for (const input of cases) {
+    const wrapped = new Coordinator().handle(input);
+    const converted = fieldByField.call(new Coordinator(), withoutUndefined(input));
+    assert.equal(stringify(wrapped), stringify(converted), JSON.stringify(input));
+  }
+  // What crosses as text, and what the engine converts (or refuses) field by field.
+  assert.ok(isPlainJson(JOIN) && isPlainJson(request) && isPlainJson([1, undefined, null]));
+  for (const v of [1.5, 2 ** 60, 1n, () => 1, Symbol('s'), new Date(0), '\uD800']) {
+    assert.equal(isPlainJson({ a: [v] }), false, String(typeof v));
+  }
+  const cyclic = { a: {} };
+  cyclic.a.b = cyclic;
+  assert.equal(isPlainJson(cyclic), false, 'deep nesting is left to the engine');
+});
+
 test('recordBytes: records carry base64 keyBytes/valueBytes that replay on their own', () => {
   const c = new Coordinator({ recordBytes: true });
   const out = c.handle(JOIN);

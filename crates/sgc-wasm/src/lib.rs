@@ -54,6 +54,23 @@ fn has_big_integer(value: &Value) -> bool {
     }
 }
 
+/// Whether `text` has a run of 16 or more digits: the only way it can hold an integer beyond
+/// 2^53 (a run inside a string only sends the output the slower exact way).
+fn has_long_digit_run(text: &str) -> bool {
+    let mut run = 0;
+    for b in text.bytes() {
+        if b.is_ascii_digit() {
+            run += 1;
+            if run >= 16 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
 /// JSON as a plain JS value; `JSON.parse` of the text is the fast path, used unless an integer
 /// beyond 2^53 needs a `BigInt`.
 fn to_js(value: &Value) -> JsValue {
@@ -140,6 +157,21 @@ impl JsCoordinator {
             .map(|o| o.to_json(config.dialect, config.record_bytes))
             .unwrap_or_else(|e| boundary_error_json(&e));
         to_js(&output)
+    }
+
+    /// `handle` of an object input that the wrapper (js/api.mjs) checked to be plain JSON and
+    /// sent as its JSON text: answers the output text for the wrapper's `JSON.parse`, or the
+    /// output as an object when it may hold an integer beyond 2^53 (which needs a `BigInt`).
+    #[wasm_bindgen(js_name = handleJsonObject)]
+    pub fn handle_json_object(&mut self, text: &str) -> JsValue {
+        let output = self.inner.handle_json(text);
+        if !has_long_digit_run(&output) {
+            return JsValue::from_str(&output);
+        }
+        match serde_json::from_str::<Value>(&output) {
+            Ok(value) => to_js(&value),
+            Err(_) => JsValue::from_str(&output),
+        }
     }
 
     /// Applies records (dump-log JSON form, or `keyBytes`/`valueBytes`) at `nowMs`, as a
