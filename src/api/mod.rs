@@ -116,6 +116,9 @@ pub const INPUT_TYPES: &[&str] = &[
 impl Input {
     /// Parses one JSON input; a boundary error names the JSON path of what is wrong.
     pub fn parse(text: &str) -> Result<Input, BoundaryError> {
+        if let Some(input) = heartbeat_from_text(text) {
+            return Ok(input);
+        }
         let mut value: Value = serde_json::from_str(text)
             .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
         check_shape(&value, &ShapePath::Root, 0)?;
@@ -215,6 +218,73 @@ impl Input {
         };
         Ok(Input { now_ms, kind })
     }
+}
+
+/// A heartbeat input's text, decoded straight into the typed request.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeartbeatText<'a> {
+    #[serde(rename = "nowMs")]
+    now_ms: i64,
+    /// Only a string, as the general path requires (an enum would also take `{"X": null}`).
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    client: Option<ClientInfo>,
+    request: Box<HeartbeatRequest>,
+}
+
+/// The fast way in for the most frequent input: a heartbeat decoded from its text without the
+/// intermediate JSON tree. It answers only when the general path would accept the text with the
+/// same result: the text is too short for any string or list limit and too shallow for the depth
+/// limit, and the typed decoding, which refuses unknown and duplicate fields, succeeded. Anything
+/// else (`None`) takes the general path, which gives every error its path.
+fn heartbeat_from_text(text: &str) -> Option<Input> {
+    if text.len() > MAX_STRING_BYTES
+        || !text.contains("\"StreamsGroupHeartbeat\"")
+        || nesting(text) > MAX_DEPTH
+    {
+        return None;
+    }
+    let parsed: HeartbeatText<'_> = serde_json::from_str(text).ok()?;
+    if parsed.now_ms < 0 || parsed.kind != "StreamsGroupHeartbeat" {
+        return None;
+    }
+    Some(Input {
+        now_ms: parsed.now_ms,
+        kind: InputKind::StreamsGroupHeartbeat {
+            client: parsed.client.unwrap_or_default(),
+            request: parsed.request,
+        },
+    })
+}
+
+/// How deep JSON text nests, as `check_shape` counts depth (the top level is 0, and a string
+/// counts at its container's depth plus one): the number of objects and arrays open at the
+/// deepest point, brackets inside strings excluded. It may overcount by one, never undercount.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Where `check_shape` is, built on the stack and rendered only for an error.
@@ -516,6 +586,60 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// The general path alone: the JSON tree, its shape check and the typed decoding.
+    fn general(text: &str) -> Result<Input, BoundaryError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
+        Input::from_value(&value)
+    }
+
+    #[test]
+    fn heartbeat_text_answers_what_the_general_path_answers() {
+        let hb = |rest: &str| {
+            format!(
+                r#"{{"nowMs": 5, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": "m", "memberEpoch": 1{rest}}}}}"#
+            )
+        };
+        let deep = format!("{}1{}", "[".repeat(40), "]".repeat(40));
+        let long = "x".repeat(MAX_STRING_BYTES + 1);
+        let texts = [
+            hb(""),
+            hb(r#", "activeTasks": [{"subtopologyId": "0", "partitions": [1, 2]}], "rackId": null"#),
+            hb(r#", "memberEpoch": 2"#),
+            hb(r#", "unknown": 1"#),
+            hb(r#", "memberEpoch": 1.0"#),
+            hb(r#", "processId": "a\"b\u00e9[{""#),
+            hb(&format!(r#", "processId": "{long}""#)),
+            hb(&format!(r#", "clientTags": [{{"key": "k", "value": "v"}}], "x": {deep}"#)),
+            r#"{"type": "StreamsGroupHeartbeat", "nowMs": 1, "client": null, "request": {"groupId": "g", "memberId": "m", "memberEpoch": 0}}"#.into(),
+            r#"{"type": {"StreamsGroupHeartbeat": null}, "nowMs": 1, "request": {"groupId": "g", "memberId": "m", "memberEpoch": 0}}"#.into(),
+            r#"{"nowMs": -1, "type": "StreamsGroupHeartbeat", "request": {"groupId": "g", "memberId": "m", "memberEpoch": 0}}"#.into(),
+            r#"{"nowMs": 1, "nowMs": 2, "type": "StreamsGroupHeartbeat", "request": {"groupId": "g", "memberId": "m", "memberEpoch": 0}}"#.into(),
+            r#"{"nowMs": 1, "type": "StreamsGroupHeartbeat", "client": {"clientId": "c", "extra": 1}, "request": {"groupId": "g", "memberId": "m", "memberEpoch": 0}}"#.into(),
+            r#"{"nowMs": 1, "type": "StreamsGroupDescribe", "request": {"groupIds": ["StreamsGroupHeartbeat"]}}"#.into(),
+        ];
+        for text in &texts {
+            assert_eq!(Input::parse(text), general(text), "{text}");
+        }
+        // The fast way answered the plain ones and left the doubtful ones to the general path.
+        assert!(heartbeat_from_text(&texts[0]).is_some());
+        assert!(heartbeat_from_text(&texts[1]).is_some());
+        for doubtful in [2, 3, 4, 6, 7, 9, 10, 11, 12, 13] {
+            assert!(
+                heartbeat_from_text(&texts[doubtful]).is_none(),
+                "{}",
+                texts[doubtful]
+            );
+        }
+    }
+
+    #[test]
+    fn nesting_counts_containers_outside_strings() {
+        assert_eq!(nesting("1"), 0);
+        assert_eq!(nesting(r#"{"a": [1, {"b": "[[{{"}]}"#), 3);
+        assert_eq!(nesting(r#"["\"[[", []]"#), 2);
+    }
 
     #[test]
     fn parses_a_join() {
