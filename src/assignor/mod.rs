@@ -31,6 +31,7 @@ mod manual;
 mod sticky;
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::tasks::Assignment;
 
@@ -150,12 +151,12 @@ pub fn task_lag(
 ///   previous owner (as in PROTOCOL 2.10). If several members of `next` claim it, each claimer
 ///   other than the previous owner counts.
 #[must_use]
-pub fn tasks_moved(
-    previous: &BTreeMap<String, Assignment>,
+pub fn tasks_moved<'a>(
+    previous: impl IntoIterator<Item = (&'a String, &'a Assignment)>,
     next: &BTreeMap<String, Assignment>,
 ) -> u64 {
     // Hash map for lookup only: the count does not depend on iteration order.
-    let mut owner: HashMap<(&str, i32), &str> = HashMap::new();
+    let mut owner: HashMap<(&str, i32), &str, BuildHasherDefault<TaskHasher>> = HashMap::default();
     // BTreeMap iteration is in member-id order, so the first claim is the smallest member id.
     for (member, assignment) in previous {
         for (sub, parts) in &assignment.active {
@@ -177,6 +178,49 @@ pub fn tasks_moved(
         }
     }
     moved
+}
+
+/// A multiply-rotate hasher (FxHash's) for task keys of look-up-only maps: a few cycles a key
+/// where SipHash, made to resist hostile keys, costs tens; the keys here come from the
+/// coordinator's own targets and the maps never decide an order.
+#[derive(Default)]
+struct TaskHasher(u64);
+
+impl TaskHasher {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+}
+
+impl Hasher for TaskHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_i32(&mut self, n: i32) {
+        self.add(u64::from(n as u32));
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// Number of active tasks of `orphaned` (tasks whose owner left the group since the previous

@@ -72,12 +72,16 @@ impl Coordinator {
                         ),
                     )
                 })?;
-                let targets: BTreeMap<String, Assignment> = members
-                    .keys()
-                    .map(|id| (id.clone(), result.remove(id).unwrap_or_default()))
-                    .collect();
-                self.explain_warmups(group_id, &specs, &targets, batch);
-                targets
+                // Every member gets a target (empty if the assignor left it out), and only
+                // the members: the assignor's map is kept rather than rebuilt.
+                result.retain(|id, _| members.contains_key(id));
+                for id in members.keys() {
+                    if !result.contains_key(id) {
+                        result.insert(id.clone(), Assignment::default());
+                    }
+                }
+                self.explain_warmups(group_id, &specs, &result, batch);
+                result
             }
             // No topology, or not ready: every target is empty.
             _ => members
@@ -91,18 +95,24 @@ impl Coordinator {
             }
         }
         batch.push(build::target_metadata(group_id, epoch));
-        let previous_of_members: BTreeMap<String, Assignment> = previous
-            .iter()
-            .filter(|(id, _)| members.contains_key(*id))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        // The previous targets of the members still in the group, borrowed; copied only for
+        // the orphaned-task count, which most computations do not need (no orphans).
+        let previous_of_members = previous.iter().filter(|(id, _)| members.contains_key(*id));
+        let reassigned = match self.groups.get(group_id) {
+            Some(g) if !g.orphaned.is_empty() => {
+                let previous: BTreeMap<String, Assignment> = previous_of_members
+                    .clone()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                tasks_reassigned(&g.orphaned, &previous, &new_targets)
+            }
+            _ => 0,
+        };
         batch.explain.push(Explain::TargetAssignmentComputed {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,
-            tasks_moved: tasks_moved(&previous_of_members, &new_targets),
-            tasks_reassigned: self.groups.get(group_id).map_or(0, |g| {
-                tasks_reassigned(&g.orphaned, &previous_of_members, &new_targets)
-            }),
+            tasks_moved: tasks_moved(previous_of_members, &new_targets),
+            tasks_reassigned: reassigned,
             assignor: self.config.assignor.name(),
         });
         Ok(new_targets)
