@@ -173,6 +173,9 @@ pub struct Group {
     /// assignment metadata record; the next target computation reports those it hands to
     /// others as reassigned.
     pub orphaned: BTreeSet<(String, i32)>,
+    /// Derived: how many members are not reconciled to `assignment_epoch` (PROTOCOL 2.1), kept
+    /// by `apply` so that the group state costs no scan of the members.
+    pub(crate) unreconciled: usize,
     /// Memory-only state.
     pub soft: GroupSoft,
 }
@@ -258,8 +261,19 @@ impl Group {
             static_index: BTreeMap::new(),
             owners: OwnerIndex::default(),
             orphaned: BTreeSet::new(),
+            unreconciled: 0,
             soft: GroupSoft::default(),
         }
+    }
+
+    /// Counts the members not reconciled to `assignment_epoch` again (after it changed).
+    pub(crate) fn recount_unreconciled(&mut self) {
+        let epoch = self.assignment_epoch;
+        self.unreconciled = self
+            .members
+            .values()
+            .filter(|m| !m.is_reconciled_to(epoch))
+            .count();
     }
 
     /// The draft state; `None` for a 4.2 group.
@@ -339,13 +353,18 @@ impl Group {
 
     /// Rows 3-5 of PROTOCOL 2.2, the same in both dialects.
     fn assignment_state(&self) -> GroupState {
+        debug_assert_eq!(
+            self.unreconciled,
+            self.members
+                .values()
+                .filter(|m| !m.is_reconciled_to(self.assignment_epoch))
+                .count(),
+            "the unreconciled count of group {} drifted",
+            self.group_id
+        );
         if self.group_epoch > self.assignment_epoch {
             GroupState::Assigning
-        } else if self
-            .members
-            .values()
-            .any(|m| !m.is_reconciled_to(self.assignment_epoch))
-        {
+        } else if self.unreconciled > 0 {
             GroupState::Reconciling
         } else {
             GroupState::Stable

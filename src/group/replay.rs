@@ -81,6 +81,7 @@ pub(crate) fn apply(
         }
         (RecordKey::TargetAssignmentMetadata { .. }, RecordValue::TargetAssignmentMetadata(v)) => {
             group.assignment_epoch = v.assignment_epoch;
+            group.recount_unreconciled();
             group.orphaned.clear();
         }
         (
@@ -166,6 +167,7 @@ fn apply_tombstone(
                 });
             }
             group.assignment_epoch = -1;
+            group.recount_unreconciled();
         }
         RecordKey::TargetAssignmentMember { member_id, .. } => {
             if let Some(old) = group.targets.remove(member_id) {
@@ -207,6 +209,9 @@ fn apply_tombstone(
             }
             let had_endpoint = old.endpoint().is_some();
             if let Some(old) = group.members.remove(member_id) {
+                if !old.is_reconciled_to(group.assignment_epoch) {
+                    group.unreconciled = group.unreconciled.saturating_sub(1);
+                }
                 group
                     .owners
                     .remove(old.process_id(), &old.assigned, &old.pending);
@@ -245,6 +250,9 @@ fn set_metadata(group: &mut Group, member_id: &str, metadata: MemberMetadataValu
     };
     let old = std::mem::replace(&mut member.metadata, metadata);
     let member = &*member;
+    if added && !member.is_reconciled_to(group.assignment_epoch) {
+        group.unreconciled += 1;
+    }
     if old.process_id != member.metadata.process_id {
         group
             .owners
@@ -289,7 +297,14 @@ fn set_assignment(
     let Some((member, added)) = member_entry(&mut group.members, member_id) else {
         return false;
     };
+    let was_unreconciled = !added && !member.is_reconciled_to(group.assignment_epoch);
     edit(member);
+    if was_unreconciled {
+        group.unreconciled = group.unreconciled.saturating_sub(1);
+    }
+    if !member.is_reconciled_to(group.assignment_epoch) {
+        group.unreconciled += 1;
+    }
     let old_assigned = std::mem::replace(&mut member.assigned, assigned);
     let old_pending = std::mem::replace(&mut member.pending, pending);
     let member = &*member;
