@@ -33,7 +33,7 @@ mod sticky;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::tasks::Assignment;
+use crate::tasks::{count, Assignment};
 
 pub use manual::{validate_manual, ManualTarget};
 pub use sticky::StickyAssignor;
@@ -155,8 +155,11 @@ pub fn tasks_moved<'a>(
     previous: impl IntoIterator<Item = (&'a String, &'a Assignment)>,
     next: &BTreeMap<String, Assignment>,
 ) -> u64 {
-    // Hash map for lookup only: the count does not depend on iteration order.
-    let mut owner: HashMap<(&str, i32), &str, BuildHasherDefault<TaskHasher>> = HashMap::default();
+    // Hash map for lookup only: the count does not depend on iteration order. Sized for the
+    // new targets' active tasks (as many as the previous ones, give or take the changes).
+    let tasks: usize = next.values().map(|a| count(&a.active)).sum();
+    let mut owner: HashMap<(&str, i32), &str, BuildHasherDefault<TaskHasher>> =
+        HashMap::with_capacity_and_hasher(tasks, BuildHasherDefault::default());
     // BTreeMap iteration is in member-id order, so the first claim is the smallest member id.
     for (member, assignment) in previous {
         for (sub, parts) in &assignment.active {
