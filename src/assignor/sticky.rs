@@ -747,8 +747,8 @@ impl<'a> Group<'a> {
         warmup.sort_unstable();
         let mut warmup_tasks: &[u64] = &warmup;
 
-        // Collected in member-id order, so the map is bulk-built from a sorted sequence.
-        let mut out = Vec::with_capacity(num_members);
+        // Inserted in member-id order, each at the map's right edge.
+        let mut out = BTreeMap::new();
         let mut member_standby: Vec<u32> = Vec::new();
         for (m, id) in self.member_ids.iter().enumerate() {
             let run = standby_tasks.partition_point(|&k| (k >> 32) as usize == m);
@@ -759,16 +759,16 @@ impl<'a> Group<'a> {
             let member_warmup: Vec<u32> = warmup_tasks[..run].iter().map(|&k| k as u32).collect();
             warmup_tasks = &warmup_tasks[run..];
             let mine = &active[offsets[m] as usize..offsets[m + 1] as usize];
-            out.push((
+            out.insert(
                 (*id).to_string(),
                 Assignment {
                     active: self.task_map(mine),
                     standby: self.task_map(&member_standby),
                     warmup: self.task_map(&member_warmup),
                 },
-            ));
+            );
         }
-        out.into_iter().collect()
+        out
     }
 }
 

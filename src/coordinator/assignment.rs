@@ -12,6 +12,7 @@ use crate::assignor::{
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::TaskOffset;
+use crate::ordered::Ordered;
 use crate::records::build;
 use crate::records::MemberMetadataValue;
 use crate::tasks::Assignment;
@@ -46,7 +47,7 @@ impl Coordinator {
             (AssignorKind::Manual, _) => members
                 .keys()
                 .map(|id| (id.clone(), previous.get(id).cloned().unwrap_or_default()))
-                .collect(),
+                .to_map(),
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
                 let specs = self.assignor_members(group_id, members, previous, reported);
@@ -75,7 +76,7 @@ impl Coordinator {
                 let targets: BTreeMap<String, Assignment> = members
                     .keys()
                     .map(|id| (id.clone(), result.remove(id).unwrap_or_default()))
-                    .collect();
+                    .to_map();
                 self.explain_warmups(group_id, &specs, &targets, batch);
                 targets
             }
@@ -83,7 +84,7 @@ impl Coordinator {
             _ => members
                 .keys()
                 .map(|id| (id.clone(), Assignment::default()))
-                .collect(),
+                .to_map(),
         };
         for (id, target) in &new_targets {
             if previous.get(id) != Some(target) {
@@ -95,7 +96,7 @@ impl Coordinator {
             .iter()
             .filter(|(id, _)| members.contains_key(*id))
             .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+            .to_map();
         batch.explain.push(Explain::TargetAssignmentComputed {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,
@@ -149,7 +150,7 @@ impl Coordinator {
                         .client_tags
                         .iter()
                         .map(|kv| (kv.key.clone(), kv.value.clone()))
-                        .collect(),
+                        .to_map(),
                     previous: previous.get(id).cloned().unwrap_or_default(),
                     task_offsets: offsets(
                         reported.task_offsets,
@@ -230,7 +231,7 @@ impl Coordinator {
             .members
             .iter()
             .map(|(id, m)| (id.clone(), &m.metadata))
-            .collect();
+            .to_map();
         let specs = self.assignor_members(group_id, &members, &BTreeMap::new(), reported);
         let Some(me) = specs.iter().find(|s| s.member_id == member_id) else {
             return false;
@@ -295,7 +296,7 @@ impl Coordinator {
             .members
             .iter()
             .map(|(id, m)| (id.clone(), &m.metadata))
-            .collect();
+            .to_map();
         let mut batch = Batch::default();
         if self
             .compute_targets(
@@ -334,7 +335,7 @@ impl Coordinator {
         };
         // Standbys: each stateful task gets min(replicas, other processes) copies.
         let processes: std::collections::BTreeSet<&str> =
-            members.values().map(|m| m.process_id.as_str()).collect();
+            members.values().map(|m| m.process_id.as_str()).to_set();
         let copies = i64::from(self.config.num_standby_replicas)
             .min(processes.len().saturating_sub(1) as i64);
         let stateful: i64 = subs

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::Coordinator;
 use crate::error::{BoundaryCode, BoundaryError};
 use crate::group::{self, Group, MemberState};
+use crate::ordered::Ordered;
 use crate::records::{record_from_json, Record};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
@@ -35,7 +36,7 @@ impl Coordinator {
         let touched: BTreeSet<String> = records
             .clone()
             .map(|(_, r)| r.key.group_id().to_string())
-            .collect();
+            .to_set();
         let mut touched_members: BTreeSet<(String, String)> = BTreeSet::new();
         let mut added_member: BTreeSet<String> = BTreeSet::new();
         let limits = self.limits();
@@ -75,7 +76,7 @@ impl Coordinator {
             let mut work: BTreeMap<String, Group> = touched
                 .iter()
                 .filter_map(|g| self.groups.get(g).map(|x| (g.clone(), x.clone())))
-                .collect();
+                .to_map();
             apply_all(&mut work)?;
             for g in &touched {
                 match work.remove(g) {

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::model::{Subtopology, TopicConfig, TopicInfo};
 use super::validate::index;
+use crate::ordered::Ordered;
 
 /// The first string of every canonical form; names the recipe.
 pub const TOPOLOGY_ID_VERSION: &str = "sgc-topology-v1";
@@ -98,9 +99,9 @@ fn encode_subtopology(out: &mut Vec<u8>, s: &Subtopology) {
                     .and_then(|i| s.source_topic_regex.get(i))
                     .map(String::as_str)
             });
-            (sources.chain(repartition).collect(), regexes.collect())
+            (sources.chain(repartition).to_set(), regexes.to_set())
         })
-        .collect();
+        .to_set();
     put_len(out, groups.len());
     for (topics, regexes) in groups {
         put_str_set(out, topics.into_iter());
