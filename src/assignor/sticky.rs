@@ -17,6 +17,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
 
 use super::GroupSpec;
+use crate::ordered;
 use crate::tasks::{Assignment, TaskMap};
 
 /// No member / no task.
@@ -147,7 +148,9 @@ impl<'a> Group<'a> {
         let mut by_id: Vec<usize> = (0..members.len()).collect();
         let strictly_sorted = members.windows(2).all(|w| w[0].member_id < w[1].member_id);
         if !strictly_sorted {
-            by_id.sort_unstable_by(|&a, &b| members[a].member_id.cmp(&members[b].member_id));
+            ordered::sort_indices(&mut by_id, &|a, b| {
+                members[a].member_id.cmp(&members[b].member_id)
+            });
             for pair in by_id.windows(2) {
                 if members[pair[0]].member_id == members[pair[1]].member_id {
                     return Err(format!(
@@ -182,7 +185,9 @@ impl<'a> Group<'a> {
         // Subtopologies by id.
         let subs = spec.subtopologies;
         let mut sub_order: Vec<usize> = (0..subs.len()).collect();
-        sub_order.sort_unstable_by(|&a, &b| subs[a].subtopology_id.cmp(&subs[b].subtopology_id));
+        ordered::sort_indices(&mut sub_order, &|a, b| {
+            subs[a].subtopology_id.cmp(&subs[b].subtopology_id)
+        });
         for pair in sub_order.windows(2) {
             if subs[pair[0]].subtopology_id == subs[pair[1]].subtopology_id {
                 return Err(format!(
@@ -266,7 +271,7 @@ impl<'a> Group<'a> {
                 prev_warmup.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
             }
         }
-        prev_warmup.sort_unstable();
+        ordered::sort_pairs(&mut prev_warmup);
 
         // Rack id and rack-aware tags, interned per dimension.
         let dims = 1 + spec.rack_aware_tags.len();
@@ -548,7 +553,7 @@ impl<'a> Group<'a> {
                 }
             }
         }
-        warmup.sort_unstable();
+        ordered::sort_pairs(&mut warmup);
         warmup
     }
 

@@ -12,7 +12,7 @@ use crate::api::{ClientInfo, Explain, HeartbeatRequest, Output};
 use crate::error::{bug, ErrorCode, ProtocolError};
 use crate::group::member_id::{generate, MemberIdSeed};
 use crate::group::{Group, Member, MemberState, TaskOffset};
-use crate::ordered::Ordered;
+use crate::ordered::{self, Ordered};
 use crate::reconcile::reconcile_owned;
 use crate::records::build;
 use crate::records::{KeyValue, MemberMetadataValue};
@@ -782,7 +782,7 @@ fn merge(
                 value: t.value.clone(),
             })
             .collect();
-        tags.sort();
+        ordered::sort(&mut tags);
         md.client_tags = tags;
     }
     md.client_id = client.client_id.clone();

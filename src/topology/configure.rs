@@ -7,7 +7,7 @@ use super::model::{Subtopology, TopicInfo};
 use super::patterns::SourcePatterns;
 use super::validate::index;
 use super::{Configuration, ConfiguredSubtopology, TopicConfigEntry, TopicToCreate};
-use crate::ordered::Ordered;
+use crate::ordered::{self, Ordered};
 
 const NEVER_A_SINK: &str = "Failed to compute number of partitions for all repartition topics, \
      because a repartition source topic is never used as a sink topic.";
@@ -466,7 +466,7 @@ impl<'a> Analysis<'a> {
                 }
             })
             .collect();
-        ready.sort_by(|a, b| a.subtopology_id.cmp(&b.subtopology_id));
+        ordered::sort_by(&mut ready, |a, b| a.subtopology_id.cmp(&b.subtopology_id));
         ready
     }
 

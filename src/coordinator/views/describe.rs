@@ -10,7 +10,7 @@ use crate::api::{
 use crate::error::ErrorCode;
 use crate::group::Group;
 use crate::java::is_blank;
-use crate::ordered::Ordered;
+use crate::ordered::{self, Ordered};
 use crate::topology::{self, Configuration, Subtopology, TopicConfig, TopicInfo};
 
 /// One entry per requested group id, in request order: a blank id is `INVALID_GROUP_ID`, an
@@ -200,7 +200,7 @@ fn configured_subtopologies(
                 for t in list {
                     by_name.entry(t.name.as_str()).or_insert_with(|| {
                         let mut configs: Vec<TopicConfig> = t.topic_configs.clone();
-                        configs.sort();
+                        ordered::sort(&mut configs);
                         TopicInfo {
                             name: t.name.clone(),
                             partitions: count(t),
