@@ -72,16 +72,39 @@ pub(crate) fn sort<T: Ord>(items: &mut Vec<T>) {
     sort_by(items, T::cmp);
 }
 
-/// Pairs in ascending order, as `u64`s (the first of a pair in the high half), which share the
-/// one sort of `u64`s.
+/// Pairs of small numbers (task and member numbers) in ascending order: two stable counting
+/// sorts, by the second number and then by the first, linear in the pairs and their largest
+/// numbers; the same order as a sort, without one.
 pub(crate) fn sort_pairs(pairs: &mut Vec<(u32, u32)>) {
-    let mut keys: Vec<u64> = pairs
-        .iter()
-        .map(|&(a, b)| (u64::from(a) << 32) | u64::from(b))
-        .collect();
-    keys.sort_unstable();
-    pairs.clear();
-    pairs.extend(keys.iter().map(|&k| ((k >> 32) as u32, k as u32)));
+    let by_second = counting_sort(pairs, |p| p.1);
+    *pairs = counting_sort(&by_second, |p| p.0);
+}
+
+/// `pairs` stably ordered by `key`.
+fn counting_sort(pairs: &[(u32, u32)], key: fn(&(u32, u32)) -> u32) -> Vec<(u32, u32)> {
+    let bound = pairs.iter().map(key).max().map_or(0, |k| k as usize + 1);
+    // start[k]: first the count of key k - 1, then the position of the first pair with key k.
+    let mut start = vec![0usize; bound + 1];
+    for p in pairs {
+        if let Some(c) = start.get_mut(key(p) as usize + 1) {
+            *c += 1;
+        }
+    }
+    let mut acc = 0;
+    for c in &mut start {
+        acc += *c;
+        *c = acc;
+    }
+    let mut out = vec![(0, 0); pairs.len()];
+    for p in pairs {
+        if let Some(s) = start.get_mut(key(p) as usize) {
+            if let Some(slot) = out.get_mut(*s) {
+                *slot = *p;
+            }
+            *s += 1;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -105,9 +128,10 @@ mod tests {
 
     #[test]
     fn pairs_sort_as_tuples() {
-        let mut pairs: Vec<(u32, u32)> = (0..100u32)
-            .map(|i| (i * 7 % 5, u32::MAX - i * 13 % 9))
+        let mut pairs: Vec<(u32, u32)> = (0..300u32)
+            .map(|i| (i * 7 % 5, 1000 - i * 13 % 9))
             .collect();
+        pairs.extend([(0, 0), (4, 1000), (0, 0)]);
         let mut std = pairs.clone();
         std.sort_unstable();
         sort_pairs(&mut pairs);

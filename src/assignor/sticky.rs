@@ -736,20 +736,18 @@ impl<'a> Group<'a> {
             }
         }
 
-        // Standby tasks per member, in task order.
-        let mut standby: Vec<u64> = placement
-            .standby
-            .iter()
-            .map(|&(t, m)| (u64::from(m) << 32) | u64::from(t))
-            .collect();
-        standby.sort_unstable();
+        // Standby and warm-up tasks per member, in task order.
+        let by_member = |pairs: &[(u32, u32)]| -> Vec<u64> {
+            let mut sorted: Vec<(u32, u32)> = pairs.iter().map(|&(t, m)| (m, t)).collect();
+            ordered::sort_pairs(&mut sorted);
+            sorted
+                .iter()
+                .map(|&(m, t)| (u64::from(m) << 32) | u64::from(t))
+                .collect()
+        };
+        let standby = by_member(&placement.standby);
         let mut standby_tasks: &[u64] = &standby;
-        let mut warmup: Vec<u64> = placement
-            .warmup
-            .iter()
-            .map(|&(t, m)| (u64::from(m) << 32) | u64::from(t))
-            .collect();
-        warmup.sort_unstable();
+        let warmup = by_member(&placement.warmup);
         let mut warmup_tasks: &[u64] = &warmup;
 
         // Inserted in member-id order, each at the map's right edge.
