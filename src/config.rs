@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::error::{BoundaryCode, BoundaryError};
+use crate::ordered::Ordered;
 use crate::records::Dialect;
 
 /// Which assignor computes targets (PROTOCOL 2.10).
@@ -326,7 +327,7 @@ impl Config {
             ));
         }
         let tags = &self.rack_aware_assignment_tags;
-        let distinct: std::collections::BTreeSet<&String> = tags.iter().collect();
+        let distinct: std::collections::BTreeSet<&String> = tags.iter().to_set();
         if tags.len() > MAX_RACK_AWARE_TAGS || distinct.len() != tags.len() {
             return Err(err(
                 RACK_AWARE_TAGS,

@@ -23,6 +23,7 @@ use serde_json::{json, Map, Value};
 
 use crate::assignor::{tasks_moved, tasks_reassigned};
 use crate::group::{self, Group, MemberState};
+use crate::ordered::Ordered;
 use crate::records::{record_from_json, Dialect, Record, RecordKey, RecordValue};
 use crate::tasks::{count, Assignment};
 
@@ -170,7 +171,7 @@ fn type_of(v: &Value) -> Option<i64> {
 }
 
 fn guess_dialect(entries: &[RawEntry]) -> Dialect {
-    let types: BTreeSet<i64> = entries.iter().filter_map(|e| type_of(&e.json)).collect();
+    let types: BTreeSet<i64> = entries.iter().filter_map(|e| type_of(&e.json)).to_set();
     if types.contains(&22) || types.contains(&23) {
         Dialect::Kafka42
     } else if types.contains(&18) || types.contains(&21) {
@@ -913,13 +914,13 @@ pub fn tell(log: &ParsedLog) -> Value {
                         .iter()
                         .filter(|(m, _)| g.members.contains_key(*m))
                         .map(|(m, a)| (m.clone(), a.clone()))
-                        .collect();
+                        .to_map();
                     let previous: BTreeMap<String, Assignment> = t
                         .last_targets
                         .iter()
                         .filter(|(m, _)| g.members.contains_key(*m))
                         .map(|(m, a)| (m.clone(), a.clone()))
-                        .collect();
+                        .to_map();
                     let moved = tasks_moved(&previous, &next);
                     let reassigned = tasks_reassigned(&orphaned, &previous, &next);
                     let tasks: usize = next.values().map(|a| count(&a.active)).sum();

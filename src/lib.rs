@@ -61,6 +61,7 @@ pub mod topology;
 mod coordinator;
 mod error;
 mod java;
+mod ordered;
 mod partition;
 mod reconcile;
 mod topics;

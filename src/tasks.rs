@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::ordered::Ordered;
 use crate::records::TaskIds;
 
 /// Tasks of one role, keyed by subtopology id.
@@ -85,7 +86,7 @@ pub fn intersect(a: &TaskMap, b: &TaskMap) -> TaskMap {
     let mut out = TaskMap::new();
     for (sub, parts) in a {
         if let Some(other) = b.get(sub) {
-            let both: BTreeSet<i32> = parts.intersection(other).copied().collect();
+            let both: BTreeSet<i32> = parts.intersection(other).copied().to_set();
             if !both.is_empty() {
                 out.insert(sub.clone(), both);
             }
@@ -99,7 +100,7 @@ pub fn difference(a: &TaskMap, b: &TaskMap) -> TaskMap {
     let mut out = TaskMap::new();
     for (sub, parts) in a {
         let rest: BTreeSet<i32> = match b.get(sub) {
-            Some(other) => parts.difference(other).copied().collect(),
+            Some(other) => parts.difference(other).copied().to_set(),
             None => parts.clone(),
         };
         if !rest.is_empty() {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use xxhash_rust::xxh3::Xxh3Default;
 
 use crate::java::java_length;
+use crate::ordered::Ordered;
 use crate::records::{PartitionMetadataValue, PartitionRacks, TopicMetadata, Uuid};
 use crate::topology::{self, Subtopology};
 
@@ -66,7 +67,7 @@ pub(crate) fn partition_counts(topics: &Topics) -> BTreeMap<String, i32> {
     topics
         .iter()
         .map(|(k, t)| (k.clone(), t.partitions))
-        .collect()
+        .to_map()
 }
 
 /// The draft partition metadata of the required topics of `subtopologies`, from the topic
@@ -225,7 +226,7 @@ pub(crate) fn metadata_hash_within<'a>(
     topics: impl Iterator<Item = (&'a str, &'a TopicImage)>,
     walk_limit: i32,
 ) -> i64 {
-    let sorted: BTreeMap<&str, &TopicImage> = topics.collect();
+    let sorted: BTreeMap<&str, &TopicImage> = topics.to_map();
     if sorted.is_empty() {
         return 0;
     }

@@ -209,7 +209,7 @@ impl Input {
                 group_ids: required(obj, "groupIds")?,
             },
             "Replay" => InputKind::Replay {
-                records: required(obj, "records")?,
+                records: values(obj, "records")?,
             },
             _ => InputKind::SetTargetAssignment {
                 group_id: required(obj, "groupId")?,
@@ -357,23 +357,36 @@ fn check_shape(value: &Value, path: &ShapePath<'_>, depth: usize) -> Result<(), 
 }
 
 fn decode<T: DeserializeOwned>(value: &Value, base: &str) -> Result<T, BoundaryError> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.path().to_string();
-        let path = if inner == "." || inner.is_empty() {
-            base.to_string()
-        } else if inner.starts_with('[') {
-            format!("{base}{inner}")
-        } else {
-            format!("{base}.{inner}")
-        };
-        BoundaryError::input(path, e.into_inner().to_string())
-    })
+    serde_path_to_error::deserialize(value).map_err(|e| decode_error(e, base))
+}
+
+/// The boundary error of a failed [`decode`] under `base` (not generic: one copy for all types).
+fn decode_error(e: serde_path_to_error::Error<serde_json::Error>, base: &str) -> BoundaryError {
+    let inner = e.path().to_string();
+    let path = if inner == "." || inner.is_empty() {
+        base.to_string()
+    } else if inner.starts_with('[') {
+        format!("{base}{inner}")
+    } else {
+        format!("{base}.{inner}")
+    };
+    BoundaryError::input(path, e.into_inner().to_string())
 }
 
 fn required<T: DeserializeOwned>(obj: &Map<String, Value>, key: &str) -> Result<T, BoundaryError> {
     match obj.get(key) {
         None => Err(BoundaryError::input(key, format!("missing field `{key}`"))),
         Some(v) => decode(v, key),
+    }
+}
+
+/// A list of any JSON values, taken as they are (a `Vec<Value>` decodes from any list and needs
+/// no decoder of its own); anything else has the boundary error of every list type
+/// (`invalid type: ..., expected a sequence`, or the missing field).
+fn values(obj: &Map<String, Value>, key: &str) -> Result<Vec<Value>, BoundaryError> {
+    match obj.get(key) {
+        Some(Value::Array(items)) => Ok(items.clone()),
+        _ => required::<Vec<String>>(obj, key).map(|_| Vec::new()),
     }
 }
 
@@ -677,6 +690,34 @@ mod tests {
         assert!(e.message.contains("memberId"), "{e:?}");
         let e = Input::parse(r#"{"nowMs": 1, "type": "AdvanceTime", "extra": 1}"#).unwrap_err();
         assert_eq!(e.path, "extra");
+    }
+
+    #[test]
+    fn replay_records_must_be_a_list() {
+        let e = |records: &str| {
+            let text = format!(r#"{{"nowMs": 1, "type": "Replay", "records": {records}}}"#);
+            let e = Input::parse(&text).unwrap_err();
+            (e.path, e.message)
+        };
+        let list = |m: &str| ("records".to_string(), m.to_string());
+        assert_eq!(e("{}"), list("invalid type: map, expected a sequence"));
+        assert_eq!(e("null"), list("invalid type: null, expected a sequence"));
+        assert_eq!(
+            e("-5"),
+            list("invalid type: integer `-5`, expected a sequence")
+        );
+        assert_eq!(
+            e("1.5"),
+            list("invalid type: floating point `1.5`, expected a sequence")
+        );
+        assert_eq!(
+            e(r#""x""#),
+            list(r#"invalid type: string "x", expected a sequence"#)
+        );
+        let missing = Input::parse(r#"{"nowMs": 1, "type": "Replay"}"#).unwrap_err();
+        assert_eq!(missing.message, "missing field `records`");
+        let ok = Input::parse(r#"{"nowMs": 1, "type": "Replay", "records": [1, {"a": []}]}"#);
+        assert!(matches!(ok.unwrap().kind, InputKind::Replay { records } if records.len() == 2));
     }
 
     #[test]

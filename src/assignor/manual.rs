@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::SubtopologySpec;
+use crate::ordered;
 use crate::records::TaskIds;
 
 /// One member's target as listed in a `SetTargetAssignment` input.
@@ -57,7 +58,7 @@ pub fn validate_manual(
     targets: &[ManualTarget],
 ) -> Result<(), String> {
     let mut sorted: Vec<&ManualTarget> = targets.iter().collect();
-    sorted.sort_by(|a, b| a.member_id.cmp(&b.member_id));
+    ordered::sort_by(&mut sorted, |a, b| a.member_id.cmp(&b.member_id));
 
     // 3. Unknown members.
     if let Some(t) = sorted.iter().find(|t| !members.contains_key(&t.member_id)) {

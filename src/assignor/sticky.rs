@@ -17,6 +17,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
 
 use super::GroupSpec;
+use crate::ordered;
 use crate::tasks::{Assignment, TaskMap};
 
 /// No member / no task.
@@ -147,7 +148,9 @@ impl<'a> Group<'a> {
         let mut by_id: Vec<usize> = (0..members.len()).collect();
         let strictly_sorted = members.windows(2).all(|w| w[0].member_id < w[1].member_id);
         if !strictly_sorted {
-            by_id.sort_unstable_by(|&a, &b| members[a].member_id.cmp(&members[b].member_id));
+            ordered::sort_indices(&mut by_id, &|a, b| {
+                members[a].member_id.cmp(&members[b].member_id)
+            });
             for pair in by_id.windows(2) {
                 if members[pair[0]].member_id == members[pair[1]].member_id {
                     return Err(format!(
@@ -182,7 +185,9 @@ impl<'a> Group<'a> {
         // Subtopologies by id.
         let subs = spec.subtopologies;
         let mut sub_order: Vec<usize> = (0..subs.len()).collect();
-        sub_order.sort_unstable_by(|&a, &b| subs[a].subtopology_id.cmp(&subs[b].subtopology_id));
+        ordered::sort_indices(&mut sub_order, &|a, b| {
+            subs[a].subtopology_id.cmp(&subs[b].subtopology_id)
+        });
         for pair in sub_order.windows(2) {
             if subs[pair[0]].subtopology_id == subs[pair[1]].subtopology_id {
                 return Err(format!(
@@ -266,7 +271,7 @@ impl<'a> Group<'a> {
                 prev_warmup.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
             }
         }
-        prev_warmup.sort_unstable();
+        ordered::sort_pairs(&mut prev_warmup);
 
         // Rack id and rack-aware tags, interned per dimension.
         let dims = 1 + spec.rack_aware_tags.len();
@@ -548,7 +553,7 @@ impl<'a> Group<'a> {
                 }
             }
         }
-        warmup.sort_unstable();
+        ordered::sort_pairs(&mut warmup);
         warmup
     }
 
@@ -731,24 +736,22 @@ impl<'a> Group<'a> {
             }
         }
 
-        // Standby tasks per member, in task order.
-        let mut standby: Vec<u64> = placement
-            .standby
-            .iter()
-            .map(|&(t, m)| (u64::from(m) << 32) | u64::from(t))
-            .collect();
-        standby.sort_unstable();
+        // Standby and warm-up tasks per member, in task order.
+        let by_member = |pairs: &[(u32, u32)]| -> Vec<u64> {
+            let mut sorted: Vec<(u32, u32)> = pairs.iter().map(|&(t, m)| (m, t)).collect();
+            ordered::sort_pairs(&mut sorted);
+            sorted
+                .iter()
+                .map(|&(m, t)| (u64::from(m) << 32) | u64::from(t))
+                .collect()
+        };
+        let standby = by_member(&placement.standby);
         let mut standby_tasks: &[u64] = &standby;
-        let mut warmup: Vec<u64> = placement
-            .warmup
-            .iter()
-            .map(|&(t, m)| (u64::from(m) << 32) | u64::from(t))
-            .collect();
-        warmup.sort_unstable();
+        let warmup = by_member(&placement.warmup);
         let mut warmup_tasks: &[u64] = &warmup;
 
-        // Collected in member-id order, so the map is bulk-built from a sorted sequence.
-        let mut out = Vec::with_capacity(num_members);
+        // Inserted in member-id order, each at the map's right edge.
+        let mut out = BTreeMap::new();
         let mut member_standby: Vec<u32> = Vec::new();
         for (m, id) in self.member_ids.iter().enumerate() {
             let run = standby_tasks.partition_point(|&k| (k >> 32) as usize == m);
@@ -759,16 +762,16 @@ impl<'a> Group<'a> {
             let member_warmup: Vec<u32> = warmup_tasks[..run].iter().map(|&k| k as u32).collect();
             warmup_tasks = &warmup_tasks[run..];
             let mine = &active[offsets[m] as usize..offsets[m + 1] as usize];
-            out.push((
+            out.insert(
                 (*id).to_string(),
                 Assignment {
                     active: self.task_map(mine),
                     standby: self.task_map(&member_standby),
                     warmup: self.task_map(&member_warmup),
                 },
-            ));
+            );
         }
-        out.into_iter().collect()
+        out
     }
 }
 

@@ -12,6 +12,7 @@ use crate::assignor::{
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::TaskOffset;
+use crate::ordered::Ordered;
 use crate::records::build;
 use crate::records::MemberMetadataValue;
 use crate::tasks::Assignment;
@@ -46,7 +47,7 @@ impl Coordinator {
             (AssignorKind::Manual, _) => members
                 .keys()
                 .map(|id| (id.clone(), previous.get(id).cloned().unwrap_or_default()))
-                .collect(),
+                .to_map(),
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
                 let specs = self.assignor_members(group_id, members, previous, reported);
@@ -87,7 +88,7 @@ impl Coordinator {
             _ => members
                 .keys()
                 .map(|id| (id.clone(), Assignment::default()))
-                .collect(),
+                .to_map(),
         };
         for (id, target) in &new_targets {
             if previous.get(id) != Some(target) {
@@ -103,7 +104,7 @@ impl Coordinator {
                 let previous: BTreeMap<String, Assignment> = previous_of_members
                     .clone()
                     .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
+                    .to_map();
                 tasks_reassigned(&g.orphaned, &previous, &new_targets)
             }
             _ => 0,
@@ -159,7 +160,7 @@ impl Coordinator {
                         .client_tags
                         .iter()
                         .map(|kv| (kv.key.clone(), kv.value.clone()))
-                        .collect(),
+                        .to_map(),
                     previous: previous.get(id).cloned().unwrap_or_default(),
                     task_offsets: offsets(
                         reported.task_offsets,
@@ -240,7 +241,7 @@ impl Coordinator {
             .members
             .iter()
             .map(|(id, m)| (id.clone(), &m.metadata))
-            .collect();
+            .to_map();
         let specs = self.assignor_members(group_id, &members, &BTreeMap::new(), reported);
         let Some(me) = specs.iter().find(|s| s.member_id == member_id) else {
             return false;
@@ -305,7 +306,7 @@ impl Coordinator {
             .members
             .iter()
             .map(|(id, m)| (id.clone(), &m.metadata))
-            .collect();
+            .to_map();
         let mut batch = Batch::default();
         if self
             .compute_targets(
@@ -344,7 +345,7 @@ impl Coordinator {
         };
         // Standbys: each stateful task gets min(replicas, other processes) copies.
         let processes: std::collections::BTreeSet<&str> =
-            members.values().map(|m| m.process_id.as_str()).collect();
+            members.values().map(|m| m.process_id.as_str()).to_set();
         let copies = i64::from(self.config.num_standby_replicas)
             .min(processes.len().saturating_sub(1) as i64);
         let stateful: i64 = subs

@@ -12,6 +12,7 @@ use crate::api::{ClientInfo, Explain, HeartbeatRequest, Output};
 use crate::error::{bug, ErrorCode, ProtocolError};
 use crate::group::member_id::{generate, MemberIdSeed};
 use crate::group::{Group, Member, MemberState, TaskOffset};
+use crate::ordered::{self, Ordered};
 use crate::reconcile::reconcile_owned;
 use crate::records::build;
 use crate::records::{KeyValue, MemberMetadataValue};
@@ -559,7 +560,7 @@ impl Coordinator {
                 .iter()
                 .filter(|(id, _)| replaced.is_none_or(|h| h.member_id != **id))
                 .map(|(id, m)| (id.clone(), &m.metadata))
-                .collect();
+                .to_map();
             members.insert(member_id.to_string(), &member.metadata);
             let mut targets = self.compute_targets(
                 gid,
@@ -781,7 +782,7 @@ fn merge(
                 value: t.value.clone(),
             })
             .collect();
-        tags.sort();
+        ordered::sort(&mut tags);
         md.client_tags = tags;
     }
     md.client_id = client.client_id.clone();

@@ -9,6 +9,7 @@ use crate::api::{InitializeRequest, InitializeResponse, Output, Response};
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{view_of, Group};
 use crate::java::is_blank;
+use crate::ordered::Ordered;
 use crate::records::{build, MemberMetadataValue, TopologyValue};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topics;
@@ -183,7 +184,7 @@ impl Coordinator {
             .members
             .iter()
             .map(|(id, m)| (id.clone(), &m.metadata))
-            .collect();
+            .to_map();
         self.compute_targets(
             gid,
             &members,

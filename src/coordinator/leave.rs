@@ -6,6 +6,7 @@ use super::fence::FenceCause;
 use super::{Batch, Coordinator};
 use crate::api::{Explain, HeartbeatRequest, Output};
 use crate::error::{ErrorCode, ProtocolError};
+use crate::ordered::Ordered;
 use crate::records::build;
 use crate::tasks::Assignment;
 use crate::timers::{TimerKey, TimerKind};
@@ -61,7 +62,7 @@ impl Coordinator {
                 .keys()
                 .filter(|(s, p)| left.assigned.active.get(s).is_some_and(|ps| ps.contains(p)))
                 .map(|k| (k.clone(), 0))
-                .collect();
+                .to_map();
             let mut batch = Batch::default();
             batch.push(build::current_assignment(
                 gid,

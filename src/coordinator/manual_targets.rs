@@ -9,6 +9,7 @@ use crate::api::{AssignmentJson, Explain, Output, Response, SetTargetAssignmentR
 use crate::assignor::{validate_manual, ManualTarget, SubtopologySpec};
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
+use crate::ordered::Ordered;
 use crate::records::build;
 use crate::tasks::Assignment;
 use crate::timers::TimerKind;
@@ -54,7 +55,7 @@ impl Coordinator {
             .members
             .iter()
             .map(|(id, m)| (id.clone(), m.metadata.process_id.clone()))
-            .collect();
+            .to_map();
         let specs: Option<Vec<SubtopologySpec>> = match self.configured_of(group) {
             Some(Configuration::Ready(subs)) => Some(
                 subs.iter()

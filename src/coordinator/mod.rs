@@ -33,6 +33,7 @@ use crate::api::{Explain, Input, InputKind, Output};
 use crate::config::Config;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
+use crate::ordered;
 use crate::records::{encoded_size, Record, RecordKey};
 use crate::timers::{TimerData, TimerKind, Timers};
 use crate::topics::Topics;
@@ -403,7 +404,7 @@ impl Coordinator {
             .filter_map(|r| r.key.member_id())
             .filter_map(|id| group.members.get(id).map(|m| (id.to_string(), m.state)))
             .collect();
-        members.sort();
+        ordered::sort(&mut members);
         members.dedup();
         Some((self.group_state(group), members))
     }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::Coordinator;
 use crate::error::{BoundaryCode, BoundaryError};
 use crate::group::{self, Group, MemberState};
+use crate::ordered::Ordered;
 use crate::records::{record_from_json_at, Record};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
@@ -76,7 +77,7 @@ impl Coordinator {
             let mut work: BTreeMap<String, Group> = touched
                 .iter()
                 .filter_map(|&g| self.groups.get(g).map(|x| (g.to_string(), x.clone())))
-                .collect();
+                .to_map();
             apply_all(&mut work)?;
             for &g in &touched {
                 match work.remove(g) {

@@ -9,13 +9,14 @@ use base64::Engine;
 use super::Coordinator;
 use crate::api::TopicSpec;
 use crate::error::BoundaryError;
+use crate::ordered::Ordered;
 use crate::records::Uuid;
 use crate::topics::TopicImage;
 use crate::topology;
 
 /// Boundary checks of a `TopicMetadata` input, made before any timer fires.
 pub(super) fn check(topics: &[TopicSpec], deleted_topics: &[String]) -> Result<(), BoundaryError> {
-    let deleted: BTreeSet<&str> = deleted_topics.iter().map(String::as_str).collect();
+    let deleted: BTreeSet<&str> = deleted_topics.iter().map(String::as_str).to_set();
     for (i, t) in topics.iter().enumerate() {
         if deleted.contains(t.name.as_str()) {
             return Err(BoundaryError::input(
@@ -107,7 +108,7 @@ fn topic_image(t: &TopicSpec, path: &str) -> Result<TopicImage, BoundaryError> {
             }
             r.iter()
                 .map(|racks| {
-                    let set: BTreeSet<String> = racks.iter().cloned().collect();
+                    let set: BTreeSet<String> = racks.iter().cloned().to_set();
                     set.into_iter().collect()
                 })
                 .collect()

@@ -9,6 +9,7 @@ mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::ordered::Ordered;
 use crate::records::build::GroupMetadataFields;
 use crate::records::{
     Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
@@ -384,5 +385,5 @@ pub fn view_of(pm: &PartitionMetadataValue) -> BTreeMap<String, i32> {
     pm.topics
         .iter()
         .map(|t| (t.topic_name.clone(), t.num_partitions))
-        .collect()
+        .to_map()
 }

@@ -7,6 +7,7 @@ use super::model::{Subtopology, TopicInfo};
 use super::patterns::SourcePatterns;
 use super::validate::index;
 use super::{Configuration, ConfiguredSubtopology, TopicConfigEntry, TopicToCreate};
+use crate::ordered::{self, Ordered};
 
 const NEVER_A_SINK: &str = "Failed to compute number of partitions for all repartition topics, \
      because a repartition source topic is never used as a sink topic.";
@@ -372,7 +373,7 @@ impl<'a> Analysis<'a> {
             .iter()
             .zip(counts)
             .map(|(&(name, info), &n)| (name, (n, info)))
-            .collect();
+            .to_map();
         for ((s, inputs), &n) in self.subtopologies.iter().zip(&self.inputs).zip(tasks) {
             for t in &s.state_changelog_topics {
                 if !inputs.literal.contains(&t.name.as_str()) {
@@ -448,7 +449,7 @@ impl<'a> Analysis<'a> {
                     .copied()
                     .chain(inputs.matches.iter().flatten().copied())
                     .filter_map(|t| self.view.get(t).map(|&n| (t, n)))
-                    .collect();
+                    .to_map();
                 for &x in &inputs.repartition {
                     if let (Some(&(name, _)), Some(&n)) = (self.repartition.get(x), counts.get(x)) {
                         input_topics.insert(name, n);
@@ -465,7 +466,7 @@ impl<'a> Analysis<'a> {
                 }
             })
             .collect();
-        ready.sort_by(|a, b| a.subtopology_id.cmp(&b.subtopology_id));
+        ordered::sort_by(&mut ready, |a, b| a.subtopology_id.cmp(&b.subtopology_id));
         ready
     }
 

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::model::{Subtopology, TopicConfig, TopicInfo};
 use super::validate::index;
+use crate::ordered::{self, Ordered};
 
 /// The first string of every canonical form; names the recipe.
 pub const TOPOLOGY_ID_VERSION: &str = "sgc-topology-v1";
@@ -43,7 +44,7 @@ fn hex_digit(nibble: u8) -> char {
 /// ```
 pub fn canonical_form(subtopologies: &[Subtopology]) -> Vec<u8> {
     let mut sorted: Vec<&Subtopology> = subtopologies.iter().collect();
-    sorted.sort_by(|a, b| a.subtopology_id.cmp(&b.subtopology_id));
+    ordered::sort_by(&mut sorted, |a, b| a.subtopology_id.cmp(&b.subtopology_id));
     let mut out = Vec::with_capacity(64 + 256 * sorted.len());
     put_str(&mut out, TOPOLOGY_ID_VERSION);
     put_len(&mut out, sorted.len());
@@ -60,7 +61,7 @@ pub fn canonical_form(subtopologies: &[Subtopology]) -> Vec<u8> {
                     bytes
                 })
                 .collect();
-            encoded.sort_unstable();
+            ordered::sort(&mut encoded);
             encoded
                 .iter()
                 .for_each(|bytes| out.extend_from_slice(bytes));
@@ -98,9 +99,9 @@ fn encode_subtopology(out: &mut Vec<u8>, s: &Subtopology) {
                     .and_then(|i| s.source_topic_regex.get(i))
                     .map(String::as_str)
             });
-            (sources.chain(repartition).collect(), regexes.collect())
+            (sources.chain(repartition).to_set(), regexes.to_set())
         })
-        .collect();
+        .to_set();
     put_len(out, groups.len());
     for (topics, regexes) in groups {
         put_str_set(out, topics.into_iter());
@@ -121,7 +122,7 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 
 fn put_str_set<'s>(out: &mut Vec<u8>, items: impl Iterator<Item = &'s str>) {
     let mut set: Vec<&str> = items.collect();
-    set.sort_unstable();
+    ordered::sort(&mut set);
     set.dedup();
     put_len(out, set.len());
     for s in set {
@@ -139,7 +140,7 @@ fn info_key(t: &TopicInfo) -> InfoKey<'_> {
         .iter()
         .map(|TopicConfig { key, value }| (key.as_str(), value.as_str()))
         .collect();
-    configs.sort_unstable();
+    ordered::sort(&mut configs);
     let replication_factor = match t.replication_factor {
         0 => -1,
         r => r,
@@ -149,7 +150,7 @@ fn info_key(t: &TopicInfo) -> InfoKey<'_> {
 
 fn put_infos(out: &mut Vec<u8>, infos: &[TopicInfo]) {
     let mut keys: Vec<InfoKey<'_>> = infos.iter().map(info_key).collect();
-    keys.sort_unstable();
+    ordered::sort(&mut keys);
     put_len(out, keys.len());
     for (name, partitions, replication_factor, configs) in keys {
         put_str(out, name);

@@ -42,6 +42,7 @@ pub mod model;
 pub mod patterns;
 pub mod validate;
 
+use crate::ordered::Ordered;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use configure::configure_with;
@@ -154,7 +155,7 @@ pub fn required_topics_with<'a>(
     patterns: &SourcePatterns,
     existing: impl Iterator<Item = &'a str>,
 ) -> BTreeSet<String> {
-    let mut required: BTreeSet<String> = literal_topics(subtopologies).map(str::to_owned).collect();
+    let mut required: BTreeSet<String> = literal_topics(subtopologies).map(str::to_owned).to_set();
     required.extend(
         existing
             .filter(|t| !required.contains(*t) && patterns.any_match(t))

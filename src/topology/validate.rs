@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use super::model::{Subtopology, TopicInfo};
 use super::patterns;
+use crate::ordered::Ordered;
 
 /// Kafka-internal topics a Streams topology may not use (V8).
 pub const KAFKA_INTERNAL_TOPICS: [&str; 3] = [
@@ -200,7 +201,7 @@ fn topic_names(subtopologies: &[Subtopology]) -> impl Iterator<Item = &str> {
 }
 
 fn names_failing(subtopologies: &[Subtopology], failing: impl Fn(&str) -> bool) -> Option<String> {
-    let names: BTreeSet<&str> = topic_names(subtopologies).filter(|n| failing(n)).collect();
+    let names: BTreeSet<&str> = topic_names(subtopologies).filter(|n| failing(n)).to_set();
     match names.is_empty() {
         true => None,
         false => Some(names.into_iter().collect::<Vec<_>>().join(", ")),

@@ -82,6 +82,19 @@ fn to_js(value: &Value) -> JsValue {
     to_js_walk(value)
 }
 
+/// [`to_js`] of JSON text the core wrote. Outputs and snapshots are serialised to text only, as
+/// for `handle(string)`, so their serialisation code is in the module once (not once more into
+/// a `Value`); the text parses back to the very `Value` that `serde_json::to_value` builds.
+fn text_to_js(text: &str) -> JsValue {
+    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    if !has_big_integer(&value) {
+        if let Ok(v) = js_sys::JSON::parse(text) {
+            return v;
+        }
+    }
+    to_js_walk(&value)
+}
+
 /// JSON as a plain JS value, built node by node: `BigInt` beyond 2^53.
 fn to_js_walk(value: &Value) -> JsValue {
     match value {
@@ -151,12 +164,13 @@ impl JsCoordinator {
             return JsValue::from_str(&self.inner.handle_json(&text));
         }
         let config = self.inner.config().clone();
-        let output = from_js(&input, "")
+        match from_js(&input, "")
             .and_then(|v| Input::from_value(&v))
             .and_then(|i| self.inner.handle(i))
-            .map(|o| o.to_json(config.dialect, config.record_bytes))
-            .unwrap_or_else(|e| boundary_error_json(&e));
-        to_js(&output)
+        {
+            Ok(o) => text_to_js(&o.to_json_string(config.dialect, config.record_bytes)),
+            Err(e) => to_js(&boundary_error_json(&e)),
+        }
     }
 
     /// `handle` of an object input that the wrapper (js/api.mjs) checked to be plain JSON and
@@ -168,10 +182,7 @@ impl JsCoordinator {
         if !has_long_digit_run(&output) {
             return JsValue::from_str(&output);
         }
-        match serde_json::from_str::<Value>(&output) {
-            Ok(value) => to_js(&value),
-            Err(_) => JsValue::from_str(&output),
-        }
+        text_to_js(&output)
     }
 
     /// Applies records (dump-log JSON form, or `keyBytes`/`valueBytes`) at `nowMs`, as a
@@ -192,13 +203,13 @@ impl JsCoordinator {
         let config = self.inner.config().clone();
         self.inner
             .handle(input)
-            .map(|o| to_js(&o.to_json(config.dialect, config.record_bytes)))
+            .map(|o| text_to_js(&o.to_json_string(config.dialect, config.record_bytes)))
             .map_err(|e| js_error(&e))
     }
 
     /// Every group as describe shows it, plus pending timers and the topic image.
     pub fn snapshot(&self) -> JsValue {
-        to_js(&serde_json::to_value(self.inner.snapshot()).unwrap_or(Value::Null))
+        text_to_js(&serde_json::to_string(&self.inner.snapshot()).unwrap_or_default())
     }
 
     /// The topology id of a topology (a list of subtopologies, as an object or JSON text).

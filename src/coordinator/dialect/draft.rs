@@ -12,6 +12,7 @@ use crate::coordinator::Coordinator;
 use crate::error::{bug, BoundaryError, ProtocolError};
 use crate::group::{Group, GroupState};
 use crate::java::is_blank;
+use crate::ordered;
 use crate::records::build;
 use crate::records::TopologyValue;
 use crate::timers::{TimerData, TimerKey, TimerKind};
@@ -215,7 +216,7 @@ fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
     }
     if let Some(tags) = &req.client_tags {
         let mut keys: Vec<&str> = tags.iter().map(|t| t.key.as_str()).collect();
-        keys.sort_unstable();
+        ordered::sort(&mut keys);
         if keys.windows(2).any(|w| w[0] == w[1]) {
             return Err(invalid("ClientTags must not contain duplicate keys."));
         }

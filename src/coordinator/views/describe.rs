@@ -1,6 +1,6 @@
 //! `StreamsGroupDescribe` in both dialects' shapes (PROTOCOL 3.15, 4.10).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::api::{
     AssignmentJson, DescribedGroup, DescribedGroup42, DescribedMember, DescribedMember42,
@@ -10,6 +10,7 @@ use crate::api::{
 use crate::error::ErrorCode;
 use crate::group::Group;
 use crate::java::is_blank;
+use crate::ordered::{self, Ordered};
 use crate::topology::{self, Configuration, Subtopology, TopicConfig, TopicInfo};
 
 /// One entry per requested group id, in request order: a blank id is `INVALID_GROUP_ID`, an
@@ -190,21 +191,16 @@ fn configured_subtopologies(
                 .input_topics
                 .iter()
                 .map(|(name, n)| (name.as_str(), *n))
-                .collect();
+                .to_map();
             let sorted = |names: &[String]| -> Vec<String> {
-                names
-                    .iter()
-                    .cloned()
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .collect()
+                names.iter().cloned().to_set().into_iter().collect()
             };
             let infos = |list: &[TopicInfo], count: &dyn Fn(&TopicInfo) -> i32| -> Vec<TopicInfo> {
                 let mut by_name: BTreeMap<&str, TopicInfo> = BTreeMap::new();
                 for t in list {
                     by_name.entry(t.name.as_str()).or_insert_with(|| {
                         let mut configs: Vec<TopicConfig> = t.topic_configs.clone();
-                        configs.sort();
+                        ordered::sort(&mut configs);
                         TopicInfo {
                             name: t.name.clone(),
                             partitions: count(t),

@@ -6,6 +6,7 @@ use crate::api::{
     EndpointJson, EndpointToPartitions42Json, EndpointToPartitionsJson, TopicPartitionJson,
 };
 use crate::group::Group;
+use crate::ordered::Ordered;
 use crate::tasks::{union, TaskMap};
 use crate::topology::Configuration;
 
@@ -62,7 +63,7 @@ pub(crate) fn subtopology_inputs(
         Some(Configuration::Ready(subs)) => subs
             .iter()
             .map(|s| (s.subtopology_id.as_str(), s.input_topics.as_slice()))
-            .collect(),
+            .to_map(),
         _ => BTreeMap::new(),
     }
 }
