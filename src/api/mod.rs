@@ -116,6 +116,7 @@ pub const INPUT_TYPES: &[&str] = &[
 impl Input {
     /// Parses one JSON input; a boundary error names the JSON path of what is wrong.
     pub fn parse(text: &str) -> Result<Input, BoundaryError> {
+        #[cfg(feature = "heartbeat-text")]
         if let Some(input) = heartbeat_from_text(text) {
             return Ok(input);
         }
@@ -221,6 +222,7 @@ impl Input {
 }
 
 /// A heartbeat input's text, decoded straight into the typed request.
+#[cfg(feature = "heartbeat-text")]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HeartbeatText<'a> {
@@ -239,6 +241,7 @@ struct HeartbeatText<'a> {
 /// same result: the text is too short for any string or list limit and too shallow for the depth
 /// limit, and the typed decoding, which refuses unknown and duplicate fields, succeeded. Anything
 /// else (`None`) takes the general path, which gives every error its path.
+#[cfg(feature = "heartbeat-text")]
 fn heartbeat_from_text(text: &str) -> Option<Input> {
     if text.len() > MAX_STRING_BYTES
         || !text.contains("\"StreamsGroupHeartbeat\"")
@@ -262,6 +265,7 @@ fn heartbeat_from_text(text: &str) -> Option<Input> {
 /// How deep JSON text nests, as `check_shape` counts depth (the top level is 0, and a string
 /// counts at its container's depth plus one): the number of objects and arrays open at the
 /// deepest point, brackets inside strings excluded. It may overcount by one, never undercount.
+#[cfg(feature = "heartbeat-text")]
 fn nesting(text: &str) -> usize {
     let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
     for b in text.bytes() {
@@ -601,6 +605,7 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     /// The general path alone: the JSON tree, its shape check and the typed decoding.
+    #[cfg(feature = "heartbeat-text")]
     fn general(text: &str) -> Result<Input, BoundaryError> {
         let value: Value = serde_json::from_str(text)
             .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
@@ -608,6 +613,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "heartbeat-text")]
     fn heartbeat_text_answers_what_the_general_path_answers() {
         let hb = |rest: &str| {
             format!(
@@ -648,6 +654,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "heartbeat-text")]
     fn nesting_counts_containers_outside_strings() {
         assert_eq!(nesting("1"), 0);
         assert_eq!(nesting(r#"{"a": [1, {"b": "[[{{"}]}"#), 3);
