@@ -1,6 +1,6 @@
 //! The steady heartbeat every face of `make bench-faces` times, and its native figure.
 //!
-//!   cargo run --release --example faces -- DIR [--members 1000] [--rounds 2]
+//!   cargo run --release --example faces -- DIR [--members 1000] [--rounds 20]
 //!
 //! Writes the workload into DIR and times it natively through `Coordinator::handle_json`:
 //!
@@ -53,7 +53,7 @@ fn main() -> Result<(), String> {
                 .ok_or(format!("{name} takes a number")),
         }
     };
-    let (members, rounds) = (option("--members", 1000)?, option("--rounds", 2)?);
+    let (members, rounds) = (option("--members", 1000)?, option("--rounds", 20)?);
 
     let config = json!({"group.streams.num.standby.replicas": 1});
     let mut c = Coordinator::from_json_config(&config).map_err(|e| e.message)?;

@@ -88,7 +88,7 @@ export function isPlainJson(value, depth = 0) {
 export function bind(glue) {
   class Coordinator extends glue.Coordinator {
     handle(input) {
-      if (typeof input === 'string') return super.handle(input);
+      if (typeof input === 'string') return this.handleText(input);
       // Plain JSON crosses as text, the cheapest way in and out of the module (docs/performance.md).
       if (isPlainJson(input)) {
         const output = this.handleJsonObject(JSON.stringify(input));

@@ -173,6 +173,14 @@ impl JsCoordinator {
         }
     }
 
+    /// `handle` of JSON text, as the wrapper (js/api.mjs) sends strings: taken and answered as
+    /// Rust strings, which wasm-bindgen copies once each way (a `JsValue` string costs one more
+    /// call and copy to read).
+    #[wasm_bindgen(js_name = handleText)]
+    pub fn handle_text(&mut self, text: &str) -> String {
+        self.inner.handle_json(text)
+    }
+
     /// `handle` of an object input that the wrapper (js/api.mjs) checked to be plain JSON and
     /// sent as its JSON text: answers the output text for the wrapper's `JSON.parse`, or the
     /// output as an object when it may hold an integer beyond 2^53 (which needs a `BigInt`).
