@@ -177,6 +177,9 @@ pub struct Group {
     /// Derived: how many members are not reconciled to `assignment_epoch` (PROTOCOL 2.1), kept
     /// by `apply` so that the group state costs no scan of the members.
     pub(crate) unreconciled: usize,
+    /// Derived: how many members have an Interactive Queries endpoint, kept by `apply` so that
+    /// a group without any answers the endpoint map without a scan.
+    pub(crate) with_endpoint: usize,
     /// Memory-only state.
     pub soft: GroupSoft,
 }
@@ -263,6 +266,7 @@ impl Group {
             owners: OwnerIndex::default(),
             orphaned: BTreeSet::new(),
             unreconciled: 0,
+            with_endpoint: 0,
             soft: GroupSoft::default(),
         }
     }

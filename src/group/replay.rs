@@ -223,6 +223,7 @@ fn apply_tombstone(
             }
             if had_endpoint {
                 group.soft.endpoint_epoch += 1;
+                group.with_endpoint = group.with_endpoint.saturating_sub(1);
             }
         }
     }
@@ -250,6 +251,11 @@ fn set_metadata(group: &mut Group, member_id: &str, metadata: MemberMetadataValu
     };
     let old = std::mem::replace(&mut member.metadata, metadata);
     let member = &*member;
+    match (old.user_endpoint.is_some(), member.endpoint().is_some()) {
+        (false, true) => group.with_endpoint += 1,
+        (true, false) => group.with_endpoint = group.with_endpoint.saturating_sub(1),
+        _ => {}
+    }
     if added && !member.is_reconciled_to(group.assignment_epoch) {
         group.unreconciled += 1;
     }

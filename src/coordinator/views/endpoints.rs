@@ -10,8 +10,27 @@ use crate::ordered::Ordered;
 use crate::tasks::{union, TaskMap};
 use crate::topology::Configuration;
 
+/// Whether no member has an endpoint: the count `apply` keeps (checked against a scan in debug
+/// builds), so that a group without Interactive Queries pays nothing for the map.
+fn no_endpoints(group: &Group) -> bool {
+    debug_assert_eq!(
+        group.with_endpoint,
+        group
+            .members
+            .values()
+            .filter(|m| m.endpoint().is_some())
+            .count(),
+        "the endpoint count of group {} drifted",
+        group.group_id
+    );
+    group.with_endpoint == 0
+}
+
 /// PROTOCOL 3.12: partitions of the active tasks per distinct endpoint.
 pub(crate) fn draft(group: &Group) -> Vec<EndpointToPartitionsJson> {
+    if no_endpoints(group) {
+        return Vec::new();
+    }
     let inputs = subtopology_inputs(group.configured());
     let mut by_endpoint: BTreeMap<(String, u16), BTreeMap<String, BTreeSet<i32>>> = BTreeMap::new();
     for m in group.members.values() {
@@ -31,6 +50,9 @@ pub(crate) fn draft(group: &Group) -> Vec<EndpointToPartitionsJson> {
 /// PROTOCOL 4.9: one entry per member with an endpoint, in member id order; active partitions
 /// from its active tasks, standby partitions from its standby and warm-up tasks.
 pub(crate) fn kafka42(group: &Group) -> Vec<EndpointToPartitions42Json> {
+    if no_endpoints(group) {
+        return Vec::new();
+    }
     let inputs = subtopology_inputs(group.configured());
     group
         .members
