@@ -91,6 +91,9 @@ pub struct GroupSpec<'a> {
     pub acceptable_recovery_lag: i64,
     /// Warm-ups the group holds at once at most (`group.streams.num.warmup.replicas`).
     pub num_warmup_replicas: i32,
+    /// The previous targets by member id, read instead of each member's `previous` when set:
+    /// the coordinator lends its stored targets rather than copying one per member.
+    pub previous_targets: Option<&'a BTreeMap<String, Assignment>>,
 }
 
 impl<'a> GroupSpec<'a> {
@@ -109,6 +112,17 @@ impl<'a> GroupSpec<'a> {
             rack_aware_tags: &[],
             acceptable_recovery_lag: 10_000,
             num_warmup_replicas: 2,
+            previous_targets: None,
+        }
+    }
+
+    /// The previous target of `member`: from `previous_targets` when set (empty if it has none
+    /// there), from the member's own `previous` otherwise.
+    #[must_use]
+    pub fn previous_of(&self, member: &'a MemberSpec) -> &'a Assignment {
+        match self.previous_targets {
+            Some(targets) => targets.get(&member.member_id).unwrap_or(&member.previous),
+            None => &member.previous,
         }
     }
 }

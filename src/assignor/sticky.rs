@@ -246,7 +246,7 @@ impl<'a> Group<'a> {
         let mut prev_active = vec![NONE; num_tasks];
         let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
         for (m, &i) in by_id.iter().enumerate() {
-            let previous = &members[i].previous;
+            let previous = spec.previous_of(&members[i]);
             let mut cursor = 0;
             for (sub, parts) in &previous.active {
                 for t in tasks_of(&mut cursor, sub, parts) {
@@ -267,7 +267,7 @@ impl<'a> Group<'a> {
         let mut prev_warmup: Vec<(u32, u32)> = Vec::new();
         for (m, &i) in by_id.iter().enumerate() {
             let mut cursor = 0;
-            for (sub, parts) in &members[i].previous.warmup {
+            for (sub, parts) in &spec.previous_of(&members[i]).warmup {
                 prev_warmup.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
             }
         }
@@ -1191,6 +1191,41 @@ mod tests {
         a.iter()
             .flat_map(|(s, ps)| ps.iter().map(move |&p| (s.clone(), p)))
             .collect()
+    }
+
+    #[test]
+    fn lent_previous_targets_assign_as_the_members_own() {
+        let members = vec![
+            member("a", "p1", &[("0", &[0, 1, 2])], &[("0", &[3])]),
+            member("b", "p2", &[("0", &[3])], &[("0", &[0])]),
+            member("c", "p3", &[], &[]),
+        ];
+        let subs = [sub("0", 4, true)];
+        let own = assign(&members, &subs, 1);
+        let targets: BTreeMap<String, Assignment> = members
+            .iter()
+            .filter(|m| m.member_id != "c")
+            .map(|m| (m.member_id.clone(), m.previous.clone()))
+            .collect();
+        let bare: Vec<MemberSpec> = members
+            .iter()
+            .map(|m| MemberSpec {
+                previous: Assignment::default(),
+                ..m.clone()
+            })
+            .collect();
+        let lent = StickyAssignor
+            .assign(&GroupSpec {
+                previous_targets: Some(&targets),
+                ..GroupSpec::new(&bare, &subs, 1)
+            })
+            .unwrap();
+        assert_eq!(own, lent);
+        assert_ne!(
+            own,
+            assign(&bare, &subs, 1),
+            "the previous targets matter here"
+        );
     }
 
     #[test]

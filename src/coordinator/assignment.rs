@@ -50,7 +50,7 @@ impl Coordinator {
                 .to_map(),
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
-                let specs = self.assignor_members(group_id, members, previous, reported);
+                let specs = self.assignor_members(group_id, members, reported);
                 let subtopologies: Vec<SubtopologySpec> = subs
                     .iter()
                     .map(|s| SubtopologySpec {
@@ -63,6 +63,7 @@ impl Coordinator {
                     rack_aware_tags: &self.config.rack_aware_assignment_tags,
                     acceptable_recovery_lag: i64::from(self.config.acceptable_recovery_lag),
                     num_warmup_replicas: self.config.num_warmup_replicas,
+                    previous_targets: Some(previous),
                     ..GroupSpec::new(&specs, &subtopologies, self.config.num_standby_replicas)
                 };
                 let mut result = StickyAssignor.assign(&spec).map_err(|reason| {
@@ -120,14 +121,13 @@ impl Coordinator {
     }
 
     /// The assignor's members (PROTOCOL 2.7 step 1, docs/assignor.md): process, rack, client
-    /// tags, previous target, and the task offsets and end offsets each member last reported
+    /// tags, and the task offsets and end offsets each member last reported
     /// (`reported` for the member of the heartbeat being handled, whose report is not stored
-    /// yet).
+    /// yet). Their previous targets are lent to the assignor as `GroupSpec::previous_targets`.
     fn assignor_members(
         &self,
         group_id: &str,
         members: &BTreeMap<String, &MemberMetadataValue>,
-        previous: &BTreeMap<String, Assignment>,
         reported: Reported<'_>,
     ) -> Vec<MemberSpec> {
         let stored = self.groups.get(group_id);
@@ -161,7 +161,8 @@ impl Coordinator {
                         .iter()
                         .map(|kv| (kv.key.clone(), kv.value.clone()))
                         .to_map(),
-                    previous: previous.get(id).cloned().unwrap_or_default(),
+                    // The assignor reads the stored targets (`previous_targets`).
+                    previous: Assignment::default(),
                     task_offsets: offsets(
                         reported.task_offsets,
                         soft.and_then(|s| s.task_offsets.as_ref()),
@@ -242,7 +243,7 @@ impl Coordinator {
             .iter()
             .map(|(id, m)| (id.clone(), &m.metadata))
             .to_map();
-        let specs = self.assignor_members(group_id, &members, &BTreeMap::new(), reported);
+        let specs = self.assignor_members(group_id, &members, reported);
         let Some(me) = specs.iter().find(|s| s.member_id == member_id) else {
             return false;
         };
