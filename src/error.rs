@@ -190,6 +190,40 @@ impl BoundaryError {
     }
 }
 
+/// The JSON path of a boundary error, built on the stack as a decoder descends and rendered
+/// only for an error (`records[3].key.data`, `request.activeTasks[0]`): shared by the input
+/// shape check and the record decoder, so a valid input builds no path string.
+pub(crate) enum JsonPath<'a> {
+    Root(&'a str),
+    Field(&'a JsonPath<'a>, &'a str),
+    Index(&'a JsonPath<'a>, usize),
+}
+
+impl<'a> JsonPath<'a> {
+    pub(crate) fn field(&'a self, name: &'a str) -> JsonPath<'a> {
+        JsonPath::Field(self, name)
+    }
+
+    pub(crate) fn index(&'a self, i: usize) -> JsonPath<'a> {
+        JsonPath::Index(self, i)
+    }
+
+    pub(crate) fn render(&self) -> String {
+        match self {
+            JsonPath::Root(root) => (*root).to_owned(),
+            JsonPath::Field(parent, name) => {
+                let parent = parent.render();
+                if parent.is_empty() {
+                    (*name).to_owned()
+                } else {
+                    format!("{parent}.{name}")
+                }
+            }
+            JsonPath::Index(parent, i) => format!("{}[{i}]", parent.render()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

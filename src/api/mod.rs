@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::{BoundaryCode, BoundaryError};
+use crate::error::{BoundaryCode, BoundaryError, JsonPath};
 use crate::records::{record_to_json, Dialect, Record};
 use crate::topology::TopicToCreate;
 
@@ -122,7 +122,7 @@ impl Input {
         }
         let mut value: Value = serde_json::from_str(text)
             .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
-        check_shape(&value, &ShapePath::Root, 0)?;
+        check_shape(&value, &JsonPath::Root(""), 0)?;
         // A Replay's records are moved into the input, not copied out of the parsed text.
         let records = match &mut value {
             Value::Object(obj) if obj.get("type").and_then(Value::as_str) == Some("Replay") => {
@@ -142,7 +142,7 @@ impl Input {
 
     /// [`Input::parse`] of an already parsed JSON value.
     pub fn from_value(value: &Value) -> Result<Input, BoundaryError> {
-        check_shape(value, &ShapePath::Root, 0)?;
+        check_shape(value, &JsonPath::Root(""), 0)?;
         Input::from_checked_value(value)
     }
 
@@ -291,28 +291,8 @@ fn nesting(text: &str) -> usize {
     deepest
 }
 
-/// Where `check_shape` is, built on the stack and rendered only for an error.
-enum ShapePath<'a> {
-    Root,
-    Key(&'a ShapePath<'a>, &'a str),
-    Index(&'a ShapePath<'a>, usize),
-}
-
-impl ShapePath<'_> {
-    fn render(&self) -> String {
-        match self {
-            ShapePath::Root => String::new(),
-            ShapePath::Key(parent, key) => match parent.render() {
-                p if p.is_empty() => (*key).to_string(),
-                p => format!("{p}.{key}"),
-            },
-            ShapePath::Index(parent, i) => format!("{}[{i}]", parent.render()),
-        }
-    }
-}
-
 /// Rejects oversized lists and deep nesting before any typed decoding.
-fn check_shape(value: &Value, path: &ShapePath<'_>, depth: usize) -> Result<(), BoundaryError> {
+fn check_shape(value: &Value, path: &JsonPath<'_>, depth: usize) -> Result<(), BoundaryError> {
     if depth > MAX_DEPTH {
         return Err(BoundaryError::new(
             BoundaryCode::TooLarge,
@@ -334,14 +314,14 @@ fn check_shape(value: &Value, path: &ShapePath<'_>, depth: usize) -> Result<(), 
             }
             for (i, item) in items.iter().enumerate() {
                 if !matches!(item, Value::Number(_) | Value::Bool(_) | Value::Null) {
-                    check_shape(item, &ShapePath::Index(path, i), depth + 1)?;
+                    check_shape(item, &path.index(i), depth + 1)?;
                 }
             }
         }
         Value::Object(map) => {
             for (k, v) in map {
                 if !matches!(v, Value::Number(_) | Value::Bool(_) | Value::Null) {
-                    check_shape(v, &ShapePath::Key(path, k), depth + 1)?;
+                    check_shape(v, &path.field(k), depth + 1)?;
                 }
             }
         }

@@ -244,19 +244,19 @@ impl Hasher for TaskHasher {
 /// target) that have an owner in `next` and none in `previous`: tasks handed over from members
 /// that are gone, which [`tasks_moved`] does not count. Each task counts once.
 #[must_use]
-pub fn tasks_reassigned(
+pub fn tasks_reassigned<'a>(
     orphaned: &std::collections::BTreeSet<(String, i32)>,
-    previous: &BTreeMap<String, Assignment>,
+    previous: impl IntoIterator<Item = (&'a String, &'a Assignment)> + Clone,
     next: &BTreeMap<String, Assignment>,
 ) -> u64 {
-    let held = |targets: &BTreeMap<String, Assignment>, sub: &str, p: i32| {
-        targets
-            .values()
-            .any(|a| a.active.get(sub).is_some_and(|parts| parts.contains(&p)))
-    };
+    let holds =
+        |a: &Assignment, sub: &str, p: i32| a.active.get(sub).is_some_and(|s| s.contains(&p));
     orphaned
         .iter()
-        .filter(|(sub, p)| held(next, sub, *p) && !held(previous, sub, *p))
+        .filter(|(sub, p)| {
+            next.values().any(|a| holds(a, sub, *p))
+                && !previous.clone().into_iter().any(|(_, a)| holds(a, sub, *p))
+        })
         .count() as u64
 }
 

@@ -97,19 +97,11 @@ impl Coordinator {
             }
         }
         batch.push(build::target_metadata(group_id, epoch));
-        // The previous targets of the members still in the group, borrowed; copied only for
-        // the orphaned-task count, which most computations do not need (no orphans).
+        // The previous targets of the members still in the group, borrowed.
         let previous_of_members = previous.iter().filter(|(id, _)| members.contains_key(*id));
-        let reassigned = match self.groups.get(group_id) {
-            Some(g) if !g.orphaned.is_empty() => {
-                let previous: BTreeMap<String, Assignment> = previous_of_members
-                    .clone()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .to_map();
-                tasks_reassigned(&g.orphaned, &previous, &new_targets)
-            }
-            _ => 0,
-        };
+        let reassigned = self.groups.get(group_id).map_or(0, |g| {
+            tasks_reassigned(&g.orphaned, previous_of_members.clone(), &new_targets)
+        });
         batch.explain.push(Explain::TargetAssignmentComputed {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,

@@ -15,7 +15,7 @@ use super::codec::{
 };
 use super::model::*;
 use super::wire::MAX_STRING_BYTES;
-use crate::error::{BoundaryCode, BoundaryError};
+use crate::error::{BoundaryCode, BoundaryError, JsonPath as Path};
 use crate::topology::{CopartitionGroup, Subtopology, TopicConfig, TopicInfo};
 
 /// `{"key": {"type", "data"}, "value": {"version", "data"} | null}`, plus `keyBytes` /
@@ -679,38 +679,6 @@ fn copartition_group(v: &Value, p: &Path<'_>) -> Result<CopartitionGroup, Bounda
 
 // ---------------------------------------------------------------------------------------------
 // JSON primitives
-
-/// A JSON path built on the stack; rendered only for an error.
-enum Path<'a> {
-    Root(&'a str),
-    Field(&'a Path<'a>, &'a str),
-    Index(&'a Path<'a>, usize),
-}
-
-impl<'a> Path<'a> {
-    fn field(&'a self, name: &'a str) -> Path<'a> {
-        Path::Field(self, name)
-    }
-
-    fn index(&'a self, i: usize) -> Path<'a> {
-        Path::Index(self, i)
-    }
-
-    fn render(&self) -> String {
-        match self {
-            Path::Root(root) => (*root).to_owned(),
-            Path::Field(parent, name) => {
-                let parent = parent.render();
-                if parent.is_empty() {
-                    (*name).to_owned()
-                } else {
-                    format!("{parent}.{name}")
-                }
-            }
-            Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
-        }
-    }
-}
 
 fn err(p: &Path<'_>, message: impl Into<String>) -> BoundaryError {
     BoundaryError::new(BoundaryCode::InvalidRecord, p.render(), message)
