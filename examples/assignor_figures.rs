@@ -9,7 +9,8 @@
 //! - Cost: cold 1,000 / 100 / 10,000 + 10,000, one member joining it, cold 10,000 / 1,000 /
 //!   100,000 + 100,000 (best of several runs), and bytes allocated per placed task.
 //!
-//! `profile` as the first argument loops the cold 1,000-member case for a profiler.
+//! `profile` as the first argument loops the cold 1,000-member case for a profiler,
+//! `profile-join` the case of one member joining it.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::{BTreeMap, BTreeSet};
@@ -278,6 +279,22 @@ fn main() {
     if std::env::args().nth(1).as_deref() == Some("profile") {
         let subs = all_stateful(10_000);
         let ms = members(1_000, 100, 0);
+        let s = spec(&ms, &subs, 1);
+        for _ in 0..500 {
+            drop(black_box(assign(&s)));
+        }
+        return;
+    }
+    if std::env::args().nth(1).as_deref() == Some("profile-join") {
+        let subs = all_stateful(10_000);
+        let mut ms = members(1_000, 100, 0);
+        let first = assign(&spec(&ms, &subs, 1));
+        with_previous(&mut ms, &first);
+        ms.push(MemberSpec {
+            member_id: "member-joining".into(),
+            process_id: "process-joining".into(),
+            ..Default::default()
+        });
         let s = spec(&ms, &subs, 1);
         for _ in 0..500 {
             drop(black_box(assign(&s)));

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use streams_group_coordinator::assignor::{
-    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
+    tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, Warmup,
 };
 use streams_group_coordinator::tasks::{count, Assignment, TaskMap};
 
@@ -793,6 +793,122 @@ fn assignor_lag_aware_warmups_follow_the_reference() {
         }
         let total: usize = g.subs.iter().map(|s| s.num_tasks.max(0) as usize).sum();
         prop_assert_eq!(actives.len(), if members.is_empty() { 0 } else { total });
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
+/// `compute` (the coordinator's way: only the changed targets are built) against `assign`: the
+/// changed targets are exactly those that differ from the previous entry, and the counts and
+/// warm-ups are those of the full output. Previous targets come either from the members or lent
+/// (`previous_targets`, with some members missing there); some carry empty task sets.
+#[test]
+fn assignor_compute_reports_exactly_the_changes_of_assign() {
+    let offsets = prop::collection::vec((0u8..4, 0i32..12, -3i64..300), 0..12);
+    let strategy = (
+        prop_oneof![arb_group(), arb_stable_group()],
+        prop::collection::vec(offsets, 12),
+        prop::collection::vec(any::<u8>(), 12),
+        prop::collection::btree_set((0u8..6, -1i32..12), 0..6),
+        any::<bool>(),
+    );
+    let result = runner(1500).run(&strategy, |(g, reports, how, orphaned, lent)| {
+        let mut members = g.members.clone();
+        for ((m, rep), &h) in members.iter_mut().zip(&reports).zip(&how) {
+            if h % 4 == 0 {
+                for &(s, p, o) in rep {
+                    if o % 5 == 0 {
+                        m.task_end_offsets.push((s.to_string(), p, 200 + o));
+                    } else {
+                        m.task_offsets
+                            .push((s.to_string(), p, if o < 0 { -2 } else { o }));
+                    }
+                }
+            }
+            if h % 7 == 1 {
+                m.previous.standby.insert("0".into(), BTreeSet::new());
+            }
+        }
+        let orphaned: BTreeSet<Task> = orphaned
+            .into_iter()
+            .map(|(s, p)| (s.to_string(), p))
+            .collect();
+        // Lent previous targets: members whose `how` is odd have none there.
+        let lent_targets: Target = members
+            .iter()
+            .zip(&how)
+            .filter(|(_, &h)| h % 2 == 0)
+            .map(|(m, _)| (m.member_id.clone(), m.previous.clone()))
+            .collect();
+        let specs: Vec<MemberSpec> = if lent {
+            members
+                .iter()
+                .map(|m| MemberSpec {
+                    previous: Assignment::default(),
+                    ..m.clone()
+                })
+                .collect()
+        } else {
+            members.clone()
+        };
+        let spec = GroupSpec {
+            previous_targets: lent.then_some(&lent_targets),
+            num_warmup_replicas: 3,
+            acceptable_recovery_lag: 50,
+            ..GroupSpec::new(&specs, &g.subs, g.replicas)
+        };
+        let out = StickyAssignor.assign(&spec).expect("valid spec");
+        let computed = StickyAssignor.compute(&spec).expect("valid spec");
+        let previous_of = |id: &str| -> Option<&Assignment> {
+            if lent {
+                lent_targets.get(id)
+            } else {
+                members
+                    .iter()
+                    .find(|m| m.member_id == id)
+                    .map(|m| &m.previous)
+            }
+        };
+        let expected: Vec<(&str, Assignment)> = out
+            .iter()
+            .filter(|(id, t)| previous_of(id) != Some(t))
+            .map(|(id, t)| (id.as_str(), t.clone()))
+            .collect();
+        prop_assert_eq!(computed.changed(), expected);
+        let previous: Target = out
+            .keys()
+            .filter_map(|id| previous_of(id).map(|t| (id.clone(), t.clone())))
+            .collect();
+        prop_assert_eq!(computed.tasks_moved(), tasks_moved(&previous, &out));
+        prop_assert_eq!(
+            computed.tasks_reassigned(&orphaned),
+            tasks_reassigned(&orphaned, &previous, &out)
+        );
+        let mut warmups = Vec::new();
+        for (id, a) in &out {
+            for (sub, p) in task_list(&a.warmup) {
+                let active = out
+                    .iter()
+                    .find(|(_, o)| o.active.get(&sub).is_some_and(|s| s.contains(&p)))
+                    .map(|(m, _)| m.clone());
+                warmups.push((id.clone(), sub, p, active));
+            }
+        }
+        let got: Vec<_> = computed
+            .warmups()
+            .into_iter()
+            .map(|w: Warmup<'_>| {
+                (
+                    w.member_id.to_string(),
+                    w.subtopology_id.to_string(),
+                    w.partition,
+                    w.active_member_id.map(str::to_string),
+                )
+            })
+            .collect();
+        prop_assert_eq!(got, warmups);
         Ok(())
     });
     if let Err(e) = result {

@@ -36,7 +36,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::tasks::{count, Assignment};
 
 pub use manual::{validate_manual, ManualTarget};
-pub use sticky::StickyAssignor;
+pub use sticky::{Computation, StickyAssignor, Warmup};
 
 /// One member as the assignor sees it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -116,6 +116,17 @@ impl<'a> GroupSpec<'a> {
         }
     }
 
+    /// The previous target of `member` as a target computation compares against: the entry in
+    /// `previous_targets` when set (`None` when it has none there), its own `previous`
+    /// otherwise.
+    #[must_use]
+    pub fn previous_entry(&self, member: &'a MemberSpec) -> Option<&'a Assignment> {
+        match self.previous_targets {
+            Some(targets) => targets.get(&member.member_id),
+            None => Some(&member.previous),
+        }
+    }
+
     /// The previous target of `member`: from `previous_targets` when set (empty if it has none
     /// there), from the member's own `previous` otherwise.
     #[must_use]
@@ -165,13 +176,17 @@ pub fn task_lag(
 ///   previous owner (as in PROTOCOL 2.10). If several members of `next` claim it, each claimer
 ///   other than the previous owner counts.
 #[must_use]
-pub fn tasks_moved<'a>(
+pub fn tasks_moved<'a, 'b>(
     previous: impl IntoIterator<Item = (&'a String, &'a Assignment)>,
-    next: &BTreeMap<String, Assignment>,
+    next: impl IntoIterator<Item = (&'b String, &'b Assignment)> + Clone,
 ) -> u64 {
     // Hash map for lookup only: the count does not depend on iteration order. Sized for the
     // new targets' active tasks (as many as the previous ones, give or take the changes).
-    let tasks: usize = next.values().map(|a| count(&a.active)).sum();
+    let tasks: usize = next
+        .clone()
+        .into_iter()
+        .map(|(_, a)| count(&a.active))
+        .sum();
     let mut owner: HashMap<(&str, i32), &str, BuildHasherDefault<TaskHasher>> =
         HashMap::with_capacity_and_hasher(tasks, BuildHasherDefault::default());
     // BTreeMap iteration is in member-id order, so the first claim is the smallest member id.
@@ -244,17 +259,17 @@ impl Hasher for TaskHasher {
 /// target) that have an owner in `next` and none in `previous`: tasks handed over from members
 /// that are gone, which [`tasks_moved`] does not count. Each task counts once.
 #[must_use]
-pub fn tasks_reassigned<'a>(
+pub fn tasks_reassigned<'a, 'b>(
     orphaned: &std::collections::BTreeSet<(String, i32)>,
     previous: impl IntoIterator<Item = (&'a String, &'a Assignment)> + Clone,
-    next: &BTreeMap<String, Assignment>,
+    next: impl IntoIterator<Item = (&'b String, &'b Assignment)> + Clone,
 ) -> u64 {
     let holds =
         |a: &Assignment, sub: &str, p: i32| a.active.get(sub).is_some_and(|s| s.contains(&p));
     orphaned
         .iter()
         .filter(|(sub, p)| {
-            next.values().any(|a| holds(a, sub, *p))
+            next.clone().into_iter().any(|(_, a)| holds(a, sub, *p))
                 && !previous.clone().into_iter().any(|(_, a)| holds(a, sub, *p))
         })
         .count() as u64

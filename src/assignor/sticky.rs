@@ -8,10 +8,13 @@
 //! the group is found with two levels of binary heaps: per process, its members keyed by member
 //! load; over the processes, each process's best member keyed by (member load, process load,
 //! member id). A process's load is the same for all its members, so the best member of the group
-//! is the best of the processes' best members. Keys only ever rise, so heaps are re-keyed lazily:
-//! a stale key is never better than the true one, and an entry is refreshed when it reaches the
-//! top. Every placement costs O(log members) amortised, for O((tasks + members) log members) in
-//! all.
+//! is the best of the processes' best members. A placement re-keys its member and process in
+//! place; the phases that never ask for the least-loaded member (A1, A2) only count, and the
+//! heaps are rebuilt in O(members) when next asked. Every placement costs O(log members), for
+//! O((tasks + members) log members) in all.
+//!
+//! [`StickyAssignor::compute`] keeps the result in indices beside each member's previous target
+//! in indices, so that a coordinator builds only the targets that changed.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
@@ -48,6 +51,103 @@ impl StickyAssignor {
         let group = Group::build(spec)?;
         let placement = group.place();
         Ok(group.output(&placement))
+    }
+
+    /// The same placement as [`StickyAssignor::assign`], kept in indices: the caller asks for
+    /// the targets that changed and the counts it reports, and builds no target that stayed.
+    pub fn compute<'a>(&self, spec: &GroupSpec<'a>) -> Result<Computation<'a>, String> {
+        let group = Group::build(spec)?;
+        let placement = group.place();
+        let lists = group.member_tasks(&placement);
+        Ok(Computation {
+            group,
+            placement,
+            lists,
+        })
+    }
+}
+
+/// A computed placement ([`StickyAssignor::compute`]).
+pub struct Computation<'a> {
+    group: Group<'a>,
+    placement: Placement,
+    lists: Previous,
+}
+
+/// One warm-up of a computed placement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Warmup<'a> {
+    /// The member warming up.
+    pub member_id: &'a str,
+    /// The task's subtopology.
+    pub subtopology_id: &'a str,
+    /// The task's partition.
+    pub partition: i32,
+    /// The member the task is active on, if any.
+    pub active_member_id: Option<&'a str>,
+}
+
+impl<'a> Computation<'a> {
+    /// The members whose new target differs from their previous one
+    /// ([`GroupSpec::previous_entry`](super::GroupSpec::previous_entry); a member without one
+    /// always counts), with the new target, in member-id order.
+    #[must_use]
+    pub fn changed(&self) -> Vec<(&'a str, Assignment)> {
+        let g = &self.group;
+        (0..g.member_ids.len())
+            .filter(|&m| {
+                !g.previous.exact[m]
+                    || (0..3).any(|kind| g.previous.of(kind, m) != self.lists.of(kind, m))
+            })
+            .map(|m| (g.member_ids[m], g.assignment(&self.lists, m)))
+            .collect()
+    }
+
+    /// [`tasks_moved`](super::tasks_moved) from the members' previous targets to the new ones:
+    /// active tasks whose previous owner (the smallest member id claiming it) lost them.
+    #[must_use]
+    pub fn tasks_moved(&self) -> u64 {
+        let prev = &self.group.prev_active;
+        self.placement
+            .active_owner
+            .iter()
+            .zip(prev)
+            .filter(|&(&now, &before)| before != NONE && now != NONE && now != before)
+            .count() as u64
+    }
+
+    /// [`tasks_reassigned`](super::tasks_reassigned): the tasks of `orphaned` that have an
+    /// active owner now and had none among the members' previous targets.
+    #[must_use]
+    pub fn tasks_reassigned(&self, orphaned: &BTreeSet<(String, i32)>) -> u64 {
+        orphaned
+            .iter()
+            .filter_map(|(sub, p)| self.group.task_index(sub, *p))
+            .filter(|&t| {
+                self.placement.active_owner[t as usize] != NONE
+                    && self.group.prev_active[t as usize] == NONE
+            })
+            .count() as u64
+    }
+
+    /// The warm-ups, by member id, then subtopology id and partition.
+    #[must_use]
+    pub fn warmups(&self) -> Vec<Warmup<'a>> {
+        let g = &self.group;
+        let mut out = Vec::new();
+        for (m, &member_id) in g.member_ids.iter().enumerate() {
+            for &t in self.lists.of(2, m) {
+                let s = g.task_sub[t as usize] as usize;
+                let owner = self.placement.active_owner[t as usize];
+                out.push(Warmup {
+                    member_id,
+                    subtopology_id: g.sub_ids[s],
+                    partition: (t - g.sub_offset[s]) as i32,
+                    active_member_id: (owner != NONE).then(|| g.member_ids[owner as usize]),
+                });
+            }
+        }
+        out
     }
 }
 
@@ -90,6 +190,47 @@ struct Group<'a> {
     num_warmups: u32,
     /// `(task, member)` of previous warm-ups, sorted.
     prev_warmup: Vec<(u32, u32)>,
+    /// Each member's previous target in indices, to tell which targets change.
+    previous: Previous,
+}
+
+/// The previous targets in task indices, per member: `tasks[kind][offsets[kind][m]..][..]` for
+/// active (0), standby (1) and warm-up (2) tasks, each run in ascending task order.
+struct Previous {
+    tasks: [Vec<u32>; 3],
+    offsets: [Vec<u32>; 3],
+    /// Whether member `m`'s previous target equals its indices: it had one, and every entry of
+    /// it is a non-empty set of existing tasks. Only then can equal indices mean an equal target.
+    exact: Vec<bool>,
+}
+
+impl Previous {
+    fn with_members(n: usize) -> Self {
+        let offsets = || {
+            let mut v = Vec::with_capacity(n + 1);
+            v.push(0);
+            v
+        };
+        Previous {
+            tasks: [Vec::new(), Vec::new(), Vec::new()],
+            offsets: [offsets(), offsets(), offsets()],
+            exact: Vec::with_capacity(n),
+        }
+    }
+
+    /// Ends member `m`'s runs.
+    fn close(&mut self, m: usize, exact: bool) {
+        debug_assert_eq!(self.exact.len(), m);
+        for kind in 0..3 {
+            self.offsets[kind].push(self.tasks[kind].len() as u32);
+        }
+        self.exact.push(exact);
+    }
+
+    fn of(&self, kind: usize, m: usize) -> &[u32] {
+        let offsets = &self.offsets[kind];
+        &self.tasks[kind][offsets[m] as usize..offsets[m + 1] as usize]
+    }
 }
 
 /// The result of the phases, in indices.
@@ -245,32 +386,40 @@ impl<'a> Group<'a> {
         // member-id order.
         let mut prev_active = vec![NONE; num_tasks];
         let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
+        let mut prev_warmup: Vec<(u32, u32)> = Vec::new();
+        let mut previous = Previous::with_members(members.len());
         for (m, &i) in by_id.iter().enumerate() {
-            let previous = spec.previous_of(&members[i]);
+            let target = spec.previous_of(&members[i]);
+            // Without an entry of its own, whatever the member gets counts as a change.
+            let mut exact = spec.previous_entry(&members[i]).is_some();
             let mut cursor = 0;
-            for (sub, parts) in &previous.active {
+            for (sub, parts) in &target.active {
+                let start = previous.tasks[0].len();
                 for t in tasks_of(&mut cursor, sub, parts) {
+                    previous.tasks[0].push(t);
                     let owner = &mut prev_active[t as usize];
                     if *owner == NONE {
                         *owner = m as u32;
                     }
                 }
+                exact &= !parts.is_empty() && previous.tasks[0].len() - start == parts.len();
             }
-            for map in [&previous.standby, &previous.warmup] {
+            for (kind, map) in [(1, &target.standby), (2, &target.warmup)] {
                 let mut cursor = 0;
                 for (sub, parts) in map {
-                    standby_pairs.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
+                    let start = previous.tasks[kind].len();
+                    previous.tasks[kind].extend(tasks_of(&mut cursor, sub, parts));
+                    let found = &previous.tasks[kind][start..];
+                    exact &= !parts.is_empty() && found.len() == parts.len();
+                    standby_pairs.extend(found.iter().map(|&t| (t, m as u32)));
+                    if kind == 2 {
+                        prev_warmup.extend(found.iter().map(|&t| (t, m as u32)));
+                    }
                 }
             }
+            previous.close(m, exact);
         }
         let (prev_standby_offset, prev_standby) = group_by_task(num_tasks, &standby_pairs);
-        let mut prev_warmup: Vec<(u32, u32)> = Vec::new();
-        for (m, &i) in by_id.iter().enumerate() {
-            let mut cursor = 0;
-            for (sub, parts) in &spec.previous_of(&members[i]).warmup {
-                prev_warmup.extend(tasks_of(&mut cursor, sub, parts).map(|t| (t, m as u32)));
-            }
-        }
         ordered::sort_pairs(&mut prev_warmup);
 
         // Rack id and rack-aware tags, interned per dimension.
@@ -350,6 +499,7 @@ impl<'a> Group<'a> {
             acceptable_lag: u64::try_from(spec.acceptable_recovery_lag).unwrap_or(0),
             num_warmups: u32::try_from(spec.num_warmup_replicas).unwrap_or(0),
             prev_warmup,
+            previous,
             member_ids,
             member_process,
             capacity,
@@ -365,6 +515,15 @@ impl<'a> Group<'a> {
             replicas,
             num_stateful_tasks,
         })
+    }
+
+    /// The index of task `(sub, partition)`, if it exists.
+    fn task_index(&self, sub: &str, partition: i32) -> Option<u32> {
+        let s = self.sub_ids.binary_search(&sub).ok()?;
+        let base = self.sub_offset[s];
+        let n = self.sub_offset[s + 1] - base;
+        let p = u32::try_from(partition).ok().filter(|&p| p < n)?;
+        Some(base + p)
     }
 
     fn num_tasks(&self) -> usize {
@@ -447,7 +606,8 @@ impl<'a> Group<'a> {
                 }};
             }
 
-            // A1: stickiness.
+            // A1: stickiness. Neither A1 nor A2 asks for the least-loaded member of the group.
+            loads.unheap();
             for &t in &self.partition_order {
                 let prev = self.prev_active[t as usize];
                 if self.stateful(t) == class
@@ -715,61 +875,57 @@ impl<'a> Group<'a> {
         map
     }
 
-    fn output(&self, placement: &Placement) -> BTreeMap<String, Assignment> {
+    /// Each member's new tasks in indices, laid out like [`Previous`].
+    fn member_tasks(&self, placement: &Placement) -> Previous {
         let num_members = self.member_ids.len();
+        let mut lists = Previous::with_members(num_members);
 
-        // Active tasks per member, in task order.
-        let mut offsets = Vec::with_capacity(num_members + 1);
+        // Active tasks per member, in task order: a counting sort by owner.
         let mut acc = 0u32;
         for &c in &placement.active_count {
-            offsets.push(acc);
             acc += c;
+            lists.offsets[0].push(acc);
         }
-        offsets.push(acc);
-        let mut fill = offsets.clone();
-        let mut active = vec![0u32; acc as usize];
+        let mut fill = lists.offsets[0].clone();
+        lists.tasks[0] = vec![0u32; acc as usize];
         for (t, &m) in placement.active_owner.iter().enumerate() {
             if m != NONE {
                 let slot = &mut fill[m as usize];
-                active[*slot as usize] = t as u32;
+                lists.tasks[0][*slot as usize] = t as u32;
                 *slot += 1;
             }
         }
 
         // Standby and warm-up tasks per member, in task order.
-        let by_member = |pairs: &[(u32, u32)]| -> Vec<u64> {
+        for (kind, pairs) in [(1, &placement.standby), (2, &placement.warmup)] {
             let mut sorted: Vec<(u32, u32)> = pairs.iter().map(|&(t, m)| (m, t)).collect();
             ordered::sort_pairs(&mut sorted);
-            sorted
-                .iter()
-                .map(|&(m, t)| (u64::from(m) << 32) | u64::from(t))
-                .collect()
-        };
-        let standby = by_member(&placement.standby);
-        let mut standby_tasks: &[u64] = &standby;
-        let warmup = by_member(&placement.warmup);
-        let mut warmup_tasks: &[u64] = &warmup;
+            let mut rest: &[(u32, u32)] = &sorted;
+            for m in 0..num_members as u32 {
+                let run = rest.partition_point(|&(o, _)| o == m);
+                lists.tasks[kind].extend(rest[..run].iter().map(|&(_, t)| t));
+                lists.offsets[kind].push(lists.tasks[kind].len() as u32);
+                rest = &rest[run..];
+            }
+        }
+        lists
+    }
 
+    /// Member `m`'s target from its task indices.
+    fn assignment(&self, lists: &Previous, m: usize) -> Assignment {
+        Assignment {
+            active: self.task_map(lists.of(0, m)),
+            standby: self.task_map(lists.of(1, m)),
+            warmup: self.task_map(lists.of(2, m)),
+        }
+    }
+
+    fn output(&self, placement: &Placement) -> BTreeMap<String, Assignment> {
+        let lists = self.member_tasks(placement);
         // Inserted in member-id order, each at the map's right edge.
         let mut out = BTreeMap::new();
-        let mut member_standby: Vec<u32> = Vec::new();
         for (m, id) in self.member_ids.iter().enumerate() {
-            let run = standby_tasks.partition_point(|&k| (k >> 32) as usize == m);
-            member_standby.clear();
-            member_standby.extend(standby_tasks[..run].iter().map(|&k| k as u32));
-            standby_tasks = &standby_tasks[run..];
-            let run = warmup_tasks.partition_point(|&k| (k >> 32) as usize == m);
-            let member_warmup: Vec<u32> = warmup_tasks[..run].iter().map(|&k| k as u32).collect();
-            warmup_tasks = &warmup_tasks[run..];
-            let mine = &active[offsets[m] as usize..offsets[m + 1] as usize];
-            out.insert(
-                (*id).to_string(),
-                Assignment {
-                    active: self.task_map(mine),
-                    standby: self.task_map(&member_standby),
-                    warmup: self.task_map(&member_warmup),
-                },
-            );
+            out.insert((*id).to_string(), self.assignment(&lists, m));
         }
         out
     }
@@ -931,6 +1087,9 @@ struct Loads<'g> {
     process_pos: Vec<u32>,
     /// Scratch space of [`Loads::scan`].
     frontier: BinaryHeap<Reverse<(ProcessKey, u32)>>,
+    /// Whether both heaps are exact. Phases that never ask for the least-loaded member (A1, A2)
+    /// let them go stale and only count; the next question rebuilds them in O(members).
+    heaped: bool,
 }
 
 impl<'g> Loads<'g> {
@@ -965,14 +1124,40 @@ impl<'g> Loads<'g> {
             process_heap: Vec::with_capacity(capacity.len()),
             process_pos: (0..capacity.len() as u32).collect(),
             frontier: BinaryHeap::new(),
+            heaped: false,
         };
-        loads.process_heap = (0..capacity.len() as u32)
-            .map(|p| loads.process_key(p))
-            .collect();
-        for i in (0..capacity.len()).rev() {
-            loads.process_sift_down(i);
-        }
+        loads.heapify();
         loads
+    }
+
+    /// Stops keeping the heaps until the next least-loaded question ([`Loads::heapify`]).
+    fn unheap(&mut self) {
+        self.heaped = false;
+    }
+
+    /// Rebuilds both heaps from the loads (bottom-up, O(members + processes)), if stale.
+    fn heapify(&mut self) {
+        if self.heaped {
+            return;
+        }
+        for p in 0..self.capacity.len() {
+            let len = (self.member_start[p + 1] - self.member_start[p]) as usize;
+            for i in (0..len / 2).rev() {
+                self.member_sift_down(p, i);
+            }
+        }
+        self.process_heap.clear();
+        for p in 0..self.capacity.len() as u32 {
+            let key = self.process_key(p);
+            self.process_heap.push(key);
+        }
+        for (i, key) in self.process_heap.iter().enumerate() {
+            self.process_pos[key.process as usize] = i as u32;
+        }
+        for i in (0..self.process_heap.len() / 2).rev() {
+            self.process_sift_down(i);
+        }
+        self.heaped = true;
     }
 
     fn add(&mut self, member: u32) {
@@ -1019,6 +1204,9 @@ impl<'g> Loads<'g> {
     /// After `member`'s load changed: re-keys it in its process's heap and the process in the
     /// process heap.
     fn rekey(&mut self, member: u32) {
+        if !self.heaped {
+            return;
+        }
         let p = self.member_process[member as usize] as usize;
         let base = self.member_start[p] as usize;
         let local = self.member_pos[member as usize] as usize - base;
@@ -1112,7 +1300,8 @@ impl<'g> Loads<'g> {
     }
 
     /// The least-loaded member of the group.
-    fn least_loaded(&self) -> Option<u32> {
+    fn least_loaded(&mut self) -> Option<u32> {
+        self.heapify();
         Some(self.process_heap.first()?.member)
     }
 
@@ -1120,6 +1309,7 @@ impl<'g> Loads<'g> {
     /// process and its best member until it returns `true` (the scan stops there) or every
     /// process was visited. Neither heap changes; the cost is O(k log k) for k visits.
     fn scan(&mut self, mut visit: impl FnMut(&Self, u32, u32) -> bool) {
+        self.heapify();
         let mut frontier = std::mem::take(&mut self.frontier);
         frontier.clear();
         if let Some(&key) = self.process_heap.first() {

@@ -7,7 +7,8 @@ use super::{Batch, Coordinator};
 use crate::api::Explain;
 use crate::api::TaskOffsetJson;
 use crate::assignor::{
-    task_lag, tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
+    task_lag, tasks_moved, tasks_reassigned, Computation, GroupSpec, MemberSpec, StickyAssignor,
+    SubtopologySpec,
 };
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
@@ -31,7 +32,8 @@ pub(crate) struct Reported<'a> {
 impl Coordinator {
     /// Computes every member's new target for `epoch`, writes the target member records of the
     /// members whose target changed (or who had none) and the target metadata record, and
-    /// returns the new targets. `members` is the member list as updated by the operation.
+    /// returns the targets written: the others are as in `previous`. `members` is the member
+    /// list as updated by the operation.
     #[allow(clippy::too_many_arguments)] // `reported` is the heartbeat's; the rest is 2.7's input
     pub(crate) fn compute_targets(
         &self,
@@ -43,11 +45,8 @@ impl Coordinator {
         reported: Reported<'_>,
         batch: &mut Batch,
     ) -> Result<BTreeMap<String, Assignment>, ProtocolError> {
-        let new_targets: BTreeMap<String, Assignment> = match (self.config.assignor, configured) {
-            (AssignorKind::Manual, _) => members
-                .keys()
-                .map(|id| (id.clone(), previous.get(id).cloned().unwrap_or_default()))
-                .to_map(),
+        let orphaned = self.groups.get(group_id).map(|g| &g.orphaned);
+        let (changed, tasks_moved, tasks_reassigned) = match (self.config.assignor, configured) {
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
                 let specs = self.assignor_members(group_id, members, reported);
@@ -66,7 +65,7 @@ impl Coordinator {
                     previous_targets: Some(previous),
                     ..GroupSpec::new(&specs, &subtopologies, self.config.num_standby_replicas)
                 };
-                let mut result = StickyAssignor.assign(&spec).map_err(|reason| {
+                let computed = StickyAssignor.compute(&spec).map_err(|reason| {
                     ProtocolError::new(
                         ErrorCode::UnknownServerError,
                         format!(
@@ -74,42 +73,59 @@ impl Coordinator {
                         ),
                     )
                 })?;
-                // Every member gets a target (empty if the assignor left it out), and only
-                // the members: the assignor's map is kept rather than rebuilt.
-                result.retain(|id, _| members.contains_key(id));
-                for id in members.keys() {
-                    if !result.contains_key(id) {
-                        result.insert(id.clone(), Assignment::default());
-                    }
-                }
-                self.explain_warmups(group_id, &specs, &result, batch);
-                result
+                self.explain_warmups(group_id, &specs, &computed, batch);
+                // The assignor's members are `members`: the counts are over their previous
+                // targets, as `tasks_moved` and `tasks_reassigned` define them.
+                let reassigned = orphaned.map_or(0, |o| computed.tasks_reassigned(o));
+                let changed: BTreeMap<String, Assignment> = computed
+                    .changed()
+                    .into_iter()
+                    .map(|(id, target)| (id.to_string(), target))
+                    .to_map();
+                (changed, computed.tasks_moved(), reassigned)
             }
-            // No topology, or not ready: every target is empty.
-            _ => members
-                .keys()
-                .map(|id| (id.clone(), Assignment::default()))
-                .to_map(),
+            (kind, _) => {
+                // The manual assignor keeps every target; without a ready topology every
+                // target is empty.
+                let keep = kind == AssignorKind::Manual;
+                let next = |id: &String| match previous.get(id) {
+                    Some(t) if keep => t.clone(),
+                    _ => Assignment::default(),
+                };
+                let changed: BTreeMap<String, Assignment> = members
+                    .keys()
+                    .map(|id| (id.clone(), next(id)))
+                    .filter(|(id, target)| previous.get(id) != Some(target))
+                    .to_map();
+                // The previous targets of the members still in the group, borrowed; a member
+                // not written keeps its previous target.
+                let of_members = previous.iter().filter(|(id, _)| members.contains_key(*id));
+                let next_targets = members.keys().filter_map(|id| {
+                    changed
+                        .get(id)
+                        .or_else(|| previous.get(id))
+                        .map(|t| (id, t))
+                });
+                let next_targets: BTreeMap<&String, &Assignment> = next_targets.to_map();
+                let next_targets = next_targets.iter().map(|(k, v)| (*k, *v));
+                let moved = tasks_moved(of_members.clone(), next_targets.clone());
+                let reassigned =
+                    orphaned.map_or(0, |o| tasks_reassigned(o, of_members, next_targets));
+                (changed, moved, reassigned)
+            }
         };
-        for (id, target) in &new_targets {
-            if previous.get(id) != Some(target) {
-                batch.push(build::target_member(group_id, id, target));
-            }
+        for (id, target) in &changed {
+            batch.push(build::target_member(group_id, id, target));
         }
         batch.push(build::target_metadata(group_id, epoch));
-        // The previous targets of the members still in the group, borrowed.
-        let previous_of_members = previous.iter().filter(|(id, _)| members.contains_key(*id));
-        let reassigned = self.groups.get(group_id).map_or(0, |g| {
-            tasks_reassigned(&g.orphaned, previous_of_members.clone(), &new_targets)
-        });
         batch.explain.push(Explain::TargetAssignmentComputed {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,
-            tasks_moved: tasks_moved(previous_of_members, &new_targets),
-            tasks_reassigned: reassigned,
+            tasks_moved,
+            tasks_reassigned,
             assignor: self.config.assignor.name(),
         });
-        Ok(new_targets)
+        Ok(changed)
     }
 
     /// The assignor's members (PROTOCOL 2.7 step 1, docs/assignor.md): process, rack, client
@@ -174,31 +190,24 @@ impl Coordinator {
         &self,
         group_id: &str,
         specs: &[MemberSpec],
-        targets: &BTreeMap<String, Assignment>,
+        computed: &Computation<'_>,
         batch: &mut Batch,
     ) {
-        for spec in specs {
-            let Some(target) = targets.get(&spec.member_id) else {
+        for w in computed.warmups() {
+            // The specs are in member-id order (`members`'s).
+            let Ok(i) = specs.binary_search_by(|s| s.member_id.as_str().cmp(w.member_id)) else {
                 continue;
             };
-            for (sub, parts) in &target.warmup {
-                for &p in parts {
-                    let active = targets
-                        .iter()
-                        .find(|(_, a)| a.active.get(sub).is_some_and(|s| s.contains(&p)))
-                        .map(|(id, _)| id.clone())
-                        .unwrap_or_default();
-                    batch.explain.push(Explain::WarmupAssigned {
-                        group_id: group_id.to_string(),
-                        member_id: spec.member_id.clone(),
-                        subtopology_id: sub.clone(),
-                        partition: p,
-                        active_member_id: active,
-                        lag: task_lag(specs, spec, sub, p),
-                        acceptable_recovery_lag: self.config.acceptable_recovery_lag,
-                    });
-                }
-            }
+            let spec = &specs[i];
+            batch.explain.push(Explain::WarmupAssigned {
+                group_id: group_id.to_string(),
+                member_id: w.member_id.to_string(),
+                subtopology_id: w.subtopology_id.to_string(),
+                partition: w.partition,
+                active_member_id: w.active_member_id.unwrap_or_default().to_string(),
+                lag: task_lag(specs, spec, w.subtopology_id, w.partition),
+                acceptable_recovery_lag: self.config.acceptable_recovery_lag,
+            });
         }
     }
 

@@ -575,10 +575,12 @@ impl Coordinator {
                 },
                 batch,
             )?;
-            (
-                Cow::Owned(targets.remove(member_id).unwrap_or_default()),
-                group_epoch,
-            )
+            // A target not written is the previous one.
+            let target = targets
+                .remove(member_id)
+                .or_else(|| previous.get(member_id).cloned())
+                .unwrap_or_default();
+            (Cow::Owned(target), group_epoch)
         } else {
             let target = match previous {
                 Cow::Borrowed(targets) => targets.get(member_id).map(Cow::Borrowed),
