@@ -12,7 +12,7 @@ use crate::assignor::{
 };
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
-use crate::group::TaskOffset;
+use crate::group::{Group, MemberSoft, TaskOffset};
 use crate::ordered::Ordered;
 use crate::records::build;
 use crate::records::MemberMetadataValue;
@@ -29,6 +29,80 @@ pub(crate) struct Reported<'a> {
     pub task_end_offsets: Option<&'a [TaskOffsetJson]>,
 }
 
+/// One member of a target computation: its metadata as the operation left it, and what it last
+/// reported (the stored member's soft state; none for a member not stored yet).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MemberView<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) metadata: &'a MemberMetadataValue,
+    pub(crate) soft: Option<&'a MemberSoft>,
+}
+
+/// The members of a target computation in member-id order, borrowed from the group: no id is
+/// copied, and a walk beside the stored targets (also in id order) needs no look-ups.
+#[derive(Debug, Default)]
+pub(crate) struct Members<'a>(Vec<MemberView<'a>>);
+
+impl<'a> Members<'a> {
+    /// The group's members, without `without` (a replaced static member) and with `with` (the
+    /// member of the operation, as updated) in its place by id.
+    pub(crate) fn of(
+        group: &'a Group,
+        without: Option<&str>,
+        with: Option<(&'a str, &'a MemberMetadataValue)>,
+    ) -> Self {
+        let mut list: Vec<MemberView<'a>> = Vec::with_capacity(group.members.len() + 1);
+        let mut pending = with;
+        for (id, m) in &group.members {
+            if Some(id.as_str()) == without {
+                continue;
+            }
+            if let Some((wid, md)) = pending {
+                if wid <= id.as_str() {
+                    pending = None;
+                    list.push(MemberView {
+                        id: wid,
+                        metadata: md,
+                        soft: group.members.get(wid).map(|m| &m.soft),
+                    });
+                    if wid == id.as_str() {
+                        continue;
+                    }
+                }
+            }
+            list.push(MemberView {
+                id,
+                metadata: &m.metadata,
+                soft: Some(&m.soft),
+            });
+        }
+        if let Some((wid, md)) = pending {
+            list.push(MemberView {
+                id: wid,
+                metadata: md,
+                soft: group.members.get(wid).map(|m| &m.soft),
+            });
+        }
+        Members(list)
+    }
+
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, MemberView<'a>> {
+        self.0.iter()
+    }
+
+    /// Each member with its entry in `targets` (sorted by id too), by one walk of both.
+    pub(crate) fn with_targets<'t, T>(
+        &self,
+        targets: &'t BTreeMap<String, T>,
+    ) -> impl Iterator<Item = (&MemberView<'a>, Option<(&'t String, &'t T)>)> + Clone {
+        let mut rest = targets.iter().peekable();
+        self.0.iter().map(move |m| {
+            while rest.next_if(|(id, _)| id.as_str() < m.id).is_some() {}
+            (m, rest.next_if(|(id, _)| id.as_str() == m.id))
+        })
+    }
+}
+
 impl Coordinator {
     /// Computes every member's new target for `epoch`, writes the target member records of the
     /// members whose target changed (or who had none) and the target metadata record, and
@@ -38,7 +112,7 @@ impl Coordinator {
     pub(crate) fn compute_targets(
         &self,
         group_id: &str,
-        members: &BTreeMap<String, &MemberMetadataValue>,
+        members: &Members<'_>,
         previous: &BTreeMap<String, Assignment>,
         configured: Option<&Configuration>,
         epoch: i32,
@@ -49,7 +123,7 @@ impl Coordinator {
         let (changed, tasks_moved, tasks_reassigned) = match (self.config.assignor, configured) {
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
-                let specs = self.assignor_members(group_id, members, reported);
+                let specs = self.assignor_members(members, reported);
                 let subtopologies: Vec<SubtopologySpec> = subs
                     .iter()
                     .map(|s| SubtopologySpec {
@@ -88,26 +162,22 @@ impl Coordinator {
                 // The manual assignor keeps every target; without a ready topology every
                 // target is empty.
                 let keep = kind == AssignorKind::Manual;
-                let next = |id: &String| match previous.get(id) {
-                    Some(t) if keep => t.clone(),
-                    _ => Assignment::default(),
-                };
                 let changed: BTreeMap<String, Assignment> = members
-                    .keys()
-                    .map(|id| (id.clone(), next(id)))
-                    .filter(|(id, target)| previous.get(id) != Some(target))
+                    .with_targets(previous)
+                    .filter_map(|(m, prev)| {
+                        let next = match prev {
+                            Some((_, t)) if keep => t.clone(),
+                            _ => Assignment::default(),
+                        };
+                        (prev.map(|(_, t)| t) != Some(&next)).then(|| (m.id.to_string(), next))
+                    })
                     .to_map();
                 // The previous targets of the members still in the group, borrowed; a member
                 // not written keeps its previous target.
-                let of_members = previous.iter().filter(|(id, _)| members.contains_key(*id));
-                let next_targets = members.keys().filter_map(|id| {
-                    changed
-                        .get(id)
-                        .or_else(|| previous.get(id))
-                        .map(|t| (id, t))
-                });
-                let next_targets: BTreeMap<&String, &Assignment> = next_targets.to_map();
-                let next_targets = next_targets.iter().map(|(k, v)| (*k, *v));
+                let of_members = members.with_targets(previous).filter_map(|(_, t)| t);
+                let next_targets = members
+                    .with_targets(previous)
+                    .filter_map(|(m, prev)| changed.get_key_value(m.id).or(prev));
                 let moved = tasks_moved(of_members.clone(), next_targets.clone());
                 let reassigned =
                     orphaned.map_or(0, |o| tasks_reassigned(o, of_members, next_targets));
@@ -132,18 +202,12 @@ impl Coordinator {
     /// tags, and the task offsets and end offsets each member last reported
     /// (`reported` for the member of the heartbeat being handled, whose report is not stored
     /// yet). Their previous targets are lent to the assignor as `GroupSpec::previous_targets`.
-    fn assignor_members(
-        &self,
-        group_id: &str,
-        members: &BTreeMap<String, &MemberMetadataValue>,
-        reported: Reported<'_>,
-    ) -> Vec<MemberSpec> {
-        let stored = self.groups.get(group_id);
+    fn assignor_members(&self, members: &Members<'_>, reported: Reported<'_>) -> Vec<MemberSpec> {
         members
             .iter()
-            .map(|(id, md)| {
-                let soft = stored.and_then(|g| g.members.get(id)).map(|m| &m.soft);
-                let mine = id == reported.member_id;
+            .map(|m| {
+                let md = m.metadata;
+                let mine = m.id == reported.member_id;
                 let offsets = |fresh: Option<&[TaskOffsetJson]>,
                                kept: Option<&Vec<TaskOffset>>|
                  -> Vec<(String, i32, i64)> {
@@ -160,7 +224,7 @@ impl Coordinator {
                     }
                 };
                 MemberSpec {
-                    member_id: id.clone(),
+                    member_id: m.id.to_string(),
                     process_id: md.process_id.clone(),
                     instance_id: md.instance_id.clone(),
                     rack_id: md.rack_id.clone(),
@@ -173,11 +237,11 @@ impl Coordinator {
                     previous: Assignment::default(),
                     task_offsets: offsets(
                         reported.task_offsets,
-                        soft.and_then(|s| s.task_offsets.as_ref()),
+                        m.soft.and_then(|s| s.task_offsets.as_ref()),
                     ),
                     task_end_offsets: offsets(
                         reported.task_end_offsets,
-                        soft.and_then(|s| s.task_end_offsets.as_ref()),
+                        m.soft.and_then(|s| s.task_end_offsets.as_ref()),
                     ),
                 }
             })
@@ -239,12 +303,8 @@ impl Coordinator {
             task_offsets,
             task_end_offsets,
         };
-        let members: BTreeMap<String, &MemberMetadataValue> = group
-            .members
-            .iter()
-            .map(|(id, m)| (id.clone(), &m.metadata))
-            .to_map();
-        let specs = self.assignor_members(group_id, &members, reported);
+        let members = Members::of(group, None, None);
+        let specs = self.assignor_members(&members, reported);
         let Some(me) = specs.iter().find(|s| s.member_id == member_id) else {
             return false;
         };
@@ -304,11 +364,7 @@ impl Coordinator {
         if self.rules.keeps_configuration() && configured.is_none() {
             return true;
         }
-        let members: BTreeMap<String, &MemberMetadataValue> = group
-            .members
-            .iter()
-            .map(|(id, m)| (id.clone(), &m.metadata))
-            .to_map();
+        let members = Members::of(group, None, None);
         let mut batch = Batch::default();
         if self
             .compute_targets(
@@ -334,20 +390,23 @@ impl Coordinator {
     fn check_assignment_cost(
         &self,
         subs: &[topology::ConfiguredSubtopology],
-        members: &BTreeMap<String, &MemberMetadataValue>,
+        members: &Members<'_>,
         previous: &BTreeMap<String, Assignment>,
         epoch: i32,
     ) -> Result<(), ProtocolError> {
         let held = |list: fn(&Assignment) -> &crate::tasks::TaskMap| -> i64 {
             members
-                .keys()
-                .filter_map(|id| previous.get(id))
-                .map(|a| list(a).values().map(|p| p.len() as i64).sum::<i64>())
+                .with_targets(previous)
+                .filter_map(|(_, t)| t)
+                .map(|(_, a)| list(a).values().map(|p| p.len() as i64).sum::<i64>())
                 .sum()
         };
-        // Standbys: each stateful task gets min(replicas, other processes) copies.
-        let processes: std::collections::BTreeSet<&str> =
-            members.values().map(|m| m.process_id.as_str()).to_set();
+        // Standbys: each stateful task gets min(replicas, other processes) copies. A count
+        // only: the set's order decides nothing.
+        let processes: std::collections::HashSet<&str> = members
+            .iter()
+            .map(|m| m.metadata.process_id.as_str())
+            .collect();
         let copies = i64::from(self.config.num_standby_replicas)
             .min(processes.len().saturating_sub(1) as i64);
         let stateful: i64 = subs

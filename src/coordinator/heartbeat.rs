@@ -12,7 +12,7 @@ use crate::api::{ClientInfo, Explain, HeartbeatRequest, Output};
 use crate::error::{bug, ErrorCode, ProtocolError};
 use crate::group::member_id::{generate, MemberIdSeed};
 use crate::group::{Group, Member, MemberState, TaskOffset};
-use crate::ordered::{self, Ordered};
+use crate::ordered;
 use crate::reconcile::reconcile_owned;
 use crate::records::build;
 use crate::records::{KeyValue, MemberMetadataValue};
@@ -555,13 +555,11 @@ impl Coordinator {
                 group.assignment_epoch.max(1),
             )
         } else if group_epoch > group.assignment_epoch && batched_until.is_none() {
-            let mut members: BTreeMap<String, &MemberMetadataValue> = group
-                .members
-                .iter()
-                .filter(|(id, _)| replaced.is_none_or(|h| h.member_id != **id))
-                .map(|(id, m)| (id.clone(), &m.metadata))
-                .to_map();
-            members.insert(member_id.to_string(), &member.metadata);
+            let members = super::assignment::Members::of(
+                group,
+                replaced.map(|h| h.member_id.as_str()),
+                Some((member_id, &member.metadata)),
+            );
             let mut targets = self.compute_targets(
                 gid,
                 &members,

@@ -1,7 +1,5 @@
 //! `StreamsGroupInitialize` (PROTOCOL 3.13).
 
-use std::collections::BTreeMap;
-
 use super::fence::bump;
 use super::views::statuses::mismatch_message;
 use super::{Batch, Coordinator};
@@ -9,8 +7,7 @@ use crate::api::{InitializeRequest, InitializeResponse, Output, Response};
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{view_of, Group};
 use crate::java::is_blank;
-use crate::ordered::Ordered;
-use crate::records::{build, MemberMetadataValue, TopologyValue};
+use crate::records::{build, TopologyValue};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topics;
 use crate::topology::{self, Configuration};
@@ -180,11 +177,7 @@ impl Coordinator {
             "TOPOLOGY_CHANGED"
         };
         bump(group, epoch, vec![reason], &mut batch);
-        let members: BTreeMap<String, &MemberMetadataValue> = group
-            .members
-            .iter()
-            .map(|(id, m)| (id.clone(), &m.metadata))
-            .to_map();
+        let members = super::assignment::Members::of(group, None, None);
         self.compute_targets(
             gid,
             &members,
