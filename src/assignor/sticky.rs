@@ -97,7 +97,7 @@ impl<'a> Computation<'a> {
         (0..g.member_ids.len())
             .filter(|&m| {
                 !g.previous.exact[m]
-                    || (0..3).any(|kind| g.previous.of(kind, m) != self.lists.of(kind, m))
+                    || (0..3).any(|kind| !same(g.previous.of(kind, m), self.lists.of(kind, m)))
             })
             .map(|m| (g.member_ids[m], g.assignment(&self.lists, m)))
             .collect()
@@ -388,10 +388,20 @@ impl<'a> Group<'a> {
         let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
         let mut prev_warmup: Vec<(u32, u32)> = Vec::new();
         let mut previous = Previous::with_members(members.len());
+        // Lent targets are in member-id order too: one walk beside the members finds them.
+        let mut lent = spec.previous_targets.map(|t| t.iter().peekable());
         for (m, &i) in by_id.iter().enumerate() {
-            let target = spec.previous_of(&members[i]);
-            // Without an entry of its own, whatever the member gets counts as a change.
-            let mut exact = spec.previous_entry(&members[i]).is_some();
+            let member = &members[i];
+            let entry = match &mut lent {
+                Some(rest) => {
+                    while rest.next_if(|(id, _)| **id < member.member_id).is_some() {}
+                    rest.next_if(|(id, _)| **id == member.member_id).map(|(_, t)| t)
+                }
+                None => Some(&member.previous),
+            };
+            // As `previous_of`; without an entry of its own, whatever the member gets is a change.
+            let target = entry.unwrap_or(&member.previous);
+            let mut exact = entry.is_some();
             let mut cursor = 0;
             for (sub, parts) in &target.active {
                 let start = previous.tasks[0].len();
@@ -929,6 +939,12 @@ impl<'a> Group<'a> {
         }
         out
     }
+}
+
+/// Whether two short task lists are equal: a branch-free fold, where a slice comparison calls
+/// `memcmp` once per list (most lists hold a few tasks).
+fn same(a: &[u32], b: &[u32]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Pairs `(task, member)` grouped by task (stable, so members keep their order): CSR offsets
