@@ -1068,8 +1068,9 @@ pub fn tell(log: &ParsedLog) -> Value {
         timestamp_ms: None,
     };
     let mut out = Vec::new();
+    // Looked up, not removed: no removal code for this map type in the module.
     for gid in order {
-        let Some(mut t) = trackers.remove(&gid) else {
+        let Some(t) = trackers.get_mut(&gid) else {
             continue;
         };
         t.flush_removed(&gid, &last);
@@ -1085,7 +1086,8 @@ pub fn tell(log: &ParsedLog) -> Value {
             "slowestReconcileMs": times.iter().max(),
             "deleted": t.deleted && g.is_none(),
         });
-        out.push(json!({"groupId": gid, "summary": summary, "events": t.events}));
+        let events = std::mem::take(&mut t.events);
+        out.push(json!({"groupId": gid, "summary": summary, "events": events}));
     }
     json!({
         "dialect": dialect.name(),

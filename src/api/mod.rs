@@ -1,6 +1,7 @@
 //! The JSON boundary (DESIGN 3): inputs, outputs, `explain` entries and boundary errors.
 
 pub mod common;
+mod decode;
 pub mod describe;
 pub mod heartbeat;
 pub mod initialize;
@@ -17,6 +18,7 @@ use crate::records::{record_to_json, Dialect, Record};
 use crate::topology::TopicToCreate;
 
 pub use common::*;
+pub use decode::decode_value;
 pub use describe::*;
 pub use heartbeat::*;
 pub use initialize::*;
@@ -341,12 +343,11 @@ fn check_shape(value: &Value, path: &JsonPath<'_>, depth: usize) -> Result<(), B
 }
 
 fn decode<T: DeserializeOwned>(value: &Value, base: &str) -> Result<T, BoundaryError> {
-    serde_path_to_error::deserialize(value).map_err(|e| decode_error(e, base))
+    decode_value(value).map_err(|e| decode_error(e, base))
 }
 
 /// The boundary error of a failed [`decode`] under `base` (not generic: one copy for all types).
-fn decode_error(e: serde_path_to_error::Error<serde_json::Error>, base: &str) -> BoundaryError {
-    let inner = e.path().to_string();
+fn decode_error((inner, e): (String, serde_json::Error), base: &str) -> BoundaryError {
     let path = if inner == "." || inner.is_empty() {
         base.to_string()
     } else if inner.starts_with('[') {
@@ -354,7 +355,7 @@ fn decode_error(e: serde_path_to_error::Error<serde_json::Error>, base: &str) ->
     } else {
         format!("{base}.{inner}")
     };
-    BoundaryError::input(path, e.into_inner().to_string())
+    BoundaryError::input(path, e.to_string())
 }
 
 fn required<T: DeserializeOwned>(obj: &Map<String, Value>, key: &str) -> Result<T, BoundaryError> {

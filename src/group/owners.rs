@@ -10,10 +10,56 @@ type Task = (String, i32);
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 /// Who holds each task, by process: what reconciliation checks before granting a task (2.5).
 pub struct OwnerIndex {
-    active: BTreeMap<Task, String>,
-    /// task -> process -> number of copies (a multiset, so removing one copy keeps the others).
-    standby: BTreeMap<Task, BTreeMap<String, u32>>,
-    warmup: BTreeMap<Task, BTreeMap<String, u32>>,
+    /// task -> its holders; a task that nobody holds has no entry. One map for the three kinds
+    /// of task (one map type's code in the module, one lookup per task).
+    tasks: BTreeMap<Task, Holders>,
+}
+
+/// The holders of one task.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Holders {
+    /// The process holding it as active.
+    active: Option<String>,
+    /// process -> number of copies as standby (a multiset, so removing one copy keeps the
+    /// others), in process order; a task has a copy on a few processes at most.
+    standby: Vec<(String, u32)>,
+    /// The same for warm-up copies.
+    warmup: Vec<(String, u32)>,
+}
+
+impl Holders {
+    fn is_empty(&self) -> bool {
+        self.active.is_none() && self.standby.is_empty() && self.warmup.is_empty()
+    }
+}
+
+/// Where `process` is (or would go) in a list of copies.
+fn find(copies: &[(String, u32)], process: &str) -> Result<usize, usize> {
+    copies.binary_search_by(|(p, _)| p.as_str().cmp(process))
+}
+
+/// One more copy on `process`.
+fn add_copy(copies: &mut Vec<(String, u32)>, process: &str) {
+    match find(copies, process) {
+        Ok(i) => {
+            if let Some((_, n)) = copies.get_mut(i) {
+                *n += 1;
+            }
+        }
+        Err(i) => copies.insert(i, (process.to_string(), 1)),
+    }
+}
+
+/// One copy fewer on `process`, if it has one.
+fn remove_copy(copies: &mut Vec<(String, u32)>, process: &str) {
+    if let Ok(i) = find(copies, process) {
+        if let Some((_, n)) = copies.get_mut(i) {
+            *n -= 1;
+            if *n == 0 {
+                copies.remove(i);
+            }
+        }
+    }
 }
 
 impl OwnerIndex {
@@ -21,23 +67,13 @@ impl OwnerIndex {
     pub fn add(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
             for task in tasks(&a.active) {
-                self.active.insert(task, process.to_string());
+                self.tasks.entry(task).or_default().active = Some(process.to_string());
             }
             for task in tasks(&a.standby) {
-                *self
-                    .standby
-                    .entry(task)
-                    .or_default()
-                    .entry(process.to_string())
-                    .or_default() += 1;
+                add_copy(&mut self.tasks.entry(task).or_default().standby, process);
             }
             for task in tasks(&a.warmup) {
-                *self
-                    .warmup
-                    .entry(task)
-                    .or_default()
-                    .entry(process.to_string())
-                    .or_default() += 1;
+                add_copy(&mut self.tasks.entry(task).or_default().warmup, process);
             }
         }
     }
@@ -47,8 +83,9 @@ impl OwnerIndex {
     pub fn claim_active(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
             for task in tasks(&a.active) {
-                if self.active.get(&task).map(String::as_str) != Some(process) {
-                    self.active.insert(task, process.to_string());
+                let owner = self.tasks.get(&task).and_then(|h| h.active.as_deref());
+                if owner != Some(process) {
+                    self.tasks.entry(task).or_default().active = Some(process.to_string());
                 }
             }
         }
@@ -58,46 +95,47 @@ impl OwnerIndex {
     pub fn remove(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
             for task in tasks(&a.active) {
-                if self.active.get(&task).is_some_and(|p| p == process) {
-                    self.active.remove(&task);
-                }
+                self.update(task, |h| {
+                    if h.active.as_deref() == Some(process) {
+                        h.active = None;
+                    }
+                });
             }
-            remove_copy(&mut self.standby, &a.standby, process);
-            remove_copy(&mut self.warmup, &a.warmup, process);
+            for task in tasks(&a.standby) {
+                self.update(task, |h| remove_copy(&mut h.standby, process));
+            }
+            for task in tasks(&a.warmup) {
+                self.update(task, |h| remove_copy(&mut h.warmup, process));
+            }
+        }
+    }
+
+    /// Changes the holders of `task`, if it has any, and drops its entry once it has none.
+    fn update(&mut self, task: Task, change: impl FnOnce(&mut Holders)) {
+        if let Some(holders) = self.tasks.get_mut(&task) {
+            change(holders);
+            if holders.is_empty() {
+                self.tasks.remove(&task);
+            }
         }
     }
 
     /// The process holding `(sub, p)` as active.
     pub fn active_owner(&self, sub: &str, p: i32) -> Option<&str> {
-        self.active.get(&(sub.to_string(), p)).map(String::as_str)
+        self.tasks
+            .get(&(sub.to_string(), p))
+            .and_then(|h| h.active.as_deref())
     }
 
     /// Whether `process` holds `(sub, p)` as standby or warm-up.
     pub fn holds_replica(&self, process: &str, sub: &str, p: i32) -> bool {
-        let key = (sub.to_string(), p);
-        [&self.standby, &self.warmup]
-            .iter()
-            .any(|m| m.get(&key).is_some_and(|procs| procs.contains_key(process)))
+        self.tasks
+            .get(&(sub.to_string(), p))
+            .is_some_and(|h| find(&h.standby, process).is_ok() || find(&h.warmup, process).is_ok())
     }
 }
 
 fn tasks(map: &TaskMap) -> impl Iterator<Item = Task> + '_ {
     map.iter()
         .flat_map(|(s, ps)| ps.iter().map(move |p| (s.clone(), *p)))
-}
-
-fn remove_copy(index: &mut BTreeMap<Task, BTreeMap<String, u32>>, map: &TaskMap, process: &str) {
-    for task in tasks(map) {
-        if let Some(procs) = index.get_mut(&task) {
-            if let Some(n) = procs.get_mut(process) {
-                *n -= 1;
-                if *n == 0 {
-                    procs.remove(process);
-                }
-            }
-            if procs.is_empty() {
-                index.remove(&task);
-            }
-        }
-    }
 }

@@ -240,7 +240,13 @@ impl SourcePatterns {
     /// Forgets the topics not in `keep` (the topic image after a change), so that the memory
     /// follows the image.
     pub fn retain_topics(&self, keep: impl Fn(&str) -> bool) {
-        self.memo().retain(|t, _| keep(t));
+        // Rebuilt rather than `retain`ed: no BTreeMap removal code for the memo's type (the
+        // topic image changes seldom, and the memo holds one entry per topic).
+        let mut memo = self.memo();
+        let kept = std::mem::take(&mut *memo)
+            .into_iter()
+            .filter(|(t, _)| keep(t));
+        memo.extend(kept);
     }
 
     /// Whether the `j`-th regex of the `i`-th subtopology matches the whole of `topic`. Out of

@@ -241,13 +241,8 @@ impl JsCoordinator {
 #[wasm_bindgen(js_name = topologyId)]
 pub fn topology_id(topology: JsValue) -> Result<String, JsValue> {
     let value = from_js(&topology, "").map_err(|e| js_error(&e))?;
-    let subtopologies: Vec<Subtopology> =
-        serde_path_to_error::deserialize(&value).map_err(|e| {
-            js_error(&BoundaryError::input(
-                e.path().to_string(),
-                e.into_inner().to_string(),
-            ))
-        })?;
+    let subtopologies: Vec<Subtopology> = sgc::api::decode_value(&value)
+        .map_err(|(path, e)| js_error(&BoundaryError::input(path, e.to_string())))?;
     Ok(sgc::topology::topology_id(&subtopologies))
 }
 
