@@ -73,7 +73,7 @@ fn subtopologies(tasks: usize) -> Vec<SubtopologySpec> {
 }
 
 fn assign(
-    members: &[MemberSpec],
+    members: &[MemberSpec<'static>],
     subs: &[SubtopologySpec],
     r: i32,
 ) -> BTreeMap<String, Assignment> {
@@ -82,9 +82,12 @@ fn assign(
         .expect("valid spec")
 }
 
-fn with_previous(members: &mut [MemberSpec], target: &BTreeMap<String, Assignment>) {
+fn with_previous(members: &mut [MemberSpec<'static>], target: &BTreeMap<String, Assignment>) {
     for m in members {
-        m.previous = target.get(&m.member_id).cloned().unwrap_or_default();
+        m.previous = target
+            .get(m.member_id.as_ref())
+            .cloned()
+            .unwrap_or_default();
     }
 }
 
@@ -93,7 +96,7 @@ fn with_previous(members: &mut [MemberSpec], target: &BTreeMap<String, Assignmen
 fn join_spec(
     case: &Case,
 ) -> (
-    Vec<MemberSpec>,
+    Vec<MemberSpec<'static>>,
     Vec<SubtopologySpec>,
     BTreeMap<String, Assignment>,
 ) {
@@ -105,7 +108,7 @@ fn join_spec_with(
     case: &Case,
     all_stateful: bool,
 ) -> (
-    Vec<MemberSpec>,
+    Vec<MemberSpec<'static>>,
     Vec<SubtopologySpec>,
     BTreeMap<String, Assignment>,
 ) {
@@ -116,10 +119,10 @@ fn join_spec_with(
             ..s
         })
         .collect();
-    let mut members: Vec<MemberSpec> = (0..case.members)
+    let mut members: Vec<MemberSpec<'static>> = (0..case.members)
         .map(|i| MemberSpec {
-            member_id: format!("member-{i:05}"),
-            process_id: format!("process-{:04}", i % case.processes),
+            member_id: format!("member-{i:05}").into(),
+            process_id: format!("process-{:04}", i % case.processes).into(),
             ..Default::default()
         })
         .collect();
@@ -191,10 +194,10 @@ fn bench_cold(c: &mut Criterion) {
                 ..s
             })
             .collect();
-        let specs: Vec<MemberSpec> = (0..members)
+        let specs: Vec<MemberSpec<'static>> = (0..members)
             .map(|i| MemberSpec {
-                member_id: format!("member-{i:05}"),
-                process_id: format!("process-{:04}", i % processes),
+                member_id: format!("member-{i:05}").into(),
+                process_id: format!("process-{:04}", i % processes).into(),
                 ..Default::default()
             })
             .collect();
@@ -248,13 +251,13 @@ fn bench_ha(c: &mut Criterion) {
             ..s
         })
         .collect();
-    let specs: Vec<MemberSpec> = (0..1_000)
+    let specs: Vec<MemberSpec<'static>> = (0..1_000)
         .map(|i| {
             let p = i % 100;
             MemberSpec {
-                member_id: format!("member-{i:05}"),
-                process_id: format!("process-{p:04}"),
-                rack_id: Some(format!("rack-{}", p % 3)),
+                member_id: format!("member-{i:05}").into(),
+                process_id: format!("process-{p:04}").into(),
+                rack_id: Some(format!("rack-{}", p % 3).into()),
                 client_tags: [("zone".to_string(), format!("zone-{}", p % 5))]
                     .into_iter()
                     .collect(),

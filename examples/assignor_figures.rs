@@ -67,32 +67,45 @@ fn assign(spec: &GroupSpec<'_>) -> Target {
     }
 }
 
-fn spec<'a>(members: &'a [MemberSpec], subs: &'a [SubtopologySpec], r: i32) -> GroupSpec<'a> {
+fn spec<'a>(
+    members: &'a [MemberSpec<'static>],
+    subs: &'a [SubtopologySpec],
+    r: i32,
+) -> GroupSpec<'a> {
     GroupSpec::new(members, subs, r)
 }
 
-fn members(n: usize, processes: usize, racks: usize) -> Vec<MemberSpec> {
+fn members(n: usize, processes: usize, racks: usize) -> Vec<MemberSpec<'static>> {
     (0..n)
         .map(|i| MemberSpec {
-            member_id: format!("member-{i:05}"),
-            process_id: format!("process-{:04}", i % processes),
-            rack_id: (racks > 0).then(|| format!("rack-{}", (i % processes) % racks)),
+            member_id: format!("member-{i:05}").into(),
+            process_id: format!("process-{:04}", i % processes).into(),
+            rack_id: (racks > 0)
+                .then(|| format!("rack-{}", (i % processes) % racks))
+                .map(Into::into),
             ..Default::default()
         })
         .collect()
 }
 
-fn with_previous(members: &mut [MemberSpec], target: &Target) {
+fn with_previous(members: &mut [MemberSpec<'static>], target: &Target) {
     for m in members {
-        m.previous = target.get(&m.member_id).cloned().unwrap_or_default();
+        m.previous = target
+            .get(m.member_id.as_ref())
+            .cloned()
+            .unwrap_or_default();
     }
 }
 
 /// Share of stateful tasks with a copy outside the lost rack, for the worst rack and on mean.
-fn failover(members: &[MemberSpec], subs: &[SubtopologySpec], target: &Target) -> (f64, f64) {
+fn failover(
+    members: &[MemberSpec<'static>],
+    subs: &[SubtopologySpec],
+    target: &Target,
+) -> (f64, f64) {
     let rack_of: BTreeMap<&str, &str> = members
         .iter()
-        .map(|m| (m.member_id.as_str(), m.rack_id.as_deref().unwrap_or("")))
+        .map(|m| (m.member_id.as_ref(), m.rack_id.as_deref().unwrap_or("")))
         .collect();
     let stateful: BTreeSet<&str> = subs
         .iter()

@@ -6,7 +6,6 @@
 use std::time::Instant;
 
 #[path = "../tests/common/harness.rs"]
-#[allow(dead_code)]
 mod harness;
 
 fn main() {

@@ -19,7 +19,7 @@ type Task = (String, i32);
 type LagSettings = (i64, i32);
 
 fn assign_with(
-    members: &[MemberSpec],
+    members: &[MemberSpec<'static>],
     subs: &[SubtopologySpec],
     r: i32,
     lag: LagSettings,
@@ -33,7 +33,7 @@ fn assign_with(
         .expect("valid spec")
 }
 
-fn assign(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+fn assign(members: &[MemberSpec<'static>], subs: &[SubtopologySpec], r: i32) -> Target {
     StickyAssignor
         .assign(&GroupSpec::new(members, subs, r))
         .expect("valid spec")
@@ -49,11 +49,14 @@ fn insert(map: &mut TaskMap, (s, p): &Task) {
     map.entry(s.clone()).or_default().insert(*p);
 }
 
-fn with_previous(members: &[MemberSpec], target: &Target) -> Vec<MemberSpec> {
+fn with_previous(members: &[MemberSpec<'static>], target: &Target) -> Vec<MemberSpec<'static>> {
     members
         .iter()
         .map(|m| MemberSpec {
-            previous: target.get(&m.member_id).cloned().unwrap_or_default(),
+            previous: target
+                .get(m.member_id.as_ref())
+                .cloned()
+                .unwrap_or_default(),
             ..m.clone()
         })
         .collect()
@@ -62,12 +65,12 @@ fn with_previous(members: &[MemberSpec], target: &Target) -> Vec<MemberSpec> {
 // ------------------------------------------------------------------------------------------
 // A naive transcription of PROTOCOL 2.10: linear scans, strings, no indices. Slow but literal.
 
-fn reference(members: &[MemberSpec], subs: &[SubtopologySpec], r: i32) -> Target {
+fn reference(members: &[MemberSpec<'static>], subs: &[SubtopologySpec], r: i32) -> Target {
     reference_with(members, subs, r, (10_000, 2))
 }
 
 fn reference_with(
-    members: &[MemberSpec],
+    members: &[MemberSpec<'static>],
     subs: &[SubtopologySpec],
     r: i32,
     (acceptable, warmups): LagSettings,
@@ -75,18 +78,18 @@ fn reference_with(
     if members.is_empty() {
         return Target::new();
     }
-    let mut members: Vec<&MemberSpec> = members.iter().collect();
+    let mut members: Vec<&MemberSpec<'static>> = members.iter().collect();
     members.sort_by(|a, b| a.member_id.cmp(&b.member_id));
     let mut subs: Vec<&SubtopologySpec> = subs.iter().collect();
     subs.sort_by(|a, b| a.subtopology_id.cmp(&b.subtopology_id));
-    let ids: Vec<String> = members.iter().map(|m| m.member_id.clone()).collect();
+    let ids: Vec<String> = members.iter().map(|m| m.member_id.to_string()).collect();
     let process: BTreeMap<&str, &str> = members
         .iter()
-        .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
+        .map(|m| (m.member_id.as_ref(), m.process_id.as_ref()))
         .collect();
     let rack: BTreeMap<&str, Option<&str>> = members
         .iter()
-        .map(|m| (m.member_id.as_str(), m.rack_id.as_deref()))
+        .map(|m| (m.member_id.as_ref(), m.rack_id.as_deref()))
         .collect();
     // Dimensions in which `m`'s rack equals the rack of a member holding the task.
     let conflicts = |m: &str, holders: &[String]| -> usize {
@@ -94,7 +97,7 @@ fn reference_with(
     };
     let mut capacity: BTreeMap<&str, u64> = BTreeMap::new();
     for m in &members {
-        *capacity.entry(m.process_id.as_str()).or_default() += 1;
+        *capacity.entry(m.process_id.as_ref()).or_default() += 1;
     }
     let num_tasks = |s: &str| -> i32 {
         subs.iter()
@@ -119,11 +122,11 @@ fn reference_with(
     let mut prev_warmup: BTreeSet<(Task, String)> = BTreeSet::new();
     for m in &members {
         for t in task_list(&m.previous.warmup) {
-            prev_warmup.insert((t, m.member_id.clone()));
+            prev_warmup.insert((t, m.member_id.to_string()));
         }
         for t in task_list(&m.previous.active) {
             if exists(&t) {
-                prev_owner.entry(t).or_insert(m.member_id.clone());
+                prev_owner.entry(t).or_insert(m.member_id.to_string());
             }
         }
         for t in task_list(&m.previous.standby)
@@ -134,7 +137,7 @@ fn reference_with(
                 prev_standby
                     .entry(t)
                     .or_default()
-                    .insert(m.member_id.clone());
+                    .insert(m.member_id.to_string());
             }
         }
     }
@@ -257,8 +260,8 @@ fn reference_with(
 
     // L: lag-aware placement. Warm-ups also sit in `standby` (they count in loads and hold the
     // task) and are reported apart.
-    let spec_of: BTreeMap<&str, &MemberSpec> =
-        members.iter().map(|m| (m.member_id.as_str(), *m)).collect();
+    let spec_of: BTreeMap<&str, &MemberSpec<'static>> =
+        members.iter().map(|m| (m.member_id.as_ref(), *m)).collect();
     let lag = |m: &str, t: &Task| -> Option<u64> {
         let end = members
             .iter()
@@ -474,12 +477,12 @@ fn report_spread() {
 
 /// Asserts invariants 1-5 (the first half of 5) of 2.10 and returns the total-load spread.
 fn check_invariants(
-    members: &[MemberSpec],
+    members: &[MemberSpec<'static>],
     subs: &[SubtopologySpec],
     r: i32,
     out: &Target,
 ) -> Result<usize, TestCaseError> {
-    let ids: BTreeSet<&str> = members.iter().map(|m| m.member_id.as_str()).collect();
+    let ids: BTreeSet<&str> = members.iter().map(|m| m.member_id.as_ref()).collect();
     prop_assert_eq!(out.keys().map(String::as_str).collect::<BTreeSet<_>>(), ids);
     if members.is_empty() {
         // No member to place anything on.
@@ -487,7 +490,7 @@ fn check_invariants(
     }
     let process: BTreeMap<&str, &str> = members
         .iter()
-        .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
+        .map(|m| (m.member_id.as_ref(), m.process_id.as_ref()))
         .collect();
     let num_processes = process.values().collect::<BTreeSet<_>>().len();
     let stateful: BTreeMap<&str, bool> = subs
@@ -569,11 +572,11 @@ fn check_invariants(
     // ends with at least floor(T / n) active tasks: it only loses tasks beyond its quota.
     if !members.is_empty() {
         let floor = total / members.len();
-        let mut sorted: Vec<&MemberSpec> = members.iter().collect();
+        let mut sorted: Vec<&MemberSpec<'static>> = members.iter().collect();
         sorted.sort_by(|a, b| a.member_id.cmp(&b.member_id));
         let mut claimed: BTreeSet<Task> = BTreeSet::new();
         for m in sorted {
-            let now = &out[&m.member_id].active;
+            let now = &out[m.member_id.as_ref()].active;
             for t in task_list(&m.previous.active) {
                 let exists = subs
                     .iter()
@@ -618,7 +621,7 @@ fn check_invariants(
 
 #[derive(Clone, Debug)]
 struct Group {
-    members: Vec<MemberSpec>,
+    members: Vec<MemberSpec<'static>>,
     subs: Vec<SubtopologySpec>,
     replicas: i32,
 }
@@ -648,17 +651,17 @@ fn arb_task_map() -> impl Strategy<Value = TaskMap> {
     })
 }
 
-fn arb_member(i: usize, processes: usize) -> impl Strategy<Value = MemberSpec> {
+fn arb_member(i: usize, processes: usize) -> impl Strategy<Value = MemberSpec<'static>> {
     (
         0..processes.max(1),
         prop::option::weighted(0.6, (arb_task_map(), arb_task_map(), arb_task_map())),
         any::<bool>(),
     )
         .prop_map(move |(p, prev, racked)| MemberSpec {
-            member_id: format!("m{i:02}"),
-            process_id: format!("p{p}"),
+            member_id: format!("m{i:02}").into(),
+            process_id: format!("p{p}").into(),
             // Racks by process (some groups rackless): r0..r2.
-            rack_id: racked.then(|| format!("r{}", p % 3)),
+            rack_id: racked.then(|| format!("r{}", p % 3)).map(Into::into),
             previous: prev
                 .map(|(active, standby, warmup)| Assignment {
                     active,
@@ -741,7 +744,7 @@ fn assignor_lag_aware_warmups_follow_the_reference() {
         0i32..4,
     );
     let result = runner(1000).run(&strategy, |(g, reports, acceptable, w)| {
-        let members: Vec<MemberSpec> = g
+        let members: Vec<MemberSpec<'static>> = g
             .members
             .iter()
             .zip(&reports)
@@ -773,7 +776,7 @@ fn assignor_lag_aware_warmups_follow_the_reference() {
         // Invariants 1 and 2 with warm-ups: one active per task, one copy per process.
         let process: BTreeMap<&str, &str> = members
             .iter()
-            .map(|m| (m.member_id.as_str(), m.process_id.as_str()))
+            .map(|m| (m.member_id.as_ref(), m.process_id.as_ref()))
             .collect();
         let mut actives: BTreeSet<Task> = BTreeSet::new();
         let mut copies: BTreeSet<(&str, Task)> = BTreeSet::new();
@@ -840,9 +843,9 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
             .iter()
             .zip(&how)
             .filter(|(_, &h)| h % 2 == 0)
-            .map(|(m, _)| (m.member_id.clone(), m.previous.clone()))
+            .map(|(m, _)| (m.member_id.to_string(), m.previous.clone()))
             .collect();
-        let specs: Vec<MemberSpec> = if lent {
+        let specs: Vec<MemberSpec<'static>> = if lent {
             members
                 .iter()
                 .map(|m| MemberSpec {
@@ -927,7 +930,7 @@ fn assignor_join_moves_at_most_a_fair_share() {
             process_id: if new_process {
                 "p-new".into()
             } else {
-                format!("p{p}")
+                format!("p{p}").into()
             },
             ..Default::default()
         });
@@ -978,7 +981,7 @@ fn assignor_leave_moves_only_the_leavers_tasks() {
         let expected = if members.is_empty() {
             0
         } else {
-            count(&previous[&gone.member_id].active) as u64
+            count(&previous[gone.member_id.as_ref()].active) as u64
         };
         let both = g.subs.iter().any(|s| s.stateful && s.num_tasks > 0)
             && g.subs.iter().any(|s| !s.stateful && s.num_tasks > 0);
@@ -1003,10 +1006,10 @@ fn assignor_leave_moves_only_the_leavers_tasks() {
 // ------------------------------------------------------------------------------------------
 // Edge cases.
 
-fn fresh(id: &str, process: &str) -> MemberSpec {
+fn fresh(id: &str, process: &str) -> MemberSpec<'static> {
     MemberSpec {
-        member_id: id.into(),
-        process_id: process.into(),
+        member_id: id.to_string().into(),
+        process_id: process.to_string().into(),
         ..Default::default()
     }
 }
@@ -1027,7 +1030,7 @@ fn assignor_edge_no_members() {
 
 #[test]
 fn assignor_edge_more_members_than_tasks() {
-    let members: Vec<MemberSpec> = (0..7)
+    let members: Vec<MemberSpec<'static>> = (0..7)
         .map(|i| fresh(&format!("m{i}"), &format!("p{}", i % 3)))
         .collect();
     let subs = [sub("0", 2, true), sub("1", 1, false)];
@@ -1039,7 +1042,8 @@ fn assignor_edge_more_members_than_tasks() {
 
 #[test]
 fn assignor_edge_one_process_holds_every_member() {
-    let members: Vec<MemberSpec> = (0..4).map(|i| fresh(&format!("m{i}"), "only")).collect();
+    let members: Vec<MemberSpec<'static>> =
+        (0..4).map(|i| fresh(&format!("m{i}"), "only")).collect();
     let subs = [sub("0", 6, true), sub("1", 3, true)];
     let out = assign(&members, &subs, 2);
     check_invariants(&members, &subs, 2, &out).unwrap();
@@ -1075,7 +1079,7 @@ fn assignor_larger_groups_keep_the_invariants() {
         } else {
             (n, procs)
         };
-        let members: Vec<MemberSpec> = (0..n)
+        let members: Vec<MemberSpec<'static>> = (0..n)
             .map(|i| {
                 let p = if even {
                     i % procs

@@ -30,6 +30,7 @@
 mod manual;
 mod sticky;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -38,17 +39,18 @@ use crate::tasks::{count, Assignment};
 pub use manual::{validate_manual, ManualTarget};
 pub use sticky::{Computation, StickyAssignor, Warmup};
 
-/// One member as the assignor sees it.
+/// One member as the assignor sees it. The strings may be borrowed (a coordinator lends its
+/// members' own) or owned (`"m1".into()`, `format!(..).into()`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MemberSpec {
+pub struct MemberSpec<'a> {
     /// The member id.
-    pub member_id: String,
+    pub member_id: Cow<'a, str>,
     /// The process it runs in (no two copies of a task on one process).
-    pub process_id: String,
+    pub process_id: Cow<'a, str>,
     /// The static member's instance id.
-    pub instance_id: Option<String>,
+    pub instance_id: Option<Cow<'a, str>>,
     /// The member's rack.
-    pub rack_id: Option<String>,
+    pub rack_id: Option<Cow<'a, str>>,
     /// The member's client tags.
     pub client_tags: BTreeMap<String, String>,
     /// The member's previous target (empty if none).
@@ -78,7 +80,7 @@ pub struct SubtopologySpec {
 #[derive(Clone, Copy, Debug)]
 pub struct GroupSpec<'a> {
     /// The members.
-    pub members: &'a [MemberSpec],
+    pub members: &'a [MemberSpec<'a>],
     /// The subtopologies.
     pub subtopologies: &'a [SubtopologySpec],
     /// `group.streams.num.standby.replicas`.
@@ -101,7 +103,7 @@ impl<'a> GroupSpec<'a> {
     /// only when members report task offsets).
     #[must_use]
     pub fn new(
-        members: &'a [MemberSpec],
+        members: &'a [MemberSpec<'a>],
         subtopologies: &'a [SubtopologySpec],
         num_standby_replicas: i32,
     ) -> Self {
@@ -120,9 +122,9 @@ impl<'a> GroupSpec<'a> {
     /// `previous_targets` when set (`None` when it has none there), its own `previous`
     /// otherwise.
     #[must_use]
-    pub fn previous_entry(&self, member: &'a MemberSpec) -> Option<&'a Assignment> {
+    pub fn previous_entry(&self, member: &'a MemberSpec<'a>) -> Option<&'a Assignment> {
         match self.previous_targets {
-            Some(targets) => targets.get(&member.member_id),
+            Some(targets) => targets.get(member.member_id.as_ref()),
             None => Some(&member.previous),
         }
     }
@@ -130,9 +132,11 @@ impl<'a> GroupSpec<'a> {
     /// The previous target of `member`: from `previous_targets` when set (empty if it has none
     /// there), from the member's own `previous` otherwise.
     #[must_use]
-    pub fn previous_of(&self, member: &'a MemberSpec) -> &'a Assignment {
+    pub fn previous_of(&self, member: &'a MemberSpec<'a>) -> &'a Assignment {
         match self.previous_targets {
-            Some(targets) => targets.get(&member.member_id).unwrap_or(&member.previous),
+            Some(targets) => targets
+                .get(member.member_id.as_ref())
+                .unwrap_or(&member.previous),
             None => &member.previous,
         }
     }
@@ -143,8 +147,8 @@ impl<'a> GroupSpec<'a> {
 /// offset, at least 0; `None` when either is unknown.
 #[must_use]
 pub fn task_lag(
-    members: &[MemberSpec],
-    member: &MemberSpec,
+    members: &[MemberSpec<'_>],
+    member: &MemberSpec<'_>,
     sub: &str,
     partition: i32,
 ) -> Option<u64> {

@@ -303,7 +303,7 @@ impl<'a> Group<'a> {
         }
         let member_ids: Vec<&str> = by_id
             .iter()
-            .map(|&i| members[i].member_id.as_str())
+            .map(|&i| members[i].member_id.as_ref())
             .collect();
 
         // Processes, numbered in order of first appearance among the sorted members. (The
@@ -314,7 +314,7 @@ impl<'a> Group<'a> {
         for &i in &by_id {
             let next = capacity.len() as u32;
             let p = *process_index
-                .entry(members[i].process_id.as_str())
+                .entry(members[i].process_id.as_ref())
                 .or_insert(next);
             if p == next {
                 capacity.push(0);
@@ -394,8 +394,12 @@ impl<'a> Group<'a> {
             let member = &members[i];
             let entry = match &mut lent {
                 Some(rest) => {
-                    while rest.next_if(|(id, _)| **id < member.member_id).is_some() {}
-                    rest.next_if(|(id, _)| **id == member.member_id).map(|(_, t)| t)
+                    while rest
+                        .next_if(|(id, _)| id.as_str() < member.member_id.as_ref())
+                        .is_some()
+                    {}
+                    rest.next_if(|(id, _)| id.as_str() == member.member_id.as_ref())
+                        .map(|(_, t)| t)
                 }
                 None => Some(&member.previous),
             };
@@ -1357,15 +1361,15 @@ mod tests {
         process: &str,
         active: &[(&str, &[i32])],
         standby: &[(&str, &[i32])],
-    ) -> MemberSpec {
+    ) -> MemberSpec<'static> {
         let map = |e: &[(&str, &[i32])]| -> TaskMap {
             e.iter()
                 .map(|(s, p)| (s.to_string(), p.iter().copied().collect()))
                 .collect()
         };
         MemberSpec {
-            member_id: id.into(),
-            process_id: process.into(),
+            member_id: id.to_string().into(),
+            process_id: process.to_string().into(),
             previous: Assignment {
                 active: map(active),
                 standby: map(standby),
@@ -1411,7 +1415,7 @@ mod tests {
         let targets: BTreeMap<String, Assignment> = members
             .iter()
             .filter(|m| m.member_id != "c")
-            .map(|m| (m.member_id.clone(), m.previous.clone()))
+            .map(|m| (m.member_id.to_string(), m.previous.clone()))
             .collect();
         let bare: Vec<MemberSpec> = members
             .iter()

@@ -1,6 +1,7 @@
 //! Target assignment computation (PROTOCOL 2.7) and held-back assignments: assignment batching
 //! (`group.streams.assignment.interval.ms`) and the 4.2 initial rebalance delay (4.7).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::{Batch, Coordinator};
@@ -202,7 +203,11 @@ impl Coordinator {
     /// tags, and the task offsets and end offsets each member last reported
     /// (`reported` for the member of the heartbeat being handled, whose report is not stored
     /// yet). Their previous targets are lent to the assignor as `GroupSpec::previous_targets`.
-    fn assignor_members(&self, members: &Members<'_>, reported: Reported<'_>) -> Vec<MemberSpec> {
+    fn assignor_members<'m>(
+        &self,
+        members: &Members<'m>,
+        reported: Reported<'_>,
+    ) -> Vec<MemberSpec<'m>> {
         members
             .iter()
             .map(|m| {
@@ -224,10 +229,10 @@ impl Coordinator {
                     }
                 };
                 MemberSpec {
-                    member_id: m.id.to_string(),
-                    process_id: md.process_id.clone(),
-                    instance_id: md.instance_id.clone(),
-                    rack_id: md.rack_id.clone(),
+                    member_id: m.id.into(),
+                    process_id: md.process_id.as_str().into(),
+                    instance_id: md.instance_id.as_deref().map(Cow::Borrowed),
+                    rack_id: md.rack_id.as_deref().map(Cow::Borrowed),
                     client_tags: md
                         .client_tags
                         .iter()
@@ -259,7 +264,7 @@ impl Coordinator {
     ) {
         for w in computed.warmups() {
             // The specs are in member-id order (`members`'s).
-            let Ok(i) = specs.binary_search_by(|s| s.member_id.as_str().cmp(w.member_id)) else {
+            let Ok(i) = specs.binary_search_by(|s| s.member_id.as_ref().cmp(w.member_id)) else {
                 continue;
             };
             let spec = &specs[i];
