@@ -10,7 +10,8 @@
 //!   100,000 + 100,000 (best of several runs), and bytes allocated per placed task.
 //!
 //! `profile` as the first argument loops the cold 1,000-member case for a profiler,
-//! `profile-join` the case of one member joining it.
+//! `profile-join` the case of one member joining it (`profile-join compute`: through
+//! `StickyAssignor::compute`, the coordinator's way).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::{BTreeMap, BTreeSet};
@@ -283,6 +284,18 @@ fn cost_table() {
                 "| one member joins {n} / {p} / {t} + {t} | {:.2} ms | |",
                 time.as_secs_f64() * 1e3
             );
+            // The coordinator's way: the placement in indices, only the changed targets built.
+            let time = best_of(10, || {
+                let computed = StickyAssignor.compute(&s).expect("a valid spec");
+                drop(black_box(computed.changed()));
+            });
+            let computed = StickyAssignor.compute(&s).expect("a valid spec");
+            println!(
+                "| same, changed targets only (`compute`, {} of {} members) | {:.2} ms | |",
+                computed.changed().len(),
+                ms.len(),
+                time.as_secs_f64() * 1e3
+            );
         }
     }
     println!();
@@ -309,8 +322,14 @@ fn main() {
             ..Default::default()
         });
         let s = spec(&ms, &subs, 1);
+        let compute = std::env::args().nth(2).as_deref() == Some("compute");
         for _ in 0..500 {
-            drop(black_box(assign(&s)));
+            if compute {
+                let computed = StickyAssignor.compute(&s).expect("a valid spec");
+                drop(black_box(computed.changed()));
+            } else {
+                drop(black_box(assign(&s)));
+            }
         }
         return;
     }

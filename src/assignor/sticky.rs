@@ -378,7 +378,12 @@ impl<'a> Group<'a> {
                 .map(|_| *cursor);
             let (base, n) = found.map_or((0, 0), |s| (sub_offset[s], sub_tasks[s]));
             let end = i32::try_from(n).unwrap_or(i32::MAX);
-            parts.range(0..end).map(move |&p| base + p as u32)
+            // A forward walk: most sets hold a few partitions, where a range search costs more.
+            parts
+                .iter()
+                .skip_while(|&&p| p < 0)
+                .take_while(move |&&p| p < end)
+                .map(move |&p| base + p as u32)
         };
 
         // Previous owners. Members are visited in member-id order, so the first claim of an
@@ -601,9 +606,12 @@ impl<'a> Group<'a> {
         let mut qa = Quota::new(num_tasks as u64, num_members as u64);
         let mut class_count = vec![0u32; num_members];
         for class in [true, false] {
-            let class_tasks = (0..num_tasks as u32)
-                .filter(|&t| self.stateful(t) == class)
-                .count();
+            let stateful = self.num_stateful_tasks as usize;
+            let class_tasks = if class {
+                stateful
+            } else {
+                num_tasks - stateful
+            };
             if class_tasks == 0 {
                 continue;
             }
@@ -766,6 +774,8 @@ impl<'a> Group<'a> {
                 .saturating_mul(self.num_stateful_tasks),
         );
         let mut qt = Quota::new(total, self.member_ids.len() as u64);
+        // S1 never asks for the least-loaded member of the group: no heap upkeep until S2.
+        loads.unheap();
         for &t in self.partition_order.iter().rev() {
             if !self.stateful(t) {
                 continue;
@@ -801,16 +811,24 @@ impl<'a> Group<'a> {
                 loads.add(m);
                 mark[process_of(m)] = stamp;
                 holders.push(m);
-                if active != NONE {
-                    pairs.insert(pair(process_of(active), process_of(m)));
-                }
                 qt.on_assigned(loads.load[m as usize]);
             }
             s1_start[t as usize] = start;
             s1_count[t as usize] = (standby.len() - start) as u32;
         }
 
-        // S2: remaining replicas, in (subtopology id, partition) descending order.
+        // S2: remaining replicas, in (subtopology id, partition) descending order. Only S2 reads
+        // the pairs: they are S1's (active process, standby process), collected when S2 has work.
+        let s2_tasks = (0..num_tasks).any(|t| s1_count[t] < replicas && self.stateful(t as u32));
+        if !s2_tasks {
+            return standby;
+        }
+        for &(t, m) in &standby {
+            let active = owner[t as usize];
+            if active != NONE {
+                pairs.insert(pair(process_of(active), process_of(m)));
+            }
+        }
         for t in (0..num_tasks).rev() {
             let placed = s1_count[t];
             if placed >= replicas || !self.stateful(t as u32) {
@@ -912,15 +930,9 @@ impl<'a> Group<'a> {
 
         // Standby and warm-up tasks per member, in task order.
         for (kind, pairs) in [(1, &placement.standby), (2, &placement.warmup)] {
-            let mut sorted: Vec<(u32, u32)> = pairs.iter().map(|&(t, m)| (m, t)).collect();
-            ordered::sort_pairs(&mut sorted);
-            let mut rest: &[(u32, u32)] = &sorted;
-            for m in 0..num_members as u32 {
-                let run = rest.partition_point(|&(o, _)| o == m);
-                lists.tasks[kind].extend(rest[..run].iter().map(|&(_, t)| t));
-                lists.offsets[kind].push(lists.tasks[kind].len() as u32);
-                rest = &rest[run..];
-            }
+            let (offsets, tasks) = by_member(num_members, self.num_tasks(), pairs);
+            lists.offsets[kind] = offsets;
+            lists.tasks[kind] = tasks;
         }
         lists
     }
@@ -943,6 +955,33 @@ impl<'a> Group<'a> {
         }
         out
     }
+}
+
+/// `(task, member)` pairs grouped by member, each member's tasks ascending: CSR offsets (one
+/// more than members) and the tasks. Two stable counting sorts (by task, then by member) when
+/// the pairs are many; a comparison sort when they are few next to the tasks.
+fn by_member(num_members: usize, num_tasks: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
+    let mut sorted: Vec<(u32, u32)> = Vec::with_capacity(pairs.len());
+    if pairs.len().saturating_mul(8) < num_tasks {
+        sorted.extend(pairs.iter().map(|&(t, m)| (m, t)));
+        ordered::sort_pairs(&mut sorted);
+    } else {
+        let (offsets, members) = group_by_task(num_tasks, pairs);
+        for t in 0..num_tasks {
+            let run = &members[offsets[t] as usize..offsets[t + 1] as usize];
+            sorted.extend(run.iter().map(|&m| (m, t as u32)));
+        }
+        let (offsets, tasks) = group_by_task(num_members, &sorted);
+        return (offsets, tasks);
+    }
+    let mut offsets = Vec::with_capacity(num_members + 1);
+    offsets.push(0);
+    let mut rest: &[(u32, u32)] = &sorted;
+    for m in 0..num_members as u32 {
+        rest = &rest[rest.partition_point(|&(o, _)| o == m)..];
+        offsets.push((sorted.len() - rest.len()) as u32);
+    }
+    (offsets, sorted.into_iter().map(|(_, t)| t).collect())
 }
 
 /// Whether two short task lists are equal: a branch-free fold, where a slice comparison calls
