@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{BoundaryCode, BoundaryError, JsonPath};
-use crate::records::{record_to_json, Dialect, Record};
+use crate::records::json::RecordJson;
+use crate::records::{Dialect, Record};
 use crate::topology::TopicToCreate;
 
 pub use common::*;
@@ -556,12 +557,11 @@ struct RecordsJson<'a>(&'a OutputJson<'a>);
 impl Serialize for RecordsJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let o = self.0;
-        s.collect_seq(
-            o.out
-                .records
-                .iter()
-                .map(|r| record_to_json(o.dialect, r, o.record_bytes)),
-        )
+        s.collect_seq(o.out.records.iter().map(|record| RecordJson {
+            dialect: o.dialect,
+            record,
+            with_bytes: o.record_bytes,
+        }))
     }
 }
 

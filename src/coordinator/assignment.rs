@@ -406,14 +406,11 @@ impl Coordinator {
                 .map(|(_, a)| list(a).values().map(|p| p.len() as i64).sum::<i64>())
                 .sum()
         };
-        // Standbys: each stateful task gets min(replicas, other processes) copies. A count
-        // only: the set's order decides nothing.
-        let processes: std::collections::HashSet<&str> = members
-            .iter()
-            .map(|m| m.metadata.process_id.as_str())
-            .collect();
-        let copies = i64::from(self.config.num_standby_replicas)
-            .min(processes.len().saturating_sub(1) as i64);
+        // Standbys: each stateful task gets min(replicas, other processes) copies, so only
+        // `replicas + 1` distinct processes need finding (none without standbys).
+        let replicas = usize::try_from(self.config.num_standby_replicas).unwrap_or(0);
+        let processes = distinct_processes(members, replicas.saturating_add(1));
+        let copies = processes.saturating_sub(1) as i64;
         let stateful: i64 = subs
             .iter()
             .filter(|s| s.stateful)
@@ -435,4 +432,31 @@ impl Coordinator {
         }
         Ok(())
     }
+}
+
+/// The number of distinct process ids among `members`, counted up to `limit`: a short list
+/// when the limit is small (the common one or two standbys), a hash set otherwise. A count
+/// only: no order depends on it.
+fn distinct_processes(members: &Members<'_>, limit: usize) -> usize {
+    let ids = members.iter().map(|m| m.metadata.process_id.as_str());
+    if limit <= 8 {
+        let mut seen: Vec<&str> = Vec::with_capacity(limit);
+        for id in ids {
+            if seen.len() == limit {
+                break;
+            }
+            if !seen.contains(&id) {
+                seen.push(id);
+            }
+        }
+        return seen.len();
+    }
+    let mut seen = std::collections::HashSet::new();
+    for id in ids {
+        if seen.len() == limit {
+            break;
+        }
+        seen.insert(id);
+    }
+    seen.len()
 }

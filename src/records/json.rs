@@ -7,6 +7,7 @@
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::codec::{
@@ -19,46 +20,93 @@ use crate::error::{BoundaryCode, BoundaryError, JsonPath as Path};
 use crate::topology::{CopartitionGroup, Subtopology, TopicConfig, TopicInfo};
 
 /// `{"key": {"type", "data"}, "value": {"version", "data"} | null}`, plus `keyBytes` /
-/// `valueBytes` (base64) when `with_bytes`.
+/// `valueBytes` (base64) when `with_bytes`, as a JSON tree ([`RecordJson`] serialised).
 pub fn record_to_json(dialect: Dialect, record: &Record, with_bytes: bool) -> Value {
-    let key = &record.key;
-    let mut key_data = Map::new();
-    key_data.insert("groupId".into(), key.group_id().into());
-    if let Some(member_id) = key.member_id() {
-        key_data.insert("memberId".into(), member_id.into());
-    }
-    let mut key_json = Map::new();
-    key_json.insert(
-        "type".into(),
-        wire_type_id(dialect, key.record_type()).into(),
-    );
-    key_json.insert("data".into(), key_data.into());
+    serde_json::to_value(RecordJson {
+        dialect,
+        record,
+        with_bytes,
+    })
+    .unwrap_or(Value::Null)
+}
 
-    let value_json = match &record.value {
-        None => Value::Null,
-        Some(value) => {
-            let mut v = Map::new();
-            v.insert("version".into(), 0.into());
-            v.insert("data".into(), value_to_json(dialect, value));
-            v.into()
+/// A record in its dump-log JSON form, serialised straight to the output (no JSON tree):
+/// field names and order as [`record_to_json`] documents them.
+#[derive(Clone, Copy)]
+pub struct RecordJson<'a> {
+    /// The dialect whose fields are written.
+    pub dialect: Dialect,
+    /// The record.
+    pub record: &'a Record,
+    /// Whether `keyBytes` and `valueBytes` are written too.
+    pub with_bytes: bool,
+}
+
+impl Serialize for RecordJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (dialect, record) = (self.dialect, self.record);
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("key", &KeyJson(dialect, &record.key))?;
+        m.serialize_entry(
+            "value",
+            &record.value.as_ref().map(|v| EnvelopeJson(dialect, v)),
+        )?;
+        if self.with_bytes {
+            m.serialize_entry(
+                "keyBytes",
+                &STANDARD.encode(encode_key(dialect, &record.key)),
+            )?;
+            m.serialize_entry(
+                "valueBytes",
+                &record
+                    .value
+                    .as_ref()
+                    .map(|v| STANDARD.encode(encode_value(dialect, v))),
+            )?;
         }
-    };
-
-    let mut out = Map::new();
-    out.insert("key".into(), key_json.into());
-    out.insert("value".into(), value_json);
-    if with_bytes {
-        out.insert(
-            "keyBytes".into(),
-            STANDARD.encode(encode_key(dialect, key)).into(),
-        );
-        let value_bytes = match &record.value {
-            None => Value::Null,
-            Some(value) => STANDARD.encode(encode_value(dialect, value)).into(),
-        };
-        out.insert("valueBytes".into(), value_bytes);
+        m.end()
     }
-    out.into()
+}
+
+/// A JSON object of `(name, value)` entries, in order.
+macro_rules! object {
+    ($s:expr, $($name:expr => $value:expr),* $(,)?) => {{
+        let mut m = $s.serialize_map(None)?;
+        $(m.serialize_entry($name, $value)?;)*
+        m.end()
+    }};
+}
+
+struct KeyJson<'a>(Dialect, &'a RecordKey);
+
+impl Serialize for KeyJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object!(s,
+            "type" => &wire_type_id(self.0, self.1.record_type()),
+            "data" => &KeyDataJson(self.1),
+        )
+    }
+}
+
+struct KeyDataJson<'a>(&'a RecordKey);
+
+impl Serialize for KeyDataJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("groupId", self.0.group_id())?;
+        if let Some(member_id) = self.0.member_id() {
+            m.serialize_entry("memberId", member_id)?;
+        }
+        m.end()
+    }
+}
+
+struct EnvelopeJson<'a>(Dialect, &'a RecordValue);
+
+impl Serialize for EnvelopeJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object!(s, "version" => &0, "data" => &ValueJson(self.0, self.1))
+    }
 }
 
 /// Parses either form (JSON, or `keyBytes`/`valueBytes` alone; both must agree when both are
@@ -197,213 +245,222 @@ fn bytes_form(
 // ---------------------------------------------------------------------------------------------
 // Writing values
 
-fn task_ids_json(tasks: &[TaskIds], with_epochs: bool) -> Value {
-    tasks
-        .iter()
-        .map(|t| {
-            let mut m = Map::new();
-            m.insert("subtopologyId".into(), t.subtopology_id.as_str().into());
-            m.insert("partitions".into(), t.partitions.clone().into());
-            // As in the bytes: the empty list is the default and left out; null is written.
-            match (with_epochs, &t.assignment_epochs) {
-                (true, None) => {
-                    m.insert("assignmentEpochs".into(), Value::Null);
-                }
-                (true, Some(epochs)) if !epochs.is_empty() => {
-                    m.insert("assignmentEpochs".into(), epochs.clone().into());
-                }
-                _ => {}
-            }
-            Value::Object(m)
-        })
-        .collect()
-}
+/// Task lists: `{subtopologyId, partitions}` each, and `assignmentEpochs` where the dialect
+/// has them (as in the bytes: the empty list is the default and left out; null is written).
+struct TaskIdsJson<'a>(&'a [TaskIds], bool);
 
-fn key_values_json(items: &[KeyValue]) -> Value {
-    items
-        .iter()
-        .map(|kv| pairs_json(&kv.key, &kv.value))
-        .collect()
-}
-
-fn pairs_json(key: &str, value: &str) -> Value {
-    let mut m = Map::new();
-    m.insert("key".into(), key.into());
-    m.insert("value".into(), value.into());
-    m.into()
-}
-
-fn topic_info_json(t: &TopicInfo) -> Value {
-    let mut m = Map::new();
-    m.insert("name".into(), t.name.as_str().into());
-    m.insert("partitions".into(), t.partitions.into());
-    m.insert("replicationFactor".into(), t.replication_factor.into());
-    m.insert(
-        "topicConfigs".into(),
-        t.topic_configs
-            .iter()
-            .map(|c| pairs_json(&c.key, &c.value))
-            .collect(),
-    );
-    m.into()
-}
-
-fn subtopology_json(s: &Subtopology) -> Value {
-    let mut m = Map::new();
-    m.insert("subtopologyId".into(), s.subtopology_id.as_str().into());
-    m.insert("sourceTopics".into(), s.source_topics.clone().into());
-    m.insert(
-        "sourceTopicRegex".into(),
-        s.source_topic_regex.clone().into(),
-    );
-    m.insert(
-        "stateChangelogTopics".into(),
-        s.state_changelog_topics
-            .iter()
-            .map(topic_info_json)
-            .collect(),
-    );
-    m.insert(
-        "repartitionSinkTopics".into(),
-        s.repartition_sink_topics.clone().into(),
-    );
-    m.insert(
-        "repartitionSourceTopics".into(),
-        s.repartition_source_topics
-            .iter()
-            .map(topic_info_json)
-            .collect(),
-    );
-    m.insert(
-        "copartitionGroups".into(),
-        s.copartition_groups
-            .iter()
-            .map(|g| {
-                let mut m = Map::new();
-                m.insert("sourceTopics".into(), g.source_topics.clone().into());
-                m.insert(
-                    "sourceTopicRegex".into(),
-                    g.source_topic_regex.clone().into(),
-                );
-                m.insert(
-                    "repartitionSourceTopics".into(),
-                    g.repartition_source_topics.clone().into(),
-                );
-                Value::Object(m)
-            })
-            .collect(),
-    );
-    m.into()
-}
-
-fn value_to_json(dialect: Dialect, value: &RecordValue) -> Value {
-    let v42 = dialect == Dialect::Kafka42;
-    let mut m = Map::new();
-    match value {
-        RecordValue::GroupMetadata(v) => {
-            m.insert("epoch".into(), v.epoch.into());
-            if v42 {
-                m.insert("metadataHash".into(), v.metadata_hash.into());
-                if v.validated_topology_epoch != -1 {
-                    m.insert(
-                        "validatedTopologyEpoch".into(),
-                        v.validated_topology_epoch.into(),
-                    );
-                }
-                // As in the bytes: the empty list is the default and left out; null is written.
-                match &v.last_assignment_configs {
-                    None => {
-                        m.insert("lastAssignmentConfigs".into(), Value::Null);
-                    }
-                    Some(configs) if !configs.is_empty() => {
-                        m.insert("lastAssignmentConfigs".into(), key_values_json(configs));
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
-        RecordValue::PartitionMetadata(v) => {
-            let topics = v.topics.iter().map(|t| {
-                let mut tm = Map::new();
-                tm.insert(
-                    "topicId".into(),
-                    URL_SAFE_NO_PAD.encode(t.topic_id.0).into(),
-                );
-                tm.insert("topicName".into(), t.topic_name.as_str().into());
-                tm.insert("numPartitions".into(), t.num_partitions.into());
-                tm.insert(
-                    "partitionMetadata".into(),
-                    t.partition_metadata
-                        .iter()
-                        .map(|p| {
-                            let mut pm = Map::new();
-                            pm.insert("partition".into(), p.partition.into());
-                            pm.insert("racks".into(), p.racks.clone().into());
-                            Value::Object(pm)
-                        })
-                        .collect(),
-                );
-                Value::Object(tm)
-            });
-            m.insert("topics".into(), topics.collect());
-        }
-        RecordValue::MemberMetadata(v) => {
-            m.insert("instanceId".into(), v.instance_id.clone().into());
-            m.insert("rackId".into(), v.rack_id.clone().into());
-            m.insert("clientId".into(), v.client_id.as_str().into());
-            m.insert("clientHost".into(), v.client_host.as_str().into());
-            m.insert("rebalanceTimeoutMs".into(), v.rebalance_timeout_ms.into());
-            if v42 {
-                m.insert("topologyEpoch".into(), v.topology_epoch.into());
-            } else {
-                m.insert("topologyId".into(), v.topology_id.as_str().into());
-            }
-            m.insert("processId".into(), v.process_id.as_str().into());
-            let endpoint = match &v.user_endpoint {
-                None => Value::Null,
-                Some(e) => {
-                    let mut em = Map::new();
-                    em.insert("host".into(), e.host.as_str().into());
-                    em.insert("port".into(), e.port.into());
-                    em.into()
-                }
-            };
-            m.insert("userEndpoint".into(), endpoint);
-            m.insert("clientTags".into(), key_values_json(&v.client_tags));
-        }
-        RecordValue::TargetAssignmentMetadata(v) => {
-            m.insert("assignmentEpoch".into(), v.assignment_epoch.into());
-        }
-        RecordValue::TargetAssignmentMember(v) => {
-            m.insert("activeTasks".into(), task_ids_json(&v.active_tasks, false));
-            m.insert(
-                "standbyTasks".into(),
-                task_ids_json(&v.standby_tasks, false),
-            );
-            m.insert("warmupTasks".into(), task_ids_json(&v.warmup_tasks, false));
-        }
-        RecordValue::CurrentMemberAssignment(v) => {
-            m.insert("memberEpoch".into(), v.member_epoch.into());
-            m.insert("previousMemberEpoch".into(), v.previous_member_epoch.into());
-            m.insert("state".into(), v.state.into());
-            for (name, tasks) in CURRENT_LISTS.iter().zip(current_task_lists(v)) {
-                m.insert((*name).into(), task_ids_json(tasks, v42));
-            }
-        }
-        RecordValue::Topology(v) => {
-            if v42 {
-                m.insert("epoch".into(), v.epoch.into());
-            } else {
-                m.insert("topologyId".into(), v.topology_id.as_str().into());
-            }
-            let list = if v42 { "subtopologies" } else { "topology" };
-            m.insert(
-                list.into(),
-                v.subtopologies.iter().map(subtopology_json).collect(),
-            );
-        }
+impl Serialize for TaskIdsJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|t| TaskIdJson(t, self.1)))
     }
-    m.into()
+}
+
+struct TaskIdJson<'a>(&'a TaskIds, bool);
+
+impl Serialize for TaskIdJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("subtopologyId", &t.subtopology_id)?;
+        m.serialize_entry("partitions", &t.partitions)?;
+        match (self.1, &t.assignment_epochs) {
+            (true, None) => m.serialize_entry("assignmentEpochs", &())?,
+            (true, Some(epochs)) if !epochs.is_empty() => {
+                m.serialize_entry("assignmentEpochs", epochs)?
+            }
+            _ => {}
+        }
+        m.end()
+    }
+}
+
+/// `[{key, value}]`.
+struct KeyValuesJson<'a>(&'a [KeyValue]);
+
+impl Serialize for KeyValuesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|kv| PairJson(&kv.key, &kv.value)))
+    }
+}
+
+struct PairJson<'a>(&'a str, &'a str);
+
+impl Serialize for PairJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object!(s, "key" => self.0, "value" => self.1)
+    }
+}
+
+struct TopicInfosJson<'a>(&'a [TopicInfo]);
+
+impl Serialize for TopicInfosJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(TopicInfoJson))
+    }
+}
+
+struct TopicInfoJson<'a>(&'a TopicInfo);
+
+impl Serialize for TopicInfoJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let configs: Vec<PairJson<'_>> = t
+            .topic_configs
+            .iter()
+            .map(|c| PairJson(&c.key, &c.value))
+            .collect();
+        object!(s,
+            "name" => &t.name,
+            "partitions" => &t.partitions,
+            "replicationFactor" => &t.replication_factor,
+            "topicConfigs" => &configs,
+        )
+    }
+}
+
+struct SubtopologyJson<'a>(&'a Subtopology);
+
+impl Serialize for SubtopologyJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let groups: Vec<CopartitionJson<'_>> =
+            t.copartition_groups.iter().map(CopartitionJson).collect();
+        object!(s,
+            "subtopologyId" => &t.subtopology_id,
+            "sourceTopics" => &t.source_topics,
+            "sourceTopicRegex" => &t.source_topic_regex,
+            "stateChangelogTopics" => &TopicInfosJson(&t.state_changelog_topics),
+            "repartitionSinkTopics" => &t.repartition_sink_topics,
+            "repartitionSourceTopics" => &TopicInfosJson(&t.repartition_source_topics),
+            "copartitionGroups" => &groups,
+        )
+    }
+}
+
+struct CopartitionJson<'a>(&'a CopartitionGroup);
+
+impl Serialize for CopartitionJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let g = self.0;
+        object!(s,
+            "sourceTopics" => &g.source_topics,
+            "sourceTopicRegex" => &g.source_topic_regex,
+            "repartitionSourceTopics" => &g.repartition_source_topics,
+        )
+    }
+}
+
+struct TopicMetadataJson<'a>(&'a TopicMetadata);
+
+impl Serialize for TopicMetadataJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let t = self.0;
+        let partitions: Vec<PartitionRacksJson<'_>> = t
+            .partition_metadata
+            .iter()
+            .map(PartitionRacksJson)
+            .collect();
+        object!(s,
+            "topicId" => &URL_SAFE_NO_PAD.encode(t.topic_id.0),
+            "topicName" => &t.topic_name,
+            "numPartitions" => &t.num_partitions,
+            "partitionMetadata" => &partitions,
+        )
+    }
+}
+
+struct PartitionRacksJson<'a>(&'a PartitionRacks);
+
+impl Serialize for PartitionRacksJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object!(s, "partition" => &self.0.partition, "racks" => &self.0.racks)
+    }
+}
+
+struct EndpointJson<'a>(&'a Endpoint);
+
+impl Serialize for EndpointJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        object!(s, "host" => &self.0.host, "port" => &self.0.port)
+    }
+}
+
+/// A record value's `data`: the dialect's fields in schema order.
+struct ValueJson<'a>(Dialect, &'a RecordValue);
+
+impl Serialize for ValueJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v42 = self.0 == Dialect::Kafka42;
+        let mut m = s.serialize_map(None)?;
+        match self.1 {
+            RecordValue::GroupMetadata(v) => {
+                m.serialize_entry("epoch", &v.epoch)?;
+                if v42 {
+                    m.serialize_entry("metadataHash", &v.metadata_hash)?;
+                    if v.validated_topology_epoch != -1 {
+                        m.serialize_entry("validatedTopologyEpoch", &v.validated_topology_epoch)?;
+                    }
+                    // As in the bytes: the empty list is the default and left out; null is
+                    // written.
+                    match &v.last_assignment_configs {
+                        None => m.serialize_entry("lastAssignmentConfigs", &())?,
+                        Some(configs) if !configs.is_empty() => {
+                            m.serialize_entry("lastAssignmentConfigs", &KeyValuesJson(configs))?
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            RecordValue::PartitionMetadata(v) => {
+                let topics: Vec<TopicMetadataJson<'_>> =
+                    v.topics.iter().map(TopicMetadataJson).collect();
+                m.serialize_entry("topics", &topics)?;
+            }
+            RecordValue::MemberMetadata(v) => {
+                m.serialize_entry("instanceId", &v.instance_id)?;
+                m.serialize_entry("rackId", &v.rack_id)?;
+                m.serialize_entry("clientId", &v.client_id)?;
+                m.serialize_entry("clientHost", &v.client_host)?;
+                m.serialize_entry("rebalanceTimeoutMs", &v.rebalance_timeout_ms)?;
+                if v42 {
+                    m.serialize_entry("topologyEpoch", &v.topology_epoch)?;
+                } else {
+                    m.serialize_entry("topologyId", &v.topology_id)?;
+                }
+                m.serialize_entry("processId", &v.process_id)?;
+                m.serialize_entry("userEndpoint", &v.user_endpoint.as_ref().map(EndpointJson))?;
+                m.serialize_entry("clientTags", &KeyValuesJson(&v.client_tags))?;
+            }
+            RecordValue::TargetAssignmentMetadata(v) => {
+                m.serialize_entry("assignmentEpoch", &v.assignment_epoch)?;
+            }
+            RecordValue::TargetAssignmentMember(v) => {
+                m.serialize_entry("activeTasks", &TaskIdsJson(&v.active_tasks, false))?;
+                m.serialize_entry("standbyTasks", &TaskIdsJson(&v.standby_tasks, false))?;
+                m.serialize_entry("warmupTasks", &TaskIdsJson(&v.warmup_tasks, false))?;
+            }
+            RecordValue::CurrentMemberAssignment(v) => {
+                m.serialize_entry("memberEpoch", &v.member_epoch)?;
+                m.serialize_entry("previousMemberEpoch", &v.previous_member_epoch)?;
+                m.serialize_entry("state", &v.state)?;
+                for (name, tasks) in CURRENT_LISTS.iter().zip(current_task_lists(v)) {
+                    m.serialize_entry(*name, &TaskIdsJson(tasks, v42))?;
+                }
+            }
+            RecordValue::Topology(v) => {
+                if v42 {
+                    m.serialize_entry("epoch", &v.epoch)?;
+                } else {
+                    m.serialize_entry("topologyId", &v.topology_id)?;
+                }
+                let list = if v42 { "subtopologies" } else { "topology" };
+                let subs: Vec<SubtopologyJson<'_>> =
+                    v.subtopologies.iter().map(SubtopologyJson).collect();
+                m.serialize_entry(list, &subs)?;
+            }
+        }
+        m.end()
+    }
 }
 
 const CURRENT_LISTS: [&str; 6] = [
