@@ -395,7 +395,8 @@ impl<'a> Group<'a> {
             let entry = match &mut lent {
                 Some(rest) => {
                     while rest.next_if(|(id, _)| **id < member.member_id).is_some() {}
-                    rest.next_if(|(id, _)| **id == member.member_id).map(|(_, t)| t)
+                    rest.next_if(|(id, _)| **id == member.member_id)
+                        .map(|(_, t)| t)
                 }
                 None => Some(&member.previous),
             };
