@@ -80,18 +80,67 @@ export function isPlainJson(value, depth = 0) {
   }
 }
 
+/** The longest text that `handle` sends through the module's input buffer (UTF-16 units). */
+const BUFFERED_MAX = 16384;
+const LONG_DIGIT_RUN = /[0-9]{16}/;
+
+/**
+ * `handle` of JSON text through one reusable input buffer in the module's memory, when the
+ * glue has one (the Node module, built for speed; docs/performance.md): the text is encoded
+ * straight into the buffer (`encodeInto` on a view kept between calls), `handleBuffered` is
+ * one export call, and the output is decoded where it lies. The glue's `handleText` writes the
+ * input a UTF-16 unit at a time and makes three export calls. The function answers null for
+ * texts longer than `BUFFERED_MAX` (so the buffer stays small), which then take the glue's own
+ * way; it is null without the exports.
+ */
+function bufferedText(glue) {
+  if (typeof glue.wasmMemory !== 'function' || typeof glue.Coordinator.prototype.handleBuffered !== 'function') return null;
+  let memory = null; // asked for on first use: the web glue has no memory before init()
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const cap = BUFFERED_MAX * 3; // room for any text of BUFFERED_MAX units as UTF-8
+  let ptr = 0;
+  let bytes = new Uint8Array(0);
+  let input = bytes;
+  // Memory growth detaches the old ArrayBuffer: its views then have length 0.
+  const memoryBytes = () => (bytes.length === 0 ? (bytes = new Uint8Array(memory.buffer)) : bytes);
+  return (coordinator, text) => {
+    if (text.length > BUFFERED_MAX) return null;
+    if (ptr === 0) {
+      ptr = glue.inputBuffer(cap);
+      if (ptr === 0) return null;
+      memory = glue.wasmMemory();
+    }
+    if (input.length === 0) input = memoryBytes().subarray(ptr, ptr + cap);
+    const { written } = encoder.encodeInto(text, input);
+    const at = coordinator.handleBuffered(written);
+    if (at < 0) return glue.lastOutput();
+    const start = at % 4294967296;
+    const end = start + (at - start) / 4294967296;
+    return decoder.decode(memoryBytes().subarray(start, end));
+  };
+}
+
 /**
  * The package's API over `glue` (the wasm-bindgen module of one target): a `Coordinator`
  * whose `handle` and `replay` take JSON text or plain objects (in objects, properties that are
  * `undefined` count as absent, as in JSON), and the glue's functions.
  */
 export function bind(glue) {
+  const buffered = bufferedText(glue);
   class Coordinator extends glue.Coordinator {
     handle(input) {
-      if (typeof input === 'string') return this.handleText(input);
+      if (typeof input === 'string') {
+        const text = buffered === null ? null : buffered(this, input);
+        return text ?? this.handleText(input);
+      }
       // Plain JSON crosses as text, the cheapest way in and out of the module (docs/performance.md).
       if (isPlainJson(input)) {
-        const output = this.handleJsonObject(JSON.stringify(input));
+        const json = JSON.stringify(input);
+        const text = buffered === null ? null : buffered(this, json);
+        // An integer beyond 2^53 needs a BigInt: the module then converts its output exactly.
+        if (text !== null) return LONG_DIGIT_RUN.test(text) ? glue.lastOutputObject() : JSON.parse(text);
+        const output = this.handleJsonObject(json);
         return typeof output === 'string' ? JSON.parse(output) : output;
       }
       return super.handle(withoutUndefined(input));

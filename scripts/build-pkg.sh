@@ -19,11 +19,12 @@ targets="nodejs web"
 mkdir -p pkg
 for target in $targets; do
   dir=pkg/$([ "$target" = nodejs ] && echo node || echo web)
-  # The web build leaves out the heartbeat-text fast path (about 16 KB gzipped).
+  # The web build leaves out the heartbeat-text fast path (about 16 KB gzipped) and the buffered
+  # text path of the Node module (feature `speed`).
   # --low-memory-unused: the module never uses the lowest 1 KB of its memory (its stack starts at
   # 1 MB and grows down, its data above), so wasm-opt may fold pointer offsets into loads and
-  # stores (2.7 KB gzipped).
-  if [ "$target" = nodejs ]; then profile=wasm-speed opt=-O3 features=; else profile=wasm-size opt="-Oz --low-memory-unused" features=--no-default-features; fi
+  # stores (2.7 KB gzipped of the web module; 15 KB smaller and a little faster for Node).
+  if [ "$target" = nodejs ]; then profile=wasm-speed opt="-O3 --low-memory-unused" features=; else profile=wasm-size opt="-Oz --low-memory-unused" features=--no-default-features; fi
   cargo build --quiet --target wasm32-unknown-unknown --profile $profile -p sgc-wasm $features
   WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/$profile/sgc_wasm.wasm
   out="$dir/${CRATE}_bg.wasm"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the WASI modules into pkg/wasi/: sgc.wasm (command) and sgc-reactor.wasm (plugin ABI),
-# for speed (cargo profile wasm-speed, wasm-opt -O3; docs/performance.md).
+# for speed (cargo profile wasm-speed, wasm-opt -O3 --low-memory-unused; docs/performance.md).
 # Cargo skips what did not change; wasm-opt runs only when cargo's module (or this script) is
 # newer than the optimised one.
 set -euo pipefail
@@ -21,7 +21,9 @@ for m in sgc sgc-reactor; do
     echo "wasi: pkg/wasi/$m.wasm is up to date"
   else
     # shellcheck disable=SC2086
-    "$WASM_OPT" -O3 $FEATURES --strip-debug "$src" -o "$dst"
+    # --low-memory-unused: as for the Node module (scripts/build-pkg.sh): the stack starts at
+    # 1 MB and grows down, the data lies above, so the lowest 1 KB is never used.
+    "$WASM_OPT" -O3 --low-memory-unused $FEATURES --strip-debug "$src" -o "$dst"
     echo "wasi: pkg/wasi/$m.wasm $(stat -c %s "$dst") bytes ($(gzip -9 -c "$dst" | wc -c) gzipped)"
   fi
 done

@@ -19,6 +19,12 @@ export function unpack(result) {
   return { status: Number(r >> 62n), ptr: Number(r & 0xffffffffn), len: Number((r >> 32n) & 0x3fffffffn) };
 }
 
+// The hot path unpacks through these instead: storing the BigInt into a 64-bit array and
+// reading its two 32-bit halves costs no BigInt arithmetic, each step of which allocates.
+const packed64 = new BigUint64Array(1);
+const packed32 = new Uint32Array(packed64.buffer);
+const [LOW, HIGH] = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? [0, 1] : [1, 0]; // host byte order
+
 /**
  * One reactor instance; several coordinators (handles) may live in it.
  *
@@ -43,11 +49,16 @@ export class Plugin {
     this.buf = 0; // the reusable input buffer (version 2)
     this.cap = 0;
     this.view = new Uint8Array(this.x.memory.buffer);
+    this.input = this.view.subarray(0, 0); // a view of exactly the input buffer
   }
 
-  /** A view of all of linear memory, re-made when growth detached the old one (P13). */
+  /**
+   * A view of all of linear memory, re-made when growth detached the old one (P13). Growth
+   * detaches the old `ArrayBuffer`, whose views then have length 0: checking that is cheaper
+   * than reading `memory.buffer` (a call into the engine) on every request.
+   */
   bytes() {
-    if (this.view.buffer !== this.x.memory.buffer) this.view = new Uint8Array(this.x.memory.buffer);
+    if (this.view.length === 0) this.view = new Uint8Array(this.x.memory.buffer);
     return this.view;
   }
 
@@ -58,13 +69,19 @@ export class Plugin {
     if (ptr === 0) throw new Error('sgc_realloc failed');
     this.buf = ptr;
     this.cap = cap;
+    this.input = this.bytes().subarray(ptr, ptr + cap);
   }
 
-  /** Encodes `text` into the input buffer in place; returns its length in bytes. */
+  /**
+   * Encodes `text` into the input buffer in place; returns its length in bytes. The view of
+   * the buffer is kept between requests (making one per call cost more than the encoding) and
+   * re-made only when the buffer moved or memory grew.
+   */
   put(text) {
     for (;;) {
       if (this.cap > 0) {
-        const { read, written } = this.encoder.encodeInto(text, this.bytes().subarray(this.buf, this.buf + this.cap));
+        if (this.input.length === 0) this.input = this.bytes().subarray(this.buf, this.buf + this.cap);
+        const { read, written } = this.encoder.encodeInto(text, this.input);
         if (read === text.length) return written;
       }
       this.grow(text.length * 3); // enough for any UTF-16 text as UTF-8
@@ -73,8 +90,10 @@ export class Plugin {
 
   /** One sgc_call2 with whatever pointer and length: { status, output }. */
   call2Raw(handle, ptr, len) {
-    const r = unpack(this.x.sgc_call2(handle, ptr, len));
-    return { status: r.status, output: this.decoder.decode(this.bytes().subarray(r.ptr, r.ptr + r.len)) };
+    packed64[0] = this.x.sgc_call2(handle, ptr, len);
+    const at = packed32[LOW];
+    const hi = packed32[HIGH];
+    return { status: hi >>> 30, output: this.decoder.decode(this.bytes().subarray(at, at + (hi & 0x3fffffff))) };
   }
 
   withBytes(text, call) {

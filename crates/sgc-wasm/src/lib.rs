@@ -181,6 +181,20 @@ impl JsCoordinator {
         self.inner.handle_json(text)
     }
 
+    /// `handle` of the JSON text the wrapper (js/api.mjs) wrote into the module's input buffer
+    /// ([`input_buffer`]): its first `len` bytes. The output stays in the module until the next
+    /// call ([`last_output`], [`last_output_object`]); the answer is where it lies, packed in
+    /// one number as `address + length * 2^32` (exact below 2^53), or -1 for an output of 2^21
+    /// bytes or more, which the wrapper then reads with [`last_output`]. This way a string
+    /// crosses with one export call and no copy in JS (the glue of `handleText` writes the input
+    /// a UTF-16 unit at a time and makes three calls).
+    #[cfg(feature = "speed")]
+    #[wasm_bindgen(js_name = handleBuffered)]
+    pub fn handle_buffered(&mut self, len: usize) -> f64 {
+        let output = buffered::with_input(len, |text| self.inner.handle_json(text));
+        buffered::keep_output(output)
+    }
+
     /// `handle` of an object input that the wrapper (js/api.mjs) checked to be plain JSON and
     /// sent as its JSON text: answers the output text for the wrapper's `JSON.parse`, or the
     /// output as an object when it may hold an integer beyond 2^53 (which needs a `BigInt`).
@@ -235,6 +249,112 @@ impl JsCoordinator {
     pub fn version() -> String {
         sgc::version().to_string()
     }
+}
+
+/// The reusable input buffer and the last output of [`JsCoordinator::handle_buffered`]: one
+/// for the module, so that no coordinator's `free()` can leave the wrapper a dangling buffer.
+#[cfg(feature = "speed")]
+mod buffered {
+    use std::cell::RefCell;
+
+    use streams_group_coordinator::api::boundary_error_json;
+    use streams_group_coordinator::BoundaryError;
+
+    /// Outputs from 2^21 bytes on do not fit the packed answer (address + length * 2^32 must
+    /// stay below 2^53).
+    const MAX_PACKED_LEN: usize = (1 << 21) - 1;
+
+    thread_local! {
+        static INPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+        static OUTPUT: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+
+    /// The input buffer, made `len` bytes long; its address, or 0 when memory is exhausted.
+    pub fn resize(len: usize) -> usize {
+        INPUT.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut buf) => {
+                let extra = len.saturating_sub(buf.len());
+                if extra > 0 && buf.try_reserve_exact(extra).is_err() {
+                    return 0;
+                }
+                buf.resize(len, 0);
+                buf.shrink_to_fit();
+                buf.as_ptr() as usize
+            }
+            Err(_) => 0,
+        })
+    }
+
+    /// `f` of the first `len` bytes of the input buffer as text, or the boundary error's JSON
+    /// when they are not (the wrapper only ever sends what it encoded there).
+    pub fn with_input(len: usize, f: impl FnOnce(&str) -> String) -> String {
+        let error =
+            |message: &str| boundary_error_json(&BoundaryError::input("", message)).to_string();
+        INPUT.with(|cell| match cell.try_borrow() {
+            Ok(buf) => match buf.get(..len).map(std::str::from_utf8) {
+                Some(Ok(text)) => f(text),
+                Some(Err(e)) => error(&format!("the input is not UTF-8: {e}")),
+                None => error("the input is longer than the input buffer"),
+            },
+            Err(_) => error("the input buffer is busy"),
+        })
+    }
+
+    /// Keeps `output` as the last output; answers where it lies, packed, or -1 (see
+    /// `handle_buffered`).
+    pub fn keep_output(output: String) -> f64 {
+        let (ptr, len) = (output.as_ptr() as usize, output.len());
+        OUTPUT.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut slot) => {
+                *slot = output;
+                if len <= MAX_PACKED_LEN {
+                    ptr as f64 + len as f64 * 4_294_967_296.0
+                } else {
+                    -1.0
+                }
+            }
+            Err(_) => -1.0,
+        })
+    }
+
+    /// `f` of the last output.
+    pub fn with_output<T>(f: impl FnOnce(&str) -> T) -> T {
+        OUTPUT.with(|cell| match cell.try_borrow() {
+            Ok(out) => f(&out),
+            Err(_) => f(""),
+        })
+    }
+}
+
+/// The input buffer of `handleBuffered`, made `len` bytes long: its address in the module's
+/// memory ([`wasm_memory`]), or 0 when memory is exhausted. The address holds until the next
+/// call of this function.
+#[cfg(feature = "speed")]
+#[wasm_bindgen(js_name = inputBuffer)]
+pub fn input_buffer(len: usize) -> usize {
+    buffered::resize(len)
+}
+
+/// The module's `WebAssembly.Memory`, where the wrapper writes inputs and reads outputs.
+#[cfg(feature = "speed")]
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
+/// The last output of `handleBuffered`, as text.
+#[cfg(feature = "speed")]
+#[wasm_bindgen(js_name = lastOutput)]
+pub fn last_output() -> String {
+    buffered::with_output(|text| text.to_owned())
+}
+
+/// The last output of `handleBuffered` as an object, exactly (`BigInt`s beyond 2^53): what
+/// `handle(object)` answers when the output text has a run of 16 digits.
+#[cfg(feature = "speed")]
+#[wasm_bindgen(js_name = lastOutputObject)]
+pub fn last_output_object() -> JsValue {
+    buffered::with_output(text_to_js)
 }
 
 /// The topology id of a topology (a list of subtopologies, as an object or JSON text).
