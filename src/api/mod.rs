@@ -265,6 +265,73 @@ fn heartbeat_from_text(text: &str) -> Option<Input> {
     })
 }
 
+/// A `Replay` input's text whose records are all in the bytes form (the form of a log read
+/// back), decoded straight into records: no JSON tree of the records is built. It answers only
+/// when the general path ([`Input::parse`], then the coordinator's decoding) would accept the
+/// text with the same records: the typed decoding refuses unknown and duplicate fields and
+/// requires both strings of every record; the list and its strings are within the limits; every
+/// string is valid base64 of a record this dialect decodes. Anything else (`None`) takes the
+/// general path, which gives every error its path. The records come with their index in the
+/// list; records of other kinds are left out, as the general path skips them.
+#[cfg(feature = "replay-text")]
+pub(crate) fn replay_from_text(
+    text: &str,
+    dialect: crate::records::Dialect,
+) -> Option<(i64, Vec<(usize, Record)>)> {
+    use std::borrow::Cow;
+
+    /// A field that must be present and may be null.
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
+        Option::<Cow<'de, str>>::deserialize(d)
+    }
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ReplayText<'a> {
+        #[serde(rename = "nowMs")]
+        now_ms: i64,
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+        #[serde(borrow)]
+        records: Vec<BytesRecord<'a>>,
+    }
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct BytesRecord<'a> {
+        #[serde(rename = "keyBytes", borrow)]
+        key_bytes: Cow<'a, str>,
+        #[serde(rename = "valueBytes", borrow, deserialize_with = "present")]
+        value_bytes: Option<Cow<'a, str>>,
+    }
+
+    if !text.contains("\"Replay\"") {
+        return None;
+    }
+    let parsed: ReplayText<'_> = serde_json::from_str(text).ok()?;
+    let fits = |s: &str| s.len() <= MAX_STRING_BYTES;
+    if parsed.now_ms < 0
+        || parsed.kind != "Replay"
+        || parsed.records.len() > MAX_LIST_LEN
+        || !parsed
+            .records
+            .iter()
+            .all(|r| fits(&r.key_bytes) && r.value_bytes.as_deref().is_none_or(fits))
+    {
+        return None;
+    }
+    let mut records = Vec::with_capacity(parsed.records.len());
+    for (i, r) in parsed.records.iter().enumerate() {
+        let decoded = crate::records::json::record_from_base64(
+            dialect,
+            &r.key_bytes,
+            r.value_bytes.as_deref(),
+        )?;
+        if let Some(record) = decoded {
+            records.push((i, record));
+        }
+    }
+    Some((parsed.now_ms, records))
+}
+
 /// How deep JSON text nests, as `check_shape` counts depth (the top level is 0, and a string
 /// counts at its container's depth plus one): the number of objects and arrays open at the
 /// deepest point, brackets inside strings excluded. It may overcount by one, never undercount.

@@ -281,6 +281,21 @@ impl Coordinator {
     /// Parses and handles one JSON input; the answer is the output or the boundary error, as
     /// JSON text (what the CLI, the JS binding and the WASI module return).
     pub fn handle_json(&mut self, text: &str) -> String {
+        // A log read back: its records decoded straight from the text (same answers).
+        #[cfg(feature = "replay-text")]
+        if let Some((now_ms, records)) = crate::api::replay_from_text(text, self.config.dialect) {
+            let input = Input {
+                now_ms,
+                kind: InputKind::Replay {
+                    records: Vec::new(),
+                },
+            };
+            let result = self.run(input, records.iter().map(|(i, r)| (*i, r)));
+            return match result {
+                Ok(out) => out.to_json_string(self.config.dialect, self.config.record_bytes),
+                Err(e) => crate::api::boundary_error_json(&e).to_string(),
+            };
+        }
         let result = Input::parse(text).and_then(|input| self.handle(input));
         match result {
             Ok(out) => out.to_json_string(self.config.dialect, self.config.record_bytes),

@@ -216,6 +216,30 @@ fn json_form(
     Ok(Parsed::Record(Box::new(Record { key, value })))
 }
 
+/// A record in the bytes form from its two base64 strings, as [`record_from_json`] reads it:
+/// `Some(None)` for a record of another kind; `None` for anything the general path refuses (it
+/// is then asked, for its error and path).
+pub(crate) fn record_from_base64(
+    dialect: Dialect,
+    key: &str,
+    value: Option<&str>,
+) -> Option<Option<Record>> {
+    let key_bytes = STANDARD.decode(key).ok()?;
+    let value_bytes = match value {
+        None => None,
+        Some(v) => Some(STANDARD.decode(v).ok()?),
+    };
+    let Some(key) = decode_key(dialect, &key_bytes).ok()? else {
+        // The general path reads the skipped type id from the first two bytes.
+        return (key_bytes.len() >= 2).then_some(None);
+    };
+    let value = match value_bytes {
+        None => None,
+        Some(bytes) => Some(decode_value(dialect, key.record_type(), &bytes).ok()?),
+    };
+    Some(Some(Record { key, value }))
+}
+
 fn bytes_form(
     dialect: Dialect,
     obj: &Map<String, Value>,
