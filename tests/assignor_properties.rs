@@ -732,6 +732,19 @@ fn assignor_invariants_determinism_and_reference() {
     report_spread();
 }
 
+/// Adds a random report to `m`: every fifth entry an end offset, the others task offsets (a
+/// negative one as `-2`, a running active task).
+fn report(m: &mut MemberSpec<'static>, rep: &[(u8, i32, i64)]) {
+    for &(s, p, o) in rep {
+        if o % 5 == 0 {
+            m.task_end_offsets.push((s.to_string(), p, 200 + o));
+        } else {
+            m.task_offsets
+                .push((s.to_string(), p, if o < 0 { -2 } else { o }));
+        }
+    }
+}
+
 /// Random task offsets (some `-2`, some behind, some ahead of the end) and end offsets on the
 /// members of a group: step L and warm-ups against the reference; invariants 1-3.
 #[test]
@@ -750,14 +763,7 @@ fn assignor_lag_aware_warmups_follow_the_reference() {
             .zip(&reports)
             .map(|(m, rep)| {
                 let mut m = m.clone();
-                for &(s, p, o) in rep {
-                    if o % 5 == 0 {
-                        m.task_end_offsets.push((s.to_string(), p, 200 + o));
-                    } else {
-                        m.task_offsets
-                            .push((s.to_string(), p, if o < 0 { -2 } else { o }));
-                    }
-                }
+                report(&mut m, rep);
                 m
             })
             .collect();
@@ -821,14 +827,7 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
         let mut members = g.members.clone();
         for ((m, rep), &h) in members.iter_mut().zip(&reports).zip(&how) {
             if h % 4 == 0 {
-                for &(s, p, o) in rep {
-                    if o % 5 == 0 {
-                        m.task_end_offsets.push((s.to_string(), p, 200 + o));
-                    } else {
-                        m.task_offsets
-                            .push((s.to_string(), p, if o < 0 { -2 } else { o }));
-                    }
-                }
+                report(m, rep);
             }
             if h % 7 == 1 {
                 m.previous.standby.insert("0".into(), BTreeSet::new());
