@@ -71,7 +71,7 @@ impl StickyAssignor {
 pub struct Computation<'a> {
     group: Group<'a>,
     placement: Placement,
-    lists: Previous,
+    lists: TaskLists,
 }
 
 /// One warm-up of a computed placement.
@@ -191,12 +191,13 @@ struct Group<'a> {
     /// `(task, member)` of previous warm-ups, sorted.
     prev_warmup: Vec<(u32, u32)>,
     /// Each member's previous target in indices, to tell which targets change.
-    previous: Previous,
+    previous: TaskLists,
 }
 
-/// The previous targets in task indices, per member: `tasks[kind][offsets[kind][m]..][..]` for
-/// active (0), standby (1) and warm-up (2) tasks, each run in ascending task order.
-struct Previous {
+/// Targets in task indices, per member (the previous ones, and the computed ones):
+/// `tasks[kind][offsets[kind][m]..][..]` for active (0), standby (1) and warm-up (2) tasks, each
+/// run in ascending task order.
+struct TaskLists {
     tasks: [Vec<u32>; 3],
     offsets: [Vec<u32>; 3],
     /// Whether member `m`'s previous target equals its indices: it had one, and every entry of
@@ -204,14 +205,14 @@ struct Previous {
     exact: Vec<bool>,
 }
 
-impl Previous {
+impl TaskLists {
     fn with_members(n: usize) -> Self {
         let offsets = || {
             let mut v = Vec::with_capacity(n + 1);
             v.push(0);
             v
         };
-        Previous {
+        TaskLists {
             tasks: [Vec::new(), Vec::new(), Vec::new()],
             offsets: [offsets(), offsets(), offsets()],
             exact: Vec::with_capacity(n),
@@ -392,7 +393,7 @@ impl<'a> Group<'a> {
         let mut prev_active = vec![NONE; num_tasks];
         let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
         let mut prev_warmup: Vec<(u32, u32)> = Vec::new();
-        let mut previous = Previous::with_members(members.len());
+        let mut previous = TaskLists::with_members(members.len());
         // Lent targets are in member-id order too: one walk beside the members finds them.
         let mut lent = spec.previous_targets.map(|t| t.iter().peekable());
         for (m, &i) in by_id.iter().enumerate() {
@@ -907,10 +908,10 @@ impl<'a> Group<'a> {
         map
     }
 
-    /// Each member's new tasks in indices, laid out like [`Previous`].
-    fn member_tasks(&self, placement: &Placement) -> Previous {
+    /// Each member's new tasks in indices, laid out like [`TaskLists`].
+    fn member_tasks(&self, placement: &Placement) -> TaskLists {
         let num_members = self.member_ids.len();
-        let mut lists = Previous::with_members(num_members);
+        let mut lists = TaskLists::with_members(num_members);
 
         // Active tasks per member, in task order: a counting sort by owner.
         let mut acc = 0u32;
@@ -938,7 +939,7 @@ impl<'a> Group<'a> {
     }
 
     /// Member `m`'s target from its task indices.
-    fn assignment(&self, lists: &Previous, m: usize) -> Assignment {
+    fn assignment(&self, lists: &TaskLists, m: usize) -> Assignment {
         Assignment {
             active: self.task_map(lists.of(0, m)),
             standby: self.task_map(lists.of(1, m)),
