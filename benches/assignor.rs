@@ -87,7 +87,8 @@ fn with_previous(members: &mut [MemberSpec<'static>], target: &BTreeMap<String, 
         m.previous = target
             .get(m.member_id.as_ref())
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into();
     }
 }
 
@@ -258,9 +259,11 @@ fn bench_ha(c: &mut Criterion) {
                 member_id: format!("member-{i:05}").into(),
                 process_id: format!("process-{p:04}").into(),
                 rack_id: Some(format!("rack-{}", p % 3).into()),
-                client_tags: [("zone".to_string(), format!("zone-{}", p % 5))]
-                    .into_iter()
-                    .collect(),
+                client_tags: std::borrow::Cow::Owned(
+                    [("zone".to_string(), format!("zone-{}", p % 5))]
+                        .into_iter()
+                        .collect(),
+                ),
                 ..Default::default()
             }
         })

@@ -94,7 +94,8 @@ fn with_previous(members: &mut [MemberSpec<'static>], target: &Target) {
         m.previous = target
             .get(m.member_id.as_ref())
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into();
     }
 }
 

@@ -22,7 +22,21 @@ pub struct Assignment {
     pub warmup: TaskMap,
 }
 
+/// An owned target where a borrowed one may go (`MemberSpec::previous`).
+impl From<Assignment> for std::borrow::Cow<'_, Assignment> {
+    fn from(a: Assignment) -> Self {
+        std::borrow::Cow::Owned(a)
+    }
+}
+
 impl Assignment {
+    /// No task: what a member without a target holds, lent where a target is borrowed.
+    pub const EMPTY: Assignment = Assignment {
+        active: BTreeMap::new(),
+        standby: BTreeMap::new(),
+        warmup: BTreeMap::new(),
+    };
+
     /// Whether it holds no task.
     pub fn is_empty(&self) -> bool {
         self.active.values().all(BTreeSet::is_empty)

@@ -56,7 +56,8 @@ fn with_previous(members: &[MemberSpec<'static>], target: &Target) -> Vec<Member
             previous: target
                 .get(m.member_id.as_ref())
                 .cloned()
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into(),
             ..m.clone()
         })
         .collect()
@@ -668,7 +669,8 @@ fn arb_member(i: usize, processes: usize) -> impl Strategy<Value = MemberSpec<'s
                     standby,
                     warmup,
                 })
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into(),
             ..Default::default()
         })
 }
@@ -830,7 +832,10 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
                 report(m, rep);
             }
             if h % 7 == 1 {
-                m.previous.standby.insert("0".into(), BTreeSet::new());
+                m.previous
+                    .to_mut()
+                    .standby
+                    .insert("0".into(), BTreeSet::new());
             }
         }
         let orphaned: BTreeSet<Task> = orphaned
@@ -842,13 +847,13 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
             .iter()
             .zip(&how)
             .filter(|(_, &h)| h % 2 == 0)
-            .map(|(m, _)| (m.member_id.to_string(), m.previous.clone()))
+            .map(|(m, _)| (m.member_id.to_string(), m.previous.clone().into_owned()))
             .collect();
         let specs: Vec<MemberSpec<'static>> = if lent {
             members
                 .iter()
                 .map(|m| MemberSpec {
-                    previous: Assignment::default(),
+                    previous: Assignment::default().into(),
                     ..m.clone()
                 })
                 .collect()
@@ -870,7 +875,7 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
                 members
                     .iter()
                     .find(|m| m.member_id == id)
-                    .map(|m| &m.previous)
+                    .map(|m| m.previous.as_ref())
             }
         };
         let expected: Vec<(&str, Assignment)> = out

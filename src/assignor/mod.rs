@@ -51,10 +51,11 @@ pub struct MemberSpec<'a> {
     pub instance_id: Option<Cow<'a, str>>,
     /// The member's rack.
     pub rack_id: Option<Cow<'a, str>>,
-    /// The member's client tags.
-    pub client_tags: BTreeMap<String, String>,
-    /// The member's previous target (empty if none).
-    pub previous: Assignment,
+    /// The member's client tags (borrowed where the caller keeps them: an empty set costs
+    /// nothing to drop).
+    pub client_tags: Cow<'a, BTreeMap<String, String>>,
+    /// The member's previous target (empty if none); borrowed like the strings.
+    pub previous: Cow<'a, Assignment>,
     /// Reported changelog offsets per task `(subtopology, partition, offset)`; `-2` (Kafka's
     /// `LATEST_OFFSET`) marks a running active task, which is caught up.
     pub task_offsets: Vec<(String, i32, i64)>,
@@ -125,7 +126,7 @@ impl<'a> GroupSpec<'a> {
     pub fn previous_entry(&self, member: &'a MemberSpec<'a>) -> Option<&'a Assignment> {
         match self.previous_targets {
             Some(targets) => targets.get(member.member_id.as_ref()),
-            None => Some(&member.previous),
+            None => Some(member.previous.as_ref()),
         }
     }
 
@@ -136,8 +137,8 @@ impl<'a> GroupSpec<'a> {
         match self.previous_targets {
             Some(targets) => targets
                 .get(member.member_id.as_ref())
-                .unwrap_or(&member.previous),
-            None => &member.previous,
+                .unwrap_or(member.previous.as_ref()),
+            None => member.previous.as_ref(),
         }
     }
 }

@@ -407,10 +407,10 @@ impl<'a> Group<'a> {
                     rest.next_if(|(id, _)| id.as_str() == member.member_id.as_ref())
                         .map(|(_, t)| t)
                 }
-                None => Some(&member.previous),
+                None => Some(member.previous.as_ref()),
             };
             // As `previous_of`; without an entry of its own, whatever the member gets is a change.
-            let target = entry.unwrap_or(&member.previous);
+            let target = entry.unwrap_or(member.previous.as_ref());
             let mut exact = entry.is_some();
             let mut cursor = 0;
             for (sub, parts) in &target.active {
@@ -1414,7 +1414,8 @@ mod tests {
                 active: map(active),
                 standby: map(standby),
                 warmup: TaskMap::new(),
-            },
+            }
+            .into(),
             ..Default::default()
         }
     }
@@ -1455,12 +1456,12 @@ mod tests {
         let targets: BTreeMap<String, Assignment> = members
             .iter()
             .filter(|m| m.member_id != "c")
-            .map(|m| (m.member_id.to_string(), m.previous.clone()))
+            .map(|m| (m.member_id.to_string(), m.previous.clone().into_owned()))
             .collect();
         let bare: Vec<MemberSpec> = members
             .iter()
             .map(|m| MemberSpec {
-                previous: Assignment::default(),
+                previous: Assignment::default().into(),
                 ..m.clone()
             })
             .collect();

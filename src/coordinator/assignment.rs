@@ -21,6 +21,11 @@ use crate::tasks::Assignment;
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::{self, Configuration};
 
+/// Lent to each member spec without tags, and as each spec's own previous target (the stored
+/// targets are lent instead): borrowed, a spec drops nothing.
+static NO_TAGS: BTreeMap<String, String> = BTreeMap::new();
+static NO_TARGET: Assignment = Assignment::EMPTY;
+
 /// Task offsets a heartbeat reports for its own member, not yet stored when its target is
 /// computed; `None` lists mean "as last reported".
 #[derive(Clone, Copy, Debug, Default)]
@@ -233,13 +238,18 @@ impl Coordinator {
                     process_id: md.process_id.as_str().into(),
                     instance_id: md.instance_id.as_deref().map(Cow::Borrowed),
                     rack_id: md.rack_id.as_deref().map(Cow::Borrowed),
-                    client_tags: md
-                        .client_tags
-                        .iter()
-                        .map(|kv| (kv.key.clone(), kv.value.clone()))
-                        .to_map(),
+                    client_tags: if md.client_tags.is_empty() {
+                        Cow::Borrowed(&NO_TAGS)
+                    } else {
+                        Cow::Owned(
+                            md.client_tags
+                                .iter()
+                                .map(|kv| (kv.key.clone(), kv.value.clone()))
+                                .to_map(),
+                        )
+                    },
                     // The assignor reads the stored targets (`previous_targets`).
-                    previous: Assignment::default(),
+                    previous: Cow::Borrowed(&NO_TARGET),
                     task_offsets: offsets(
                         reported.task_offsets,
                         m.soft.and_then(|s| s.task_offsets.as_ref()),
