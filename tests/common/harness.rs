@@ -58,6 +58,10 @@ impl Client {
 /// A draft group `g` over two topics of `partitions` partitions, joined by `count` members (one
 /// heartbeat each, 1 ms apart, over 100 processes) and driven to `STABLE` by correct clients:
 /// the coordinator, each member's id and epoch, and the time reached.
+///
+/// The benchmarks' driver: its clients write their heartbeats from typed values and read only
+/// the response of each output (as a Kafka client would; the records are for the log), so that
+/// what it measures is mostly the coordinator.
 pub fn stable_group(
     config: Config,
     count: usize,
@@ -76,17 +80,27 @@ pub fn stable_group(
         "topology": [{"subtopologyId": "0", "sourceTopics": ["a"]}, {"subtopologyId": "1", "sourceTopics": ["b"]}]}}),
     );
     let mut now = 1;
-    let mut members: Vec<(String, Client)> = Vec::new();
+    let mut members: Vec<(String, LeanClient)> = Vec::new();
     for i in 0..count {
         let id = format!("member-{i:04}");
-        let out = send(
-            &mut c,
-            json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
-            "groupId": "g", "memberId": id, "memberEpoch": 0, "topologyId": "t", "processId": format!("p{}", i % 100),
-            "rebalanceTimeoutMs": 600000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}),
-        );
-        let mut client = Client::default();
-        client.absorb(&out);
+        let process = format!("p{}", i % 100);
+        let mut client = LeanClient::default();
+        let beat = Beat {
+            now_ms: now,
+            kind: "StreamsGroupHeartbeat",
+            request: BeatRequest {
+                group_id: "g",
+                member_id: &id,
+                member_epoch: 0,
+                topology_id: Some("t"),
+                process_id: Some(&process),
+                rebalance_timeout_ms: Some(600_000),
+                active_tasks: &client.owned[0],
+                standby_tasks: &client.owned[1],
+                warmup_tasks: &client.owned[2],
+            },
+        };
+        client.absorb(&c.handle_json(&serde_json::to_string(&beat).unwrap_or_default()));
         members.push((id, client));
         now += 1;
     }
@@ -97,13 +111,22 @@ pub fn stable_group(
         // Past a batched assignment's due time.
         now += interval;
         for (id, client) in members.iter_mut() {
-            let out = send(
-                &mut c,
-                json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
-                "groupId": "g", "memberId": id, "memberEpoch": client.epoch,
-                "activeTasks": client.owned["active"], "standbyTasks": client.owned["standby"],
-                "warmupTasks": client.owned["warmup"]}}),
-            );
+            let beat = Beat {
+                now_ms: now,
+                kind: "StreamsGroupHeartbeat",
+                request: BeatRequest {
+                    group_id: "g",
+                    member_id: id,
+                    member_epoch: client.epoch,
+                    topology_id: None,
+                    process_id: None,
+                    rebalance_timeout_ms: None,
+                    active_tasks: &client.owned[0],
+                    standby_tasks: &client.owned[1],
+                    warmup_tasks: &client.owned[2],
+                },
+            };
+            let out = c.handle_json(&serde_json::to_string(&beat).unwrap_or_default());
             client.absorb(&out);
         }
         now += 1;
@@ -112,6 +135,91 @@ pub fn stable_group(
     assert!(stable, "the group did not reach STABLE");
     let members = members.into_iter().map(|(id, cl)| (id, cl.epoch)).collect();
     (c, members, now)
+}
+
+/// A heartbeat input, as `stable_group`'s clients write it.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Beat<'a> {
+    now_ms: i64,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    request: BeatRequest<'a>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BeatRequest<'a> {
+    group_id: &'a str,
+    member_id: &'a str,
+    member_epoch: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    topology_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    process_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rebalance_timeout_ms: Option<i32>,
+    active_tasks: &'a [TaskIds],
+    standby_tasks: &'a [TaskIds],
+    warmup_tasks: &'a [TaskIds],
+}
+
+/// One subtopology's partitions, as heartbeats carry them.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskIds {
+    subtopology_id: String,
+    partitions: Vec<i32>,
+}
+
+/// The part of a heartbeat's output a client reads; the rest is skipped unparsed into values.
+#[derive(serde::Deserialize)]
+struct BeatOutput {
+    response: Option<BeatResponse>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BeatResponse {
+    error_code: i64,
+    member_epoch: Option<i32>,
+    active_tasks: Option<Vec<TaskIds>>,
+    standby_tasks: Option<Vec<TaskIds>>,
+    warmup_tasks: Option<Vec<TaskIds>>,
+}
+
+/// [`Client`]'s behaviour on typed values: adopt the epoch and any new task lists; on
+/// `FENCED_MEMBER_EPOCH` (110) or `UNKNOWN_MEMBER_ID` (25) drop every task and rejoin.
+#[derive(Debug, Default)]
+struct LeanClient {
+    epoch: i32,
+    /// Active, standby and warm-up tasks owned.
+    owned: [Vec<TaskIds>; 3],
+}
+
+impl LeanClient {
+    fn absorb(&mut self, out: &str) {
+        let Ok(BeatOutput { response: Some(r) }) = serde_json::from_str::<BeatOutput>(out) else {
+            return;
+        };
+        match r.error_code {
+            0 => {
+                self.epoch = r.member_epoch.unwrap_or(0);
+                if let Some(active) = r.active_tasks {
+                    self.owned = [
+                        active,
+                        r.standby_tasks.unwrap_or_default(),
+                        r.warmup_tasks.unwrap_or_default(),
+                    ];
+                }
+            }
+            110 | 25 => {
+                self.epoch = 0;
+                self.owned = Default::default();
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The invariants of PROTOCOL 2.10 and 2.2 that every group keeps after every input.
