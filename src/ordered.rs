@@ -42,6 +42,24 @@ pub(crate) trait Ordered: Iterator + Sized {
 
 impl<I: Iterator> Ordered for I {}
 
+/// Walks `rest`, entries of a map in key order, up to `key` and takes its entry if it is there:
+/// a merge walk beside another list in the same order, one comparison per entry passed.
+pub(crate) fn seek<'m, T>(
+    rest: &mut std::iter::Peekable<impl Iterator<Item = (&'m String, &'m T)>>,
+    key: &str,
+) -> Option<(&'m String, &'m T)> {
+    while let Some(&(id, _)) = rest.peek() {
+        match id.as_str().cmp(key) {
+            Ordering::Less => {
+                rest.next();
+            }
+            Ordering::Equal => return rest.next(),
+            Ordering::Greater => return None,
+        }
+    }
+    None
+}
+
 /// Sorts `order`, indices of some items, by `cmp` of the items they stand for; stable. The one
 /// instance of std's sort behind [`sort_by`].
 pub(crate) fn sort_indices(order: &mut [usize], cmp: &dyn Fn(usize, usize) -> Ordering) {
