@@ -1418,6 +1418,35 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
+    #[test]
+    fn id_cmp_orders_as_str_does() {
+        let ids = [
+            "",
+            "0",
+            "00",
+            "01",
+            "1",
+            "10",
+            "11",
+            "2",
+            "a",
+            "ab",
+            "abc",
+            "b",
+            "é",
+            "\u{0}",
+            "\u{0}a",
+            "subtopology-1",
+            "subtopology-10",
+            "subtopology-2",
+        ];
+        for a in ids {
+            for b in ids {
+                assert_eq!(id_cmp(a, b), a.cmp(b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+
     fn member(
         id: &str,
         process: &str,
