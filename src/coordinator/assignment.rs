@@ -409,13 +409,8 @@ impl Coordinator {
         previous: &BTreeMap<String, Assignment>,
         epoch: i32,
     ) -> Result<(), ProtocolError> {
-        let held = |list: fn(&Assignment) -> &crate::tasks::TaskMap| -> i64 {
-            members
-                .with_targets(previous)
-                .filter_map(|(_, t)| t)
-                .map(|(_, a)| list(a).values().map(|p| p.len() as i64).sum::<i64>())
-                .sum()
-        };
+        let count =
+            |map: &crate::tasks::TaskMap| -> i64 { map.values().map(|p| p.len() as i64).sum() };
         // Standbys: each stateful task gets min(replicas, other processes) copies, so only
         // `replicas + 1` distinct processes need finding (none without standbys).
         let replicas = usize::try_from(self.config.num_standby_replicas).unwrap_or(0);
@@ -426,8 +421,18 @@ impl Coordinator {
             .filter(|s| s.stateful)
             .map(|s| i64::from(s.num_tasks.max(0)))
             .sum();
-        let placed = (topology::total_tasks(subs) - held(|a| &a.active)).max(0)
-            + (stateful.saturating_mul(copies) - held(|a| &a.standby)).max(0);
+        let (tasks, copies) = (topology::total_tasks(subs), stateful.saturating_mul(copies));
+        // Nothing held at all is the most that can be placed: only when that could exceed the
+        // limit are the previous targets read.
+        if tasks.saturating_add(copies).saturating_mul(4) <= self.config.max_record_batch_bytes {
+            return Ok(());
+        }
+        let (mut held_active, mut held_standby) = (0, 0);
+        for (_, a) in members.with_targets(previous).filter_map(|(_, t)| t) {
+            held_active += count(&a.active);
+            held_standby += count(&a.standby);
+        }
+        let placed = (tasks - held_active).max(0) + (copies - held_standby).max(0);
         let at_least = placed.saturating_mul(4);
         if at_least > self.config.max_record_batch_bytes {
             return Err(ProtocolError::new(
