@@ -213,25 +213,47 @@ impl Coordinator {
         members: &Members<'m>,
         reported: Reported<'_>,
     ) -> Vec<MemberSpec<'m>> {
+        let offsets = |list: &[TaskOffsetJson]| -> Vec<(String, i32, i64)> {
+            list.iter()
+                .map(|o| (o.subtopology_id.clone(), o.partition, o.offset))
+                .collect()
+        };
+        let kept = |list: Option<&Vec<TaskOffset>>| -> Vec<(String, i32, i64)> {
+            match list {
+                Some(list) if !list.is_empty() => list
+                    .iter()
+                    .map(|o| (o.subtopology_id.clone(), o.partition, o.offset))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        // The heartbeat's own member, found once (the members are in id order).
+        let mine = members
+            .0
+            .binary_search_by(|m| m.id.cmp(reported.member_id))
+            .ok();
         members
             .iter()
-            .map(|m| {
+            .enumerate()
+            .map(|(i, m)| {
                 let md = m.metadata;
-                let mine = m.id == reported.member_id;
-                let offsets = |fresh: Option<&[TaskOffsetJson]>,
-                               kept: Option<&Vec<TaskOffset>>|
-                 -> Vec<(String, i32, i64)> {
-                    match (mine, fresh) {
-                        (true, Some(list)) => list
-                            .iter()
-                            .map(|o| (o.subtopology_id.clone(), o.partition, o.offset))
-                            .collect(),
-                        _ => kept
-                            .into_iter()
-                            .flatten()
-                            .map(|o| (o.subtopology_id.clone(), o.partition, o.offset))
-                            .collect(),
-                    }
+                let soft = m.soft;
+                let (task_offsets, task_end_offsets) = match (mine == Some(i), soft) {
+                    (true, _) => (
+                        reported.task_offsets.map_or_else(
+                            || kept(soft.and_then(|s| s.task_offsets.as_ref())),
+                            offsets,
+                        ),
+                        reported.task_end_offsets.map_or_else(
+                            || kept(soft.and_then(|s| s.task_end_offsets.as_ref())),
+                            offsets,
+                        ),
+                    ),
+                    (false, Some(s)) => (
+                        kept(s.task_offsets.as_ref()),
+                        kept(s.task_end_offsets.as_ref()),
+                    ),
+                    (false, None) => (Vec::new(), Vec::new()),
                 };
                 MemberSpec {
                     member_id: m.id.into(),
@@ -250,14 +272,8 @@ impl Coordinator {
                     },
                     // The assignor reads the stored targets (`previous_targets`).
                     previous: Cow::Borrowed(&NO_TARGET),
-                    task_offsets: offsets(
-                        reported.task_offsets,
-                        m.soft.and_then(|s| s.task_offsets.as_ref()),
-                    ),
-                    task_end_offsets: offsets(
-                        reported.task_end_offsets,
-                        m.soft.and_then(|s| s.task_end_offsets.as_ref()),
-                    ),
+                    task_offsets,
+                    task_end_offsets,
                 }
             })
             .collect()
