@@ -274,6 +274,13 @@ fn cost_table() {
             with_previous(&mut ms, &first);
             let stable = assign(&spec(&ms, &subs, 1));
             with_previous(&mut ms, &stable);
+            // The stable group's next computation, and what it leaves for the one after.
+            let settled = assign(&spec(&ms, &subs, 1));
+            let memo = StickyAssignor
+                .compute(&spec(&ms, &subs, 1))
+                .expect("a valid spec")
+                .into_memo();
+            with_previous(&mut ms, &settled);
             ms.push(MemberSpec {
                 member_id: "member-joining".into(),
                 process_id: "process-joining".into(),
@@ -295,6 +302,20 @@ fn cost_table() {
                 "| same, changed targets only (`compute`, {} of {} members) | {:.2} ms | |",
                 computed.changed().len(),
                 ms.len(),
+                time.as_secs_f64() * 1e3
+            );
+            // The coordinator's whole way: from the last computation's memo, leaving its own.
+            let with_memo = GroupSpec {
+                memo: Some(&memo),
+                ..s
+            };
+            let time = best_of(10, || {
+                let computed = StickyAssignor.compute(&with_memo).expect("a valid spec");
+                drop(black_box(computed.changed()));
+                drop(black_box(computed.into_memo()));
+            });
+            println!(
+                "| same, from the last computation's memo (`GroupSpec::memo`) | {:.2} ms | |",
                 time.as_secs_f64() * 1e3
             );
         }
@@ -324,8 +345,23 @@ fn main() {
         });
         let s = spec(&ms, &subs, 1);
         let compute = std::env::args().nth(2).as_deref() == Some("compute");
+        // The memo of the computation whose targets the members hold (`first`'s).
+        let memo = (std::env::args().nth(2).as_deref() == Some("memo")).then(|| {
+            StickyAssignor
+                .compute(&spec(&members(1_000, 100, 0), &subs, 1))
+                .expect("a valid spec")
+                .into_memo()
+        });
         for _ in 0..500 {
-            if compute {
+            if let Some(memo) = &memo {
+                let with_memo = GroupSpec {
+                    memo: Some(memo),
+                    ..s
+                };
+                let computed = StickyAssignor.compute(&with_memo).expect("a valid spec");
+                drop(black_box(computed.changed()));
+                drop(black_box(computed.into_memo()));
+            } else if compute {
                 let computed = StickyAssignor.compute(&s).expect("a valid spec");
                 drop(black_box(computed.changed()));
             } else {

@@ -923,6 +923,107 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
     }
 }
 
+/// A computation that starts from the last one's memo (`GroupSpec::memo`) gives what the same
+/// computation gives from the members' maps: after a first computation, the members hold its
+/// targets (own or lent), some leave, one may join, reports and the standby count may change,
+/// and sometimes the subtopologies do (when the memo must be ignored).
+#[test]
+fn assignor_memo_computes_as_the_maps_do() {
+    let offsets = prop::collection::vec((0u8..4, 0i32..12, -3i64..300), 0..12);
+    let strategy = (
+        prop_oneof![arb_group(), arb_stable_group()],
+        prop::collection::vec(offsets, 12),
+        prop::collection::vec(any::<u8>(), 12),
+        any::<bool>(),
+        0u8..4,
+    );
+    let result = runner(1000).run(&strategy, |(g, reports, how, lent, change)| {
+        // Reports in both computations, so that targets hold warm-ups.
+        let mut reported = g.members.clone();
+        for ((m, rep), &h) in reported.iter_mut().zip(&reports).zip(&how) {
+            if h % 3 == 0 {
+                report(m, rep);
+            }
+        }
+        let first = GroupSpec {
+            num_warmup_replicas: 3,
+            acceptable_recovery_lag: 50,
+            ..GroupSpec::new(&reported, &g.subs, g.replicas)
+        };
+        let computed = StickyAssignor.compute(&first).expect("valid spec");
+        let mut targets: Target = reported
+            .iter()
+            .map(|m| (m.member_id.to_string(), m.previous.clone().into_owned()))
+            .collect();
+        for (id, t) in computed.changed() {
+            targets.insert(id.to_string(), t);
+        }
+        let memo = computed.into_memo();
+        // The next group: the members hold their new targets; some leave, one may join.
+        let mut members: Vec<MemberSpec<'static>> = Vec::new();
+        for (m, &h) in reported.iter().zip(&how) {
+            if h % 5 == 4 {
+                continue;
+            }
+            let mut m = MemberSpec {
+                previous: if lent {
+                    Assignment::default().into()
+                } else {
+                    targets[m.member_id.as_ref()].clone().into()
+                },
+                ..m.clone()
+            };
+            if h % 7 == 1 {
+                m.task_offsets.clear();
+            }
+            members.push(m);
+        }
+        if change % 2 == 1 {
+            members.push(MemberSpec {
+                member_id: "m99".into(),
+                process_id: format!("p{}", change).into(),
+                ..Default::default()
+            });
+        }
+        let mut subs = g.subs.clone();
+        if change == 3 {
+            if let Some(s) = subs.first_mut() {
+                s.num_tasks += 1;
+            }
+        }
+        let replicas = if change == 2 {
+            1 - g.replicas.min(1)
+        } else {
+            g.replicas
+        };
+        let base = GroupSpec {
+            previous_targets: lent.then_some(&targets),
+            num_warmup_replicas: 3,
+            acceptable_recovery_lag: 50,
+            ..GroupSpec::new(&members, &subs, replicas)
+        };
+        let from_maps = StickyAssignor.compute(&base).expect("valid spec");
+        let from_memo = StickyAssignor
+            .compute(&GroupSpec {
+                memo: Some(&memo),
+                ..base
+            })
+            .expect("valid spec");
+        prop_assert_eq!(from_memo.changed(), from_maps.changed());
+        prop_assert_eq!(from_memo.tasks_moved(), from_maps.tasks_moved());
+        prop_assert_eq!(from_memo.warmups(), from_maps.warmups());
+        let orphaned: BTreeSet<Task> = (0..4).map(|p| ("0".to_string(), p)).collect();
+        prop_assert_eq!(
+            from_memo.tasks_reassigned(&orphaned),
+            from_maps.tasks_reassigned(&orphaned)
+        );
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
 #[test]
 fn assignor_join_moves_at_most_a_fair_share() {
     let strategy = (arb_stable_group(), any::<bool>(), 0usize..7);

@@ -37,7 +37,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::tasks::{count, Assignment};
 
 pub use manual::{validate_manual, ManualTarget};
-pub use sticky::{Computation, StickyAssignor, Warmup};
+pub use sticky::{Computation, Memo, StickyAssignor, Warmup};
 
 /// One member as the assignor sees it. The strings may be borrowed (a coordinator lends its
 /// members' own) or owned (`"m1".into()`, `format!(..).into()`).
@@ -97,6 +97,12 @@ pub struct GroupSpec<'a> {
     /// The previous targets by member id, read instead of each member's `previous` when set:
     /// the coordinator lends its stored targets rather than copying one per member.
     pub previous_targets: Option<&'a BTreeMap<String, Assignment>>,
+    /// What the group's last computation left ([`Computation::into_memo`]), when every member
+    /// it had still holds exactly the target it computed (as lent or as its own `previous`).
+    /// Those members' previous targets are then read from it, in task indices, instead of from
+    /// their maps; the result is the same. A memo over other subtopologies (ids or task counts)
+    /// is ignored.
+    pub memo: Option<&'a Memo>,
 }
 
 impl<'a> GroupSpec<'a> {
@@ -116,6 +122,7 @@ impl<'a> GroupSpec<'a> {
             acceptable_recovery_lag: 10_000,
             num_warmup_replicas: 2,
             previous_targets: None,
+            memo: None,
         }
     }
 

@@ -74,6 +74,81 @@ pub struct Computation<'a> {
     lists: TaskLists,
 }
 
+impl Computation<'_> {
+    /// What the next computation of the group can start from ([`GroupSpec::memo`]): the new
+    /// targets in task indices, with the member ids and subtopologies they refer to.
+    #[must_use]
+    pub fn into_memo(self) -> Memo {
+        let g = &self.group;
+        let mut ids = String::with_capacity(g.member_ids.iter().map(|id| id.len()).sum());
+        let mut id_ends = Vec::with_capacity(g.member_ids.len());
+        for id in &g.member_ids {
+            ids.push_str(id);
+            id_ends.push(ids.len());
+        }
+        let layout = g
+            .sub_ids
+            .iter()
+            .zip(g.sub_offset.windows(2))
+            .map(|(id, w)| (id.to_string(), w[1] - w[0]))
+            .collect();
+        Memo {
+            layout,
+            ids,
+            id_ends,
+            process_ids: g.process_ids.iter().map(|p| p.to_string()).collect(),
+            member_process: g.member_process.clone(),
+            lists: self.lists,
+        }
+    }
+}
+
+/// A computation's targets in task indices, kept for the group's next computation
+/// ([`GroupSpec::memo`], [`Computation::into_memo`]): reading a previous target from here costs
+/// a copy of its indices, where its maps cost a walk of every subtopology and partition.
+#[derive(Clone, Debug, Default)]
+pub struct Memo {
+    /// The subtopologies the indices count in: ids ascending, with their task counts.
+    layout: Vec<(String, u32)>,
+    /// The member ids ascending, one after another: member `k`'s ends at `id_ends[k]`.
+    ids: String,
+    id_ends: Vec<usize>,
+    lists: TaskLists,
+    /// The processes, numbered as the computation numbered them, and each member's.
+    process_ids: Vec<String>,
+    member_process: Vec<u32>,
+}
+
+impl Memo {
+    /// Member `k`'s id.
+    fn id(&self, k: usize) -> &str {
+        let start = k.checked_sub(1).map_or(0, |j| self.id_ends[j]);
+        self.ids.get(start..self.id_ends[k]).unwrap_or("")
+    }
+
+    /// Walks the members from `at` up to `id`: its index if it is there.
+    fn seek(&self, at: &mut usize, id: &str) -> Option<usize> {
+        while *at < self.id_ends.len() {
+            match self.id(*at).cmp(id) {
+                Ordering::Less => *at += 1,
+                Ordering::Equal => return Some(*at),
+                Ordering::Greater => return None,
+            }
+        }
+        None
+    }
+
+    /// Whether its indices count in these subtopologies.
+    fn fits(&self, sub_ids: &[&str], sub_tasks: &[u32]) -> bool {
+        self.layout.len() == sub_ids.len()
+            && self
+                .layout
+                .iter()
+                .zip(sub_ids.iter().zip(sub_tasks))
+                .all(|((id, n), (s, t))| id == s && n == t)
+    }
+}
+
 /// One warm-up of a computed placement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Warmup<'a> {
@@ -158,6 +233,8 @@ struct Group<'a> {
     member_process: Vec<u32>,
     /// Members per process.
     capacity: Vec<u32>,
+    /// Each process's id.
+    process_ids: Vec<&'a str>,
     /// Subtopology ids in ascending order.
     sub_ids: Vec<&'a str>,
     /// Task `t` of subtopology `s` is `sub_offset[s] + t`; one extra entry holds the task count.
@@ -194,9 +271,123 @@ struct Group<'a> {
     previous: TaskLists,
 }
 
+/// The members' previous targets in indices, as [`Group::build`] gathers them.
+struct Prior<'s> {
+    sub_ids: &'s [&'s str],
+    sub_offset: &'s [u32],
+    sub_tasks: &'s [u32],
+    prev_active: Vec<u32>,
+    standby_pairs: Vec<(u32, u32)>,
+    prev_warmup: Vec<(u32, u32)>,
+    previous: TaskLists,
+}
+
+impl Prior<'_> {
+    /// Member `m`'s previous target from its maps; `exact` when it has an entry of its own.
+    /// Plain loops: this walk runs over every member's maps in every computation.
+    fn walk(&mut self, m: u32, target: &Assignment, mut exact: bool) {
+        let mut cursor = 0;
+        for (sub, parts) in &target.active {
+            let (base, end) = self.find(&mut cursor, sub);
+            let mut found = 0;
+            for &p in parts {
+                if p >= end {
+                    break;
+                }
+                if p < 0 {
+                    continue;
+                }
+                let t = base + p as u32;
+                found += 1;
+                self.previous.tasks[0].push(t);
+                if let Some(owner) = self.prev_active.get_mut(t as usize) {
+                    if *owner == NONE {
+                        *owner = m;
+                    }
+                }
+            }
+            exact &= !parts.is_empty() && found == parts.len();
+        }
+        exact &= self.copies(1, m, &target.standby);
+        exact &= self.copies(2, m, &target.warmup);
+        self.previous.close(m as usize, exact);
+    }
+
+    /// The standby (`kind` 1) or warm-up (2) tasks of `map` as member `m`'s: whether every
+    /// entry was a non-empty set of existing tasks.
+    fn copies(&mut self, kind: usize, m: u32, map: &TaskMap) -> bool {
+        let mut exact = true;
+        let mut cursor = 0;
+        for (sub, parts) in map {
+            let (base, end) = self.find(&mut cursor, sub);
+            let mut found = 0;
+            for &p in parts {
+                if p >= end {
+                    break;
+                }
+                if p < 0 {
+                    continue;
+                }
+                let t = base + p as u32;
+                found += 1;
+                self.previous.tasks[kind].push(t);
+                self.standby_pairs.push((t, m));
+                if kind == 2 {
+                    self.prev_warmup.push((t, m));
+                }
+            }
+            exact &= !parts.is_empty() && found == parts.len();
+        }
+        exact
+    }
+
+    /// Member `k` of `memo` as member `m`'s previous target: its lists, its claims on active
+    /// tasks (the first claim stands), its standby and warm-up pairs.
+    fn lend(&mut self, memo: &Memo, k: usize, m: u32) {
+        for &t in memo.lists.of(0, k) {
+            if let Some(owner) = self.prev_active.get_mut(t as usize) {
+                if *owner == NONE {
+                    *owner = m;
+                }
+            }
+        }
+        for kind in 0..3 {
+            self.previous.tasks[kind].extend_from_slice(memo.lists.of(kind, k));
+        }
+        for kind in 1..3 {
+            self.standby_pairs
+                .extend(memo.lists.of(kind, k).iter().map(|&t| (t, m)));
+        }
+        self.prev_warmup
+            .extend(memo.lists.of(2, k).iter().map(|&t| (t, m)));
+        // A computed target is exact: it was written with non-empty sets only.
+        self.previous.close(m as usize, true);
+    }
+
+    /// The first task index and the task count of subtopology `sub` (`(0, 0)` if it does not
+    /// exist). A task map's keys are sorted like `sub_ids`, so one forward cursor per map finds
+    /// every subtopology, with one comparison per subtopology passed.
+    fn find(&self, cursor: &mut usize, sub: &str) -> (u32, i32) {
+        let found = loop {
+            match self.sub_ids.get(*cursor).map(|id| id_cmp(id, sub)) {
+                Some(Ordering::Less) => *cursor += 1,
+                Some(Ordering::Equal) => break Some(*cursor),
+                _ => break None,
+            }
+        };
+        found.map_or((0, 0), |s| {
+            (
+                self.sub_offset[s],
+                i32::try_from(self.sub_tasks[s]).unwrap_or(i32::MAX),
+            )
+        })
+    }
+}
+
 /// Targets in task indices, per member (the previous ones, and the computed ones):
 /// `tasks[kind][offsets[kind][m]..][..]` for active (0), standby (1) and warm-up (2) tasks, each
 /// run in ascending task order.
+#[derive(Clone, Debug, Default)]
 struct TaskLists {
     tasks: [Vec<u32>; 3],
     offsets: [Vec<u32>; 3],
@@ -220,6 +411,7 @@ impl TaskLists {
     }
 
     /// Ends member `m`'s runs.
+    #[inline]
     fn close(&mut self, m: usize, exact: bool) {
         debug_assert_eq!(self.exact.len(), m);
         for kind in 0..3 {
@@ -309,16 +501,43 @@ impl<'a> Group<'a> {
 
         // Processes, numbered in order of first appearance among the sorted members. (The
         // numbering never decides a tie: process numbers only identify processes.)
+        // A member the memo knows with the same process takes the number its memo process got
+        // at first sight: one hash look-up per process, not per member.
+        let memo = spec.memo;
+        let mut memo_of: Vec<u32> = Vec::new();
+        let mut renumbered: Vec<u32> = memo.map_or(Vec::new(), |m| vec![NONE; m.process_ids.len()]);
         let mut process_index: HashMap<&str, u32> = HashMap::with_capacity(members.len());
         let mut member_process = Vec::with_capacity(members.len());
         let mut capacity: Vec<u32> = Vec::new();
+        let mut process_ids: Vec<&'a str> = Vec::new();
+        let mut memo_at = 0;
         for &i in &by_id {
+            let pid = members[i].process_id.as_ref();
+            let k = memo.and_then(|memo| memo.seek(&mut memo_at, members[i].member_id.as_ref()));
+            if memo.is_some() {
+                memo_of.push(k.map_or(NONE, |k| k as u32));
+            }
+            let known = memo.zip(k).and_then(|(memo, k)| {
+                let mp = *memo.member_process.get(k)? as usize;
+                (memo.process_ids.get(mp)? == pid).then_some(mp)
+            });
             let next = capacity.len() as u32;
-            let p = *process_index
-                .entry(members[i].process_id.as_ref())
-                .or_insert(next);
+            let p = match known
+                .and_then(|mp| renumbered.get(mp))
+                .filter(|&&p| p != NONE)
+            {
+                Some(&p) => p,
+                None => {
+                    let p = *process_index.entry(pid).or_insert(next);
+                    if let Some(slot) = known.and_then(|mp| renumbered.get_mut(mp)) {
+                        *slot = p;
+                    }
+                    p
+                }
+            };
             if p == next {
                 capacity.push(0);
+                process_ids.push(pid);
             }
             capacity[p as usize] += 1;
             member_process.push(p);
@@ -367,34 +586,18 @@ impl<'a> Group<'a> {
             task_sub.extend(std::iter::repeat_n(s as u32, n as usize));
         }
 
-        // The existing tasks of a previous entry. A task map's keys are sorted like `sub_ids`,
-        // so one forward cursor per map finds every subtopology (no search per entry).
-        let tasks_of = |cursor: &mut usize, sub: &str, parts: &'a BTreeSet<i32>| {
-            // One comparison per subtopology passed, settled inline for short ids.
-            let found = loop {
-                match sub_ids.get(*cursor).map(|id| id_cmp(id, sub)) {
-                    Some(Ordering::Less) => *cursor += 1,
-                    Some(Ordering::Equal) => break Some(*cursor),
-                    _ => break None,
-                }
-            };
-            let (base, n) = found.map_or((0, 0), |s| (sub_offset[s], sub_tasks[s]));
-            let end = i32::try_from(n).unwrap_or(i32::MAX);
-            // A forward walk: most sets hold a few partitions, where a range search costs more.
-            parts
-                .iter()
-                .skip_while(|&&p| p < 0)
-                .take_while(move |&&p| p < end)
-                .map(move |&p| base + p as u32)
-        };
-
         // Previous owners. Members are visited in member-id order, so the first claim of an
         // active task is the smallest member id's, and each task's standby owners come out in
         // member-id order.
-        let mut prev_active = vec![NONE; num_tasks];
-        let mut standby_pairs: Vec<(u32, u32)> = Vec::new();
-        let mut prev_warmup: Vec<(u32, u32)> = Vec::new();
-        let mut previous = TaskLists::with_members(members.len());
+        let mut prior = Prior {
+            sub_ids: &sub_ids,
+            sub_offset: &sub_offset,
+            sub_tasks: &sub_tasks,
+            prev_active: vec![NONE; num_tasks],
+            standby_pairs: Vec::new(),
+            prev_warmup: Vec::new(),
+            previous: TaskLists::with_members(members.len()),
+        };
         // A stable group's previous targets hold every task once and each standby copy: the
         // lists reach that size without being copied as they grow.
         let copies = (num_stateful_tasks as usize).saturating_mul(
@@ -402,47 +605,37 @@ impl<'a> Group<'a> {
                 .unwrap_or(0)
                 .min(capacity.len().saturating_sub(1)),
         );
-        previous.tasks[0].reserve(num_tasks);
-        previous.tasks[1].reserve(copies);
-        standby_pairs.reserve(copies);
+        prior.previous.tasks[0].reserve(num_tasks);
+        prior.previous.tasks[1].reserve(copies);
+        prior.standby_pairs.reserve(copies);
         // Lent targets are in member-id order too: one walk beside the members finds them.
         let mut lent = spec.previous_targets.map(|t| t.iter().peekable());
+        let lists_memo = memo.filter(|memo| memo.fits(&sub_ids, &sub_tasks));
         for (m, &i) in by_id.iter().enumerate() {
             let member = &members[i];
             let entry = match &mut lent {
                 Some(rest) => ordered::seek(rest, member.member_id.as_ref()).map(|(_, t)| t),
                 None => Some(member.previous.as_ref()),
             };
-            // As `previous_of`; without an entry of its own, whatever the member gets is a change.
-            let target = entry.unwrap_or(member.previous.as_ref());
-            let mut exact = entry.is_some();
-            let mut cursor = 0;
-            for (sub, parts) in &target.active {
-                let start = previous.tasks[0].len();
-                for t in tasks_of(&mut cursor, sub, parts) {
-                    previous.tasks[0].push(t);
-                    let owner = &mut prev_active[t as usize];
-                    if *owner == NONE {
-                        *owner = m as u32;
-                    }
-                }
-                exact &= !parts.is_empty() && previous.tasks[0].len() - start == parts.len();
+            let k = memo_of.get(m).copied().unwrap_or(NONE) as usize;
+            match (lists_memo, entry) {
+                (Some(memo), Some(_)) if k < memo.id_ends.len() => prior.lend(memo, k, m as u32),
+                // As `previous_of`; without an entry of its own, whatever the member gets is a
+                // change.
+                _ => prior.walk(
+                    m as u32,
+                    entry.unwrap_or(member.previous.as_ref()),
+                    entry.is_some(),
+                ),
             }
-            for (kind, map) in [(1, &target.standby), (2, &target.warmup)] {
-                let mut cursor = 0;
-                for (sub, parts) in map {
-                    let start = previous.tasks[kind].len();
-                    previous.tasks[kind].extend(tasks_of(&mut cursor, sub, parts));
-                    let found = &previous.tasks[kind][start..];
-                    exact &= !parts.is_empty() && found.len() == parts.len();
-                    standby_pairs.extend(found.iter().map(|&t| (t, m as u32)));
-                    if kind == 2 {
-                        prev_warmup.extend(found.iter().map(|&t| (t, m as u32)));
-                    }
-                }
-            }
-            previous.close(m, exact);
         }
+        let Prior {
+            prev_active,
+            standby_pairs,
+            mut prev_warmup,
+            previous,
+            ..
+        } = prior;
         let (prev_standby_offset, prev_standby) = group_by_task(num_tasks, &standby_pairs);
         ordered::sort_pairs(&mut prev_warmup);
 
@@ -527,6 +720,7 @@ impl<'a> Group<'a> {
             member_ids,
             member_process,
             capacity,
+            process_ids,
             sub_ids,
             sub_offset,
             sub_stateful,

@@ -125,7 +125,13 @@ impl Coordinator {
         reported: Reported<'_>,
         batch: &mut Batch,
     ) -> Result<BTreeMap<String, Assignment>, ProtocolError> {
-        let orphaned = self.groups.get(group_id).map(|g| &g.orphaned);
+        let group = self.groups.get(group_id);
+        let orphaned = group.map(|g| &g.orphaned);
+        // The last computation's memo holds while the targets are the stored ones.
+        let memo = group
+            .filter(|g| std::ptr::eq(previous, &g.targets))
+            .and_then(|g| g.soft.assignor_memo.as_ref());
+        let mut next_memo = None;
         let (changed, tasks_moved, tasks_reassigned) = match (self.config.assignor, configured) {
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
@@ -143,6 +149,7 @@ impl Coordinator {
                     acceptable_recovery_lag: i64::from(self.config.acceptable_recovery_lag),
                     num_warmup_replicas: self.config.num_warmup_replicas,
                     previous_targets: Some(previous),
+                    memo,
                     ..GroupSpec::new(&specs, &subtopologies, self.config.num_standby_replicas)
                 };
                 let computed = StickyAssignor.compute(&spec).map_err(|reason| {
@@ -153,6 +160,17 @@ impl Coordinator {
                         ),
                     )
                 })?;
+                // Debug builds (every test) check the memo against the maps it stands for.
+                #[cfg(debug_assertions)]
+                if memo.is_some() {
+                    let plain = StickyAssignor.compute(&GroupSpec { memo: None, ..spec });
+                    debug_assert!(
+                        plain.is_ok_and(|p| p.changed() == computed.changed()
+                            && p.tasks_moved() == computed.tasks_moved()
+                            && p.warmups() == computed.warmups()),
+                        "a computation from the memo differs from one from the stored targets"
+                    );
+                }
                 self.explain_warmups(group_id, &specs, &computed, batch);
                 // The assignor's members are `members`: the counts are over their previous
                 // targets, as `tasks_moved` and `tasks_reassigned` define them.
@@ -162,7 +180,9 @@ impl Coordinator {
                     .into_iter()
                     .map(|(id, target)| (id.to_string(), target))
                     .to_map();
-                (changed, computed.tasks_moved(), reassigned)
+                let moved = computed.tasks_moved();
+                next_memo = Some(computed.into_memo());
+                (changed, moved, reassigned)
             }
             (kind, _) => {
                 // The manual assignor keeps every target; without a ready topology every
@@ -190,9 +210,11 @@ impl Coordinator {
                 (changed, moved, reassigned)
             }
         };
+        let first = batch.records.len();
         for (id, target) in &changed {
             batch.push(build::target_member(group_id, id, target));
         }
+        batch.memo = next_memo.map(|m| (m, first..batch.records.len()));
         batch.push(build::target_metadata(group_id, epoch));
         batch.explain.push(Explain::TargetAssignmentComputed {
             group_id: group_id.to_string(),

@@ -96,6 +96,9 @@ impl Checkpoint {
 pub(crate) struct Batch {
     pub records: Vec<Record>,
     pub explain: Vec<Explain>,
+    /// A target computation's memo and the records it wrote (`compute_targets`), kept for the
+    /// group once committed if no other record of the batch writes a target.
+    pub memo: Option<(crate::assignor::Memo, std::ops::Range<usize>)>,
 }
 
 impl Batch {
@@ -375,6 +378,16 @@ impl Coordinator {
         }
         let before = self.snapshot_states(group_id, &batch.records);
         self.commit(&batch)?;
+        // Applying the target records dropped the group's memo; the computation's own
+        // describes the targets now, unless some other record of the batch wrote one.
+        if let Some((memo, written)) = batch.memo {
+            let other_target = batch.records.iter().enumerate().any(|(i, r)| {
+                !written.contains(&i) && matches!(r.key, RecordKey::TargetAssignmentMember { .. })
+            });
+            if let (false, Some(group)) = (other_target, self.groups.get_mut(group_id)) {
+                group.soft.assignor_memo = Some(memo);
+            }
+        }
         // Assignment batching counts from every committed target assignment (soft state).
         if batch.records.iter().any(|r| {
             matches!(r.key, RecordKey::TargetAssignmentMetadata { .. }) && r.value.is_some()
@@ -518,7 +531,7 @@ mod tests {
                     member_id: "m".into(),
                 }),
             ],
-            explain: vec![],
+            ..Batch::default()
         };
         assert!(c.commit(&batch).is_err());
         assert_eq!(c.groups, before);
@@ -562,7 +575,7 @@ mod tests {
                 },
                 value: Some(RecordValue::GroupMetadata(GroupMetadataValue::default())),
             }],
-            explain: vec![],
+            ..Batch::default()
         };
         let _ = c.commit(&batch);
     }

@@ -140,6 +140,9 @@ pub struct GroupSoft {
     /// When this coordinator last computed the group's target assignment (assignment batching);
     /// `None` after a rebuild, so that a rebuilt coordinator computes at the next bump.
     pub last_assignment_ms: Option<i64>,
+    /// The last target computation in task indices, while every member it had holds the
+    /// target it computed: any target record applied drops it ([`apply`]).
+    pub assignor_memo: Option<crate::assignor::Memo>,
 }
 
 impl PartialEq for GroupSoft {

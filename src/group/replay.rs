@@ -88,6 +88,7 @@ pub(crate) fn apply(
             RecordKey::TargetAssignmentMember { member_id, .. },
             RecordValue::TargetAssignmentMember(v),
         ) => {
+            group.soft.assignor_memo = None;
             group.targets.insert(
                 member_id.clone(),
                 Assignment::from_task_ids(&v.active_tasks, &v.standby_tasks, &v.warmup_tasks),
@@ -170,6 +171,7 @@ fn apply_tombstone(
             group.recount_unreconciled();
         }
         RecordKey::TargetAssignmentMember { member_id, .. } => {
+            group.soft.assignor_memo = None;
             if let Some(old) = group.targets.remove(member_id) {
                 for (sub, parts) in &old.active {
                     group
