@@ -599,15 +599,22 @@ impl<'a> Group<'a> {
             previous: TaskLists::with_members(members.len()),
         };
         // A stable group's previous targets hold every task once and each standby copy: the
-        // lists reach that size without being copied as they grow.
-        let copies = (num_stateful_tasks as usize).saturating_mul(
-            usize::try_from(spec.num_standby_replicas)
-                .unwrap_or(0)
-                .min(capacity.len().saturating_sub(1)),
-        );
-        prior.previous.tasks[0].reserve(num_tasks);
-        prior.previous.tasks[1].reserve(copies);
-        prior.standby_pairs.reserve(copies);
+        // lists reach that size without being copied as they grow (a group without previous
+        // targets reserves nothing).
+        let has_previous = match spec.previous_targets {
+            Some(targets) => !targets.is_empty(),
+            None => members.iter().any(|m| !m.previous.active.is_empty()),
+        };
+        if has_previous {
+            let copies = (num_stateful_tasks as usize).saturating_mul(
+                usize::try_from(spec.num_standby_replicas)
+                    .unwrap_or(0)
+                    .min(capacity.len().saturating_sub(1)),
+            );
+            prior.previous.tasks[0].reserve(num_tasks);
+            prior.previous.tasks[1].reserve(copies);
+            prior.standby_pairs.reserve(copies);
+        }
         // Lent targets are in member-id order too: one walk beside the members finds them.
         let mut lent = spec.previous_targets.map(|t| t.iter().peekable());
         let lists_memo = memo.filter(|memo| memo.fits(&sub_ids, &sub_tasks));
