@@ -284,38 +284,19 @@ struct Prior<'s> {
 
 impl Prior<'_> {
     /// Member `m`'s previous target from its maps; `exact` when it has an entry of its own.
-    /// Plain loops: this walk runs over every member's maps in every computation.
-    fn walk(&mut self, m: u32, target: &Assignment, mut exact: bool) {
-        let mut cursor = 0;
-        for (sub, parts) in &target.active {
-            let (base, end) = self.find(&mut cursor, sub);
-            let mut found = 0;
-            for &p in parts {
-                if p >= end {
-                    break;
-                }
-                if p < 0 {
-                    continue;
-                }
-                let t = base + p as u32;
-                found += 1;
-                self.previous.tasks[0].push(t);
-                if let Some(owner) = self.prev_active.get_mut(t as usize) {
-                    if *owner == NONE {
-                        *owner = m;
-                    }
-                }
-            }
-            exact &= !parts.is_empty() && found == parts.len();
-        }
-        exact &= self.copies(1, m, &target.standby);
-        exact &= self.copies(2, m, &target.warmup);
+    /// (`&`, not `&&`: every kind is read.)
+    fn walk(&mut self, m: u32, target: &Assignment, exact: bool) {
+        let exact = self.tasks(0, m, &target.active)
+            & self.tasks(1, m, &target.standby)
+            & self.tasks(2, m, &target.warmup)
+            & exact;
         self.previous.close(m as usize, exact);
     }
 
-    /// The standby (`kind` 1) or warm-up (2) tasks of `map` as member `m`'s: whether every
-    /// entry was a non-empty set of existing tasks.
-    fn copies(&mut self, kind: usize, m: u32, map: &TaskMap) -> bool {
+    /// The active (`kind` 0), standby (1) or warm-up (2) tasks of `map` as member `m`'s:
+    /// whether every entry was a non-empty set of existing tasks. Plain loops: this walk runs
+    /// over every member's maps in every computation.
+    fn tasks(&mut self, kind: usize, m: u32, map: &TaskMap) -> bool {
         let mut exact = true;
         let mut cursor = 0;
         for (sub, parts) in map {
@@ -331,9 +312,17 @@ impl Prior<'_> {
                 let t = base + p as u32;
                 found += 1;
                 self.previous.tasks[kind].push(t);
-                self.standby_pairs.push((t, m));
-                if kind == 2 {
-                    self.prev_warmup.push((t, m));
+                if kind == 0 {
+                    if let Some(owner) = self.prev_active.get_mut(t as usize) {
+                        if *owner == NONE {
+                            *owner = m;
+                        }
+                    }
+                } else {
+                    self.standby_pairs.push((t, m));
+                    if kind == 2 {
+                        self.prev_warmup.push((t, m));
+                    }
                 }
             }
             exact &= !parts.is_empty() && found == parts.len();
