@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use streams_group_coordinator::assignor::{
-    tasks_moved, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec,
+    tasks_moved, GroupSpec, MemberSpec, Memo, StickyAssignor, SubtopologySpec,
 };
 use streams_group_coordinator::tasks::Assignment;
 
@@ -101,10 +101,12 @@ fn join_spec(
     Vec<SubtopologySpec>,
     BTreeMap<String, Assignment>,
 ) {
-    join_spec_with(case, false)
+    let (members, subs, stable, _) = join_spec_with(case, false);
+    (members, subs, stable)
 }
 
-/// [`join_spec`], with every subtopology stateful when `all_stateful`.
+/// [`join_spec`], with every subtopology stateful when `all_stateful`, and the memo of the
+/// computation that gave the stable target.
 fn join_spec_with(
     case: &Case,
     all_stateful: bool,
@@ -112,6 +114,7 @@ fn join_spec_with(
     Vec<MemberSpec<'static>>,
     Vec<SubtopologySpec>,
     BTreeMap<String, Assignment>,
+    Memo,
 ) {
     let subs: Vec<SubtopologySpec> = subtopologies(case.tasks)
         .into_iter()
@@ -130,13 +133,17 @@ fn join_spec_with(
     let first = assign(&members, &subs, case.standby);
     with_previous(&mut members, &first);
     let stable = assign(&members, &subs, case.standby);
+    let memo = StickyAssignor
+        .compute(&GroupSpec::new(&members, &subs, case.standby))
+        .expect("valid spec")
+        .into_memo();
     with_previous(&mut members, &stable);
     members.push(MemberSpec {
         member_id: "member-joining".into(),
         process_id: "process-joining".into(),
         ..Default::default()
     });
-    (members, subs, stable)
+    (members, subs, stable, memo)
 }
 
 fn bench(c: &mut Criterion) {
@@ -224,15 +231,45 @@ fn bench_cold(c: &mut Criterion) {
         tasks: 10_000,
         standby: 1,
     };
-    let (members, subs, _) = join_spec_with(&case, true);
+    let (members, subs, _, memo) = join_spec_with(&case, true);
     group
         .sample_size(20)
         .measurement_time(Duration::from_secs(2));
     group.bench_with_input(
         BenchmarkId::from_parameter("1000m_100p_10000t_1s_join"),
-        &(members, subs),
+        &(&members, &subs),
         |b, (m, s)| {
             b.iter_with_large_drop(|| StickyAssignor.assign(black_box(&GroupSpec::new(m, s, 1))))
+        },
+    );
+    // The coordinator's way: the changed targets only, then also from the last computation's
+    // memo (leaving its own, as the coordinator keeps it).
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_join_compute"),
+        &(&members, &subs),
+        |b, (m, s)| {
+            b.iter_with_large_drop(|| {
+                let computed = StickyAssignor
+                    .compute(black_box(&GroupSpec::new(m, s, 1)))
+                    .expect("valid spec");
+                computed.changed()
+            })
+        },
+    );
+    group.bench_with_input(
+        BenchmarkId::from_parameter("1000m_100p_10000t_1s_join_memo"),
+        &(&members, &subs, &memo),
+        |b, (m, s, memo)| {
+            b.iter_with_large_drop(|| {
+                let spec = GroupSpec {
+                    memo: Some(memo),
+                    ..GroupSpec::new(m, s, 1)
+                };
+                let computed = StickyAssignor
+                    .compute(black_box(&spec))
+                    .expect("valid spec");
+                (computed.changed(), computed.into_memo())
+            })
         },
     );
     group.finish();
@@ -290,7 +327,7 @@ fn bench_ha(c: &mut Criterion) {
         tasks: 10_000,
         standby: 1,
     };
-    let (mut members, subs, _) = join_spec_with(&case, true);
+    let (mut members, subs, _, _) = join_spec_with(&case, true);
     for m in &mut members {
         for (sub, parts) in &m.previous.active {
             for &p in parts {
