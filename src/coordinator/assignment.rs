@@ -58,36 +58,38 @@ impl<'a> Members<'a> {
         with: Option<(&'a str, &'a MemberMetadataValue)>,
     ) -> Self {
         let mut list: Vec<MemberView<'a>> = Vec::with_capacity(group.members.len() + 1);
-        let mut pending = with;
-        for (id, m) in &group.members {
-            if Some(id.as_str()) == without {
-                continue;
+        let stored = |(id, m): (&'a String, &'a crate::group::Member)| MemberView {
+            id,
+            metadata: &m.metadata,
+            soft: Some(&m.soft),
+        };
+        let keep = |id: &&String| Some(id.as_str()) != without;
+        match with {
+            // The members before and after `with`'s id, found by two range searches rather
+            // than a comparison per member.
+            Some((wid, md)) => {
+                use std::ops::Bound::{Excluded, Unbounded};
+                list.extend(
+                    group
+                        .members
+                        .range::<str, _>((Unbounded, Excluded(wid)))
+                        .filter(|(id, _)| keep(id))
+                        .map(stored),
+                );
+                list.push(MemberView {
+                    id: wid,
+                    metadata: md,
+                    soft: group.members.get(wid).map(|m| &m.soft),
+                });
+                list.extend(
+                    group
+                        .members
+                        .range::<str, _>((Excluded(wid), Unbounded))
+                        .filter(|(id, _)| keep(id))
+                        .map(stored),
+                );
             }
-            if let Some((wid, md)) = pending {
-                if wid <= id.as_str() {
-                    pending = None;
-                    list.push(MemberView {
-                        id: wid,
-                        metadata: md,
-                        soft: group.members.get(wid).map(|m| &m.soft),
-                    });
-                    if wid == id.as_str() {
-                        continue;
-                    }
-                }
-            }
-            list.push(MemberView {
-                id,
-                metadata: &m.metadata,
-                soft: Some(&m.soft),
-            });
-        }
-        if let Some((wid, md)) = pending {
-            list.push(MemberView {
-                id: wid,
-                metadata: md,
-                soft: group.members.get(wid).map(|m| &m.soft),
-            });
+            None => list.extend(group.members.iter().filter(|(id, _)| keep(id)).map(stored)),
         }
         Members(list)
     }
