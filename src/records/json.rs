@@ -218,7 +218,9 @@ fn json_form(
 
 /// A record in the bytes form from its two base64 strings, as [`record_from_json`] reads it:
 /// `Some(None)` for a record of another kind; `None` for anything the general path refuses (it
-/// is then asked, for its error and path).
+/// is then asked, for its error and path). Only `api::replay_from_text` asks (feature
+/// `replay-text`).
+#[cfg(feature = "replay-text")]
 pub(crate) fn record_from_base64(
     dialect: Dialect,
     key: &str,
