@@ -309,48 +309,42 @@ impl Prior<'_> {
                 if p < 0 {
                     continue;
                 }
-                let t = base + p as u32;
                 found += 1;
-                self.previous.tasks[kind].push(t);
-                if kind == 0 {
-                    if let Some(owner) = self.prev_active.get_mut(t as usize) {
-                        if *owner == NONE {
-                            *owner = m;
-                        }
-                    }
-                } else {
-                    self.standby_pairs.push((t, m));
-                    if kind == 2 {
-                        self.prev_warmup.push((t, m));
-                    }
-                }
+                self.add(kind, base + p as u32, m);
             }
             exact &= !parts.is_empty() && found == parts.len();
         }
         exact
     }
 
-    /// Member `k` of `memo` as member `m`'s previous target: its lists, its claims on active
-    /// tasks (the first claim stands), its standby and warm-up pairs.
+    /// Member `k` of `memo` as member `m`'s previous target.
     fn lend(&mut self, memo: &Memo, k: usize, m: u32) {
-        for &t in memo.lists.of(0, k) {
+        for kind in 0..3 {
+            for &t in memo.lists.of(kind, k) {
+                self.add(kind, t, m);
+            }
+        }
+        // A computed target is exact: it was written with non-empty sets only.
+        self.previous.close(m as usize, true);
+    }
+
+    /// Task `t` of kind `kind` in member `m`'s previous target: in its list, and as a claim on
+    /// the active task (the first claim stands) or a standby or warm-up pair.
+    #[inline]
+    fn add(&mut self, kind: usize, t: u32, m: u32) {
+        self.previous.tasks[kind].push(t);
+        if kind == 0 {
             if let Some(owner) = self.prev_active.get_mut(t as usize) {
                 if *owner == NONE {
                     *owner = m;
                 }
             }
+        } else {
+            self.standby_pairs.push((t, m));
+            if kind == 2 {
+                self.prev_warmup.push((t, m));
+            }
         }
-        for kind in 0..3 {
-            self.previous.tasks[kind].extend_from_slice(memo.lists.of(kind, k));
-        }
-        for kind in 1..3 {
-            self.standby_pairs
-                .extend(memo.lists.of(kind, k).iter().map(|&t| (t, m)));
-        }
-        self.prev_warmup
-            .extend(memo.lists.of(2, k).iter().map(|&t| (t, m)));
-        // A computed target is exact: it was written with non-empty sets only.
-        self.previous.close(m as usize, true);
     }
 
     /// The first task index and the task count of subtopology `sub` (`(0, 0)` if it does not
