@@ -1,7 +1,10 @@
 //! The keyed timer wheel (DESIGN 2, PROTOCOL 2.9): timers are scheduled and cancelled by key,
 //! and fire in deadline order, ties broken by key.
 
+use std::borrow::Borrow;
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 use std::sync::Arc;
 
 /// Timer kinds, in the order that breaks deadline ties.
@@ -49,13 +52,15 @@ impl TimerKind {
     }
 }
 
-/// Kind, group, then member id or topology id (empty for group-level timers).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Kind, group, then member id or topology id (empty for group-level timers); ordered in that
+/// order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TimerKey {
     /// What the timer does when it fires.
     pub kind: TimerKind,
-    /// The group it belongs to.
-    pub group_id: String,
+    /// The group it belongs to: the pending timers of a group share one copy of its id, so that
+    /// the queue's ties between them are settled without comparing it.
+    pub group_id: Arc<str>,
     /// The member id, topology id or `""` it concerns.
     pub subject: String,
 }
@@ -65,9 +70,30 @@ impl TimerKey {
     pub fn new(kind: TimerKind, group_id: &str, subject: &str) -> Self {
         TimerKey {
             kind,
-            group_id: group_id.to_string(),
+            group_id: Arc::from(group_id),
             subject: subject.to_string(),
         }
+    }
+}
+
+impl Ord for TimerKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.kind
+            .cmp(&other.kind)
+            .then_with(|| {
+                if Arc::ptr_eq(&self.group_id, &other.group_id) {
+                    Ordering::Equal
+                } else {
+                    self.group_id.cmp(&other.group_id)
+                }
+            })
+            .then_with(|| self.subject.cmp(&other.subject))
+    }
+}
+
+impl PartialOrd for TimerKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -93,16 +119,55 @@ pub struct Timer {
 
 /// The timers of one group, by kind and subject: looked up by `&str`, so that rescheduling an
 /// existing timer (a session timeout at every heartbeat) builds no key.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct GroupTimers {
-    by_kind: [BTreeMap<String, Entry>; TimerKind::COUNT],
+    /// The group id its timers' keys share.
+    id: Arc<str>,
+    by_kind: [BTreeMap<Subject, Timer>; TimerKind::COUNT],
 }
 
+impl GroupTimers {
+    fn new(id: &str) -> Self {
+        GroupTimers {
+            id: Arc::from(id),
+            by_kind: Default::default(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.by_kind.iter().all(BTreeMap::is_empty)
+    }
+}
+
+/// A timer's key as its subject: shared with the queue entry, so that a timer's key is one
+/// allocation and moving a deadline copies no string. Ordered (and borrowed) as the subject.
 #[derive(Clone, Debug)]
-struct Entry {
-    /// Shared with the queue entry: moving a deadline copies no string.
-    key: Arc<TimerKey>,
-    timer: Timer,
+struct Subject(Arc<TimerKey>);
+
+impl Borrow<str> for Subject {
+    fn borrow(&self) -> &str {
+        &self.0.subject
+    }
+}
+
+impl PartialEq for Subject {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.subject == other.0.subject
+    }
+}
+
+impl Eq for Subject {}
+
+impl Ord for Subject {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.subject.cmp(&other.0.subject)
+    }
+}
+
+impl PartialOrd for Subject {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -119,7 +184,7 @@ impl Timers {
         if let Some(data) =
             self.move_existing(key.kind, &key.group_id, &key.subject, deadline, data)
         {
-            self.insert(Arc::new(key), deadline, data);
+            self.insert(key.kind, &key.group_id, key.subject, deadline, data);
         }
     }
 
@@ -134,11 +199,7 @@ impl Timers {
         data: TimerData,
     ) {
         if let Some(data) = self.move_existing(kind, group_id, subject, deadline, data) {
-            self.insert(
-                Arc::new(TimerKey::new(kind, group_id, subject)),
-                deadline,
-                data,
-            );
+            self.insert(kind, group_id, subject.to_string(), deadline, data);
         }
     }
 
@@ -152,36 +213,45 @@ impl Timers {
         deadline: i64,
         data: TimerData,
     ) -> Option<TimerData> {
-        let Some(entry) = self
-            .by_group
-            .get_mut(group_id)
-            .and_then(|g| g.by_kind[kind.index()].get_mut(subject))
-        else {
+        let Some((key, timer)) = self.by_group.get_mut(group_id).and_then(|g| {
+            g.by_kind[kind.index()]
+                .range_mut::<str, _>((Bound::Included(subject), Bound::Included(subject)))
+                .next()
+        }) else {
             return Some(data);
         };
-        if entry.timer.deadline != deadline {
-            self.queue
-                .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
-            self.queue.insert((deadline, Arc::clone(&entry.key)));
+        if timer.deadline != deadline {
+            self.queue.remove(&(timer.deadline, Arc::clone(&key.0)));
+            self.queue.insert((deadline, Arc::clone(&key.0)));
         }
-        entry.timer = Timer { deadline, data };
+        *timer = Timer { deadline, data };
         None
     }
 
-    /// Adds a timer whose key is not pending.
-    fn insert(&mut self, key: Arc<TimerKey>, deadline: i64, data: TimerData) {
-        self.queue.insert((deadline, Arc::clone(&key)));
-        let group = match self.by_group.get_mut(&key.group_id) {
-            Some(g) => g,
-            None => self.by_group.entry(key.group_id.clone()).or_default(),
+    /// Adds a timer whose key is not pending: one allocation for its key (and its subject),
+    /// the group id shared with the group's other timers.
+    fn insert(
+        &mut self,
+        kind: TimerKind,
+        group_id: &str,
+        subject: String,
+        deadline: i64,
+        data: TimerData,
+    ) {
+        if !self.by_group.contains_key(group_id) {
+            self.by_group
+                .insert(group_id.to_string(), GroupTimers::new(group_id));
+        }
+        let Some(group) = self.by_group.get_mut(group_id) else {
+            return;
         };
-        group.by_kind[key.kind.index()].insert(
-            key.subject.clone(),
-            Entry {
-                key,
-                timer: Timer { deadline, data },
-            },
-        );
+        let key = Arc::new(TimerKey {
+            kind,
+            group_id: Arc::clone(&group.id),
+            subject,
+        });
+        self.queue.insert((deadline, Arc::clone(&key)));
+        group.by_kind[kind.index()].insert(Subject(key), Timer { deadline, data });
     }
 
     /// Cancels the timer `key`, if any, and returns it.
@@ -192,12 +262,12 @@ impl Timers {
     /// Cancels the timer `(kind, group_id, subject)`, if any.
     pub fn cancel_at(&mut self, kind: TimerKind, group_id: &str, subject: &str) -> Option<Timer> {
         let group = self.by_group.get_mut(group_id)?;
-        let entry = group.by_kind[kind.index()].remove(subject)?;
-        if group.by_kind.iter().all(BTreeMap::is_empty) {
+        let (key, timer) = group.by_kind[kind.index()].remove_entry(subject)?;
+        if group.is_empty() {
             self.by_group.remove(group_id);
         }
-        self.queue.remove(&(entry.timer.deadline, entry.key));
-        Some(entry.timer)
+        self.queue.remove(&(timer.deadline, key.0));
+        Some(timer)
     }
 
     /// Cancels every timer of `group_id` (of one `kind`, when given).
@@ -209,11 +279,11 @@ impl Timers {
             if kind.is_some_and(|k| k.index() != i) {
                 continue;
             }
-            for (_, entry) in std::mem::take(timers) {
-                self.queue.remove(&(entry.timer.deadline, entry.key));
+            for (key, timer) in std::mem::take(timers) {
+                self.queue.remove(&(timer.deadline, key.0));
             }
         }
-        if group.by_kind.iter().all(BTreeMap::is_empty) {
+        if group.is_empty() {
             self.by_group.remove(group_id);
         }
     }
@@ -225,9 +295,7 @@ impl Timers {
 
     /// The timer `(kind, group_id, subject)`, looked up without building a key.
     pub fn get_at(&self, kind: TimerKind, group_id: &str, subject: &str) -> Option<&Timer> {
-        self.by_group.get(group_id)?.by_kind[kind.index()]
-            .get(subject)
-            .map(|e| &e.timer)
+        self.by_group.get(group_id)?.by_kind[kind.index()].get(subject)
     }
 
     /// The first timer due at or before `now`, removed.
@@ -237,14 +305,15 @@ impl Timers {
             return None;
         }
         let (_, key) = self.queue.pop_first()?;
-        let group = self.by_group.get_mut(&key.group_id)?;
-        let entry = group.by_kind[key.kind.index()].remove(&key.subject)?;
-        if group.by_kind.iter().all(BTreeMap::is_empty) {
-            self.by_group.remove(&key.group_id);
+        let group = self.by_group.get_mut(&*key.group_id)?;
+        let (entry_key, timer) =
+            group.by_kind[key.kind.index()].remove_entry(key.subject.as_str())?;
+        if group.is_empty() {
+            self.by_group.remove(&*key.group_id);
         }
-        drop(entry.key);
+        drop(entry_key);
         let key = Arc::try_unwrap(key).unwrap_or_else(|shared| (*shared).clone());
-        Some((key, entry.timer))
+        Some((key, timer))
     }
 
     /// The earliest deadline.
@@ -301,6 +370,40 @@ mod tests {
         assert_eq!(t.pop_due(10).unwrap().0.kind, TimerKind::Retention);
         assert!(t.pop_due(19).is_none());
         assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn ties_fire_by_group_then_subject_and_a_group_shares_its_id() {
+        let mut t = Timers::default();
+        for (g, m) in [("b", "m1"), ("a", "m2"), ("b", "m0"), ("a", "m1")] {
+            t.schedule_at(TimerKind::SessionTimeout, g, m, 10, TimerData::None);
+        }
+        t.schedule(
+            key(TimerKind::SessionTimeout, "a", "m0"),
+            10,
+            TimerData::None,
+        );
+        let order: Vec<(String, String)> = t
+            .iter()
+            .map(|(k, _)| (k.group_id.to_string(), k.subject.clone()))
+            .collect();
+        let expected = [
+            ("a", "m0"),
+            ("a", "m1"),
+            ("a", "m2"),
+            ("b", "m0"),
+            ("b", "m1"),
+        ];
+        assert_eq!(order, expected.map(|(g, m)| (g.to_string(), m.to_string())));
+        let keys: Vec<&TimerKey> = t.iter().map(|(k, _)| k).collect();
+        assert!(Arc::ptr_eq(&keys[0].group_id, &keys[2].group_id));
+        assert!(!Arc::ptr_eq(&keys[2].group_id, &keys[3].group_id));
+        assert!(t
+            .cancel(&key(TimerKind::SessionTimeout, "a", "m1"))
+            .is_some());
+        let (first, _) = t.pop_due(10).unwrap();
+        assert_eq!(first, key(TimerKind::SessionTimeout, "a", "m0"));
+        assert_eq!(t.len(), 3);
     }
 
     #[test]

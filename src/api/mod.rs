@@ -334,11 +334,13 @@ pub(crate) fn replay_from_text(
         return None;
     }
     let mut records = Vec::with_capacity(parsed.records.len());
+    let mut scratch = Vec::new();
     for (i, r) in parsed.records.iter().enumerate() {
         let decoded = crate::records::json::record_from_base64(
             dialect,
             &r.key_bytes,
             r.value_bytes.as_deref(),
+            &mut scratch,
         )?;
         if let Some(record) = decoded {
             records.push((i, record));

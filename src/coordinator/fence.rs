@@ -120,7 +120,7 @@ impl Coordinator {
             .iter()
             .filter(|(k, t)| {
                 k.kind == TimerKind::TopologyInitialization
-                    && k.group_id == group_id
+                    && *k.group_id == *group_id
                     && t.data == TimerData::AskedMember(member_id.to_string())
             })
             .map(|(k, _)| k.clone())

@@ -26,7 +26,7 @@ impl Coordinator {
     }
 
     fn fire(&mut self, at: i64, key: &TimerKey, data: &TimerData, out: &mut Output) {
-        let gid = key.group_id.as_str();
+        let gid: &str = &key.group_id;
         let Some(group) = self.groups.get(gid) else {
             return;
         };

@@ -5,14 +5,13 @@ use std::collections::BTreeMap;
 
 use crate::tasks::{Assignment, TaskMap};
 
-type Task = (String, i32);
-
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 /// Who holds each task, by process: what reconciliation checks before granting a task (2.5).
 pub struct OwnerIndex {
-    /// task -> its holders; a task that nobody holds has no entry. One map for the three kinds
-    /// of task (one map type's code in the module, one lookup per task).
-    tasks: BTreeMap<Task, Holders>,
+    /// subtopology -> partition -> its holders; a task that nobody holds has no entry. Keyed by
+    /// subtopology first, so that a look-up builds no key and compares its subtopology id once,
+    /// then integers. One map type for the three kinds of task (one lookup per task).
+    tasks: BTreeMap<String, BTreeMap<i32, Holders>>,
 }
 
 /// The holders of one task.
@@ -62,18 +61,35 @@ fn remove_copy(copies: &mut Vec<(String, u32)>, process: &str) {
     }
 }
 
+/// Which list of a task's holders a kind of task goes to.
+#[derive(Clone, Copy)]
+enum Kind {
+    Active,
+    Standby,
+    Warmup,
+}
+
 impl OwnerIndex {
     /// Adds what a member of `process` holds.
     pub fn add(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
-            for task in tasks(&a.active) {
-                self.tasks.entry(task).or_default().active = Some(process.to_string());
-            }
-            for task in tasks(&a.standby) {
-                add_copy(&mut self.tasks.entry(task).or_default().standby, process);
-            }
-            for task in tasks(&a.warmup) {
-                add_copy(&mut self.tasks.entry(task).or_default().warmup, process);
+            for (map, kind) in kinds(a) {
+                for (sub, parts) in map {
+                    if parts.is_empty() {
+                        continue;
+                    }
+                    let Some(tasks) = self.subtopology(sub) else {
+                        continue;
+                    };
+                    for &p in parts {
+                        let holders = tasks.entry(p).or_default();
+                        match kind {
+                            Kind::Active => set_active(&mut holders.active, process),
+                            Kind::Standby => add_copy(&mut holders.standby, process),
+                            Kind::Warmup => add_copy(&mut holders.warmup, process),
+                        }
+                    }
+                }
             }
         }
     }
@@ -82,10 +98,15 @@ impl OwnerIndex {
     /// and adding the member again does when neither its process nor its tasks changed.
     pub fn claim_active(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
-            for task in tasks(&a.active) {
-                let owner = self.tasks.get(&task).and_then(|h| h.active.as_deref());
-                if owner != Some(process) {
-                    self.tasks.entry(task).or_default().active = Some(process.to_string());
+            for (sub, parts) in &a.active {
+                if parts.is_empty() {
+                    continue;
+                }
+                let Some(tasks) = self.subtopology(sub) else {
+                    continue;
+                };
+                for &p in parts {
+                    set_active(&mut tasks.entry(p).or_default().active, process);
                 }
             }
         }
@@ -94,48 +115,74 @@ impl OwnerIndex {
     /// Removes what a member of `process` held.
     pub fn remove(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
-            for task in tasks(&a.active) {
-                self.update(task, |h| {
-                    if h.active.as_deref() == Some(process) {
-                        h.active = None;
+            for (map, kind) in kinds(a) {
+                for (sub, parts) in map {
+                    let Some(tasks) = self.tasks.get_mut(sub.as_str()) else {
+                        continue;
+                    };
+                    for p in parts {
+                        let Some(holders) = tasks.get_mut(p) else {
+                            continue;
+                        };
+                        match kind {
+                            Kind::Active => {
+                                if holders.active.as_deref() == Some(process) {
+                                    holders.active = None;
+                                }
+                            }
+                            Kind::Standby => remove_copy(&mut holders.standby, process),
+                            Kind::Warmup => remove_copy(&mut holders.warmup, process),
+                        }
+                        if holders.is_empty() {
+                            tasks.remove(p);
+                        }
                     }
-                });
-            }
-            for task in tasks(&a.standby) {
-                self.update(task, |h| remove_copy(&mut h.standby, process));
-            }
-            for task in tasks(&a.warmup) {
-                self.update(task, |h| remove_copy(&mut h.warmup, process));
+                    if tasks.is_empty() {
+                        self.tasks.remove(sub.as_str());
+                    }
+                }
             }
         }
     }
 
-    /// Changes the holders of `task`, if it has any, and drops its entry once it has none.
-    fn update(&mut self, task: Task, change: impl FnOnce(&mut Holders)) {
-        if let Some(holders) = self.tasks.get_mut(&task) {
-            change(holders);
-            if holders.is_empty() {
-                self.tasks.remove(&task);
-            }
+    /// The tasks of subtopology `sub`, created empty (its id copied once, not per task);
+    /// always `Some`.
+    fn subtopology(&mut self, sub: &str) -> Option<&mut BTreeMap<i32, Holders>> {
+        if !self.tasks.contains_key(sub) {
+            self.tasks.insert(sub.to_string(), BTreeMap::new());
         }
+        self.tasks.get_mut(sub)
+    }
+
+    /// The holders of `(sub, p)`.
+    fn holders(&self, sub: &str, p: i32) -> Option<&Holders> {
+        self.tasks.get(sub)?.get(&p)
     }
 
     /// The process holding `(sub, p)` as active.
     pub fn active_owner(&self, sub: &str, p: i32) -> Option<&str> {
-        self.tasks
-            .get(&(sub.to_string(), p))
-            .and_then(|h| h.active.as_deref())
+        self.holders(sub, p).and_then(|h| h.active.as_deref())
     }
 
     /// Whether `process` holds `(sub, p)` as standby or warm-up.
     pub fn holds_replica(&self, process: &str, sub: &str, p: i32) -> bool {
-        self.tasks
-            .get(&(sub.to_string(), p))
+        self.holders(sub, p)
             .is_some_and(|h| find(&h.standby, process).is_ok() || find(&h.warmup, process).is_ok())
     }
 }
 
-fn tasks(map: &TaskMap) -> impl Iterator<Item = Task> + '_ {
-    map.iter()
-        .flat_map(|(s, ps)| ps.iter().map(move |p| (s.clone(), *p)))
+/// The three task maps of an assignment with the holder list each goes to.
+fn kinds(a: &Assignment) -> [(&TaskMap, Kind); 3] {
+    [
+        (&a.active, Kind::Active),
+        (&a.standby, Kind::Standby),
+        (&a.warmup, Kind::Warmup),
+    ]
+}
+
+/// Makes `process` the active holder, copying its id only when the holder changes.
+fn set_active(active: &mut Option<String>, process: &str) {
+    if active.as_deref() != Some(process) {
+        *active = Some(process.to_string());
+    }
 }

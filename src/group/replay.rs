@@ -232,65 +232,67 @@ fn apply_tombstone(
     Ok(effect)
 }
 
-/// The member `member_id`, created empty when the group does not have it yet, and whether it
-/// was created (always `Some`: looked up after the insert so that a known member costs no key).
-fn member_entry<'g>(
-    members: &'g mut BTreeMap<String, Member>,
+/// Runs `f` on the member `member_id`, created empty when the group does not have it yet, with
+/// whether it was created: one look-up for a known member, and a key copied only for a new one.
+fn with_member<R>(
+    members: &mut BTreeMap<String, Member>,
     member_id: &str,
-) -> Option<(&'g mut Member, bool)> {
-    let added = !members.contains_key(member_id);
-    if added {
-        members.insert(member_id.to_string(), Member::new(member_id));
+    f: impl FnOnce(&mut Member, bool) -> R,
+) -> R {
+    if let Some(member) = members.get_mut(member_id) {
+        return f(member, false);
     }
-    members.get_mut(member_id).map(|m| (m, added))
+    let member = members
+        .entry(member_id.to_string())
+        .or_insert_with(|| Member::new(member_id));
+    f(member, true)
 }
 
 /// Stores a member metadata record's value in place, keeping the derived indexes (owners,
 /// static index) and the endpoint-information epoch exact; whether the member is new.
 fn set_metadata(group: &mut Group, member_id: &str, metadata: MemberMetadataValue) -> bool {
-    let Some((member, added)) = member_entry(&mut group.members, member_id) else {
-        return false;
-    };
-    let old = std::mem::replace(&mut member.metadata, metadata);
-    let member = &*member;
-    match (old.user_endpoint.is_some(), member.endpoint().is_some()) {
-        (false, true) => group.with_endpoint += 1,
-        (true, false) => group.with_endpoint = group.with_endpoint.saturating_sub(1),
-        _ => {}
-    }
-    if added && !member.is_reconciled_to(group.assignment_epoch) {
-        group.unreconciled += 1;
-    }
-    if old.process_id != member.metadata.process_id {
-        group
-            .owners
-            .remove(&old.process_id, &member.assigned, &member.pending);
-        group
-            .owners
-            .add(member.process_id(), &member.assigned, &member.pending);
-    } else {
-        // The same process re-asserts its active tasks (the last record written wins).
-        group
-            .owners
-            .claim_active(member.process_id(), &member.assigned, &member.pending);
-    }
-    let endpoint_event = if added {
-        member.endpoint().is_some()
-    } else {
-        old.user_endpoint != member.metadata.user_endpoint
-    };
-    if old.instance_id != member.metadata.instance_id {
-        unmap_instance(&mut group.static_index, old.instance_id.as_ref(), member_id);
-    }
-    map_instance(
-        &mut group.static_index,
-        member.metadata.instance_id.as_ref(),
-        member_id,
-    );
-    if endpoint_event {
-        group.soft.endpoint_epoch += 1;
-    }
-    added
+    with_member(&mut group.members, member_id, |member, added| {
+        let old = std::mem::replace(&mut member.metadata, metadata);
+        let member = &*member;
+        match (old.user_endpoint.is_some(), member.endpoint().is_some()) {
+            (false, true) => group.with_endpoint += 1,
+            (true, false) => group.with_endpoint = group.with_endpoint.saturating_sub(1),
+            _ => {}
+        }
+        if added && !member.is_reconciled_to(group.assignment_epoch) {
+            group.unreconciled += 1;
+        }
+        if old.process_id != member.metadata.process_id {
+            group
+                .owners
+                .remove(&old.process_id, &member.assigned, &member.pending);
+            group
+                .owners
+                .add(member.process_id(), &member.assigned, &member.pending);
+        } else {
+            // The same process re-asserts its active tasks (the last record written wins).
+            group
+                .owners
+                .claim_active(member.process_id(), &member.assigned, &member.pending);
+        }
+        let endpoint_event = if added {
+            member.endpoint().is_some()
+        } else {
+            old.user_endpoint != member.metadata.user_endpoint
+        };
+        if old.instance_id != member.metadata.instance_id {
+            unmap_instance(&mut group.static_index, old.instance_id.as_ref(), member_id);
+        }
+        map_instance(
+            &mut group.static_index,
+            member.metadata.instance_id.as_ref(),
+            member_id,
+        );
+        if endpoint_event {
+            group.soft.endpoint_epoch += 1;
+        }
+        added
+    })
 }
 
 /// Stores a member's tasks (and what `edit` sets) in place, keeping the derived indexes and the
@@ -302,40 +304,39 @@ fn set_assignment(
     pending: Assignment,
     edit: impl FnOnce(&mut Member),
 ) -> bool {
-    let Some((member, added)) = member_entry(&mut group.members, member_id) else {
-        return false;
-    };
-    let was_unreconciled = !added && !member.is_reconciled_to(group.assignment_epoch);
-    edit(member);
-    if was_unreconciled {
-        group.unreconciled = group.unreconciled.saturating_sub(1);
-    }
-    if !member.is_reconciled_to(group.assignment_epoch) {
-        group.unreconciled += 1;
-    }
-    let old_assigned = std::mem::replace(&mut member.assigned, assigned);
-    let old_pending = std::mem::replace(&mut member.pending, pending);
-    let member = &*member;
-    group
-        .owners
-        .remove(member.process_id(), &old_assigned, &old_pending);
-    group
-        .owners
-        .add(member.process_id(), &member.assigned, &member.pending);
-    let endpoint_event = if added {
-        member.endpoint().is_some()
-    } else {
-        old_assigned != member.assigned && member.endpoint().is_some()
-    };
-    map_instance(
-        &mut group.static_index,
-        member.metadata.instance_id.as_ref(),
-        member_id,
-    );
-    if endpoint_event {
-        group.soft.endpoint_epoch += 1;
-    }
-    added
+    with_member(&mut group.members, member_id, |member, added| {
+        let was_unreconciled = !added && !member.is_reconciled_to(group.assignment_epoch);
+        edit(member);
+        if was_unreconciled {
+            group.unreconciled = group.unreconciled.saturating_sub(1);
+        }
+        if !member.is_reconciled_to(group.assignment_epoch) {
+            group.unreconciled += 1;
+        }
+        let old_assigned = std::mem::replace(&mut member.assigned, assigned);
+        let old_pending = std::mem::replace(&mut member.pending, pending);
+        let member = &*member;
+        group
+            .owners
+            .remove(member.process_id(), &old_assigned, &old_pending);
+        group
+            .owners
+            .add(member.process_id(), &member.assigned, &member.pending);
+        let endpoint_event = if added {
+            member.endpoint().is_some()
+        } else {
+            old_assigned != member.assigned && member.endpoint().is_some()
+        };
+        map_instance(
+            &mut group.static_index,
+            member.metadata.instance_id.as_ref(),
+            member_id,
+        );
+        if endpoint_event {
+            group.soft.endpoint_epoch += 1;
+        }
+        added
+    })
 }
 
 /// Maps `instance` to `member_id` (a later record of another member takes the instance over).

@@ -218,26 +218,30 @@ fn json_form(
 
 /// A record in the bytes form from its two base64 strings, as [`record_from_json`] reads it:
 /// `Some(None)` for a record of another kind; `None` for anything the general path refuses (it
-/// is then asked, for its error and path). Only `api::replay_from_text` asks (feature
+/// is then asked, for its error and path). `scratch` holds the decoded bytes, kept by the caller
+/// so that a log's records reuse one buffer. Only `api::replay_from_text` asks (feature
 /// `replay-text`).
 #[cfg(feature = "replay-text")]
 pub(crate) fn record_from_base64(
     dialect: Dialect,
     key: &str,
     value: Option<&str>,
+    scratch: &mut Vec<u8>,
 ) -> Option<Option<Record>> {
-    let key_bytes = STANDARD.decode(key).ok()?;
-    let value_bytes = match value {
-        None => None,
-        Some(v) => Some(STANDARD.decode(v).ok()?),
-    };
-    let Some(key) = decode_key(dialect, &key_bytes).ok()? else {
+    scratch.clear();
+    STANDARD.decode_vec(key, scratch).ok()?;
+    let key_len = scratch.len();
+    if let Some(v) = value {
+        STANDARD.decode_vec(v, scratch).ok()?;
+    }
+    let (key_bytes, value_bytes) = scratch.split_at(key_len);
+    let Some(key) = decode_key(dialect, key_bytes).ok()? else {
         // The general path reads the skipped type id from the first two bytes.
         return (key_bytes.len() >= 2).then_some(None);
     };
-    let value = match value_bytes {
+    let value = match value {
         None => None,
-        Some(bytes) => Some(decode_value(dialect, key.record_type(), &bytes).ok()?),
+        Some(_) => Some(decode_value(dialect, key.record_type(), value_bytes).ok()?),
     };
     Some(Some(Record { key, value }))
 }

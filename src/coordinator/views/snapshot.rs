@@ -145,7 +145,7 @@ impl Coordinator {
             .iter()
             .map(|(k, t)| SnapshotTimer {
                 kind: k.kind.name(),
-                group_id: k.group_id.clone(),
+                group_id: k.group_id.to_string(),
                 subject: k.subject.clone(),
                 deadline_ms: t.deadline,
             })
