@@ -4,7 +4,6 @@
 use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
 use std::sync::Arc;
 
 /// Timer kinds, in the order that breaks deadline ties.
@@ -123,7 +122,15 @@ pub struct Timer {
 struct GroupTimers {
     /// The group id its timers' keys share.
     id: Arc<str>,
-    by_kind: [BTreeMap<Subject, Timer>; TimerKind::COUNT],
+    by_kind: [BTreeMap<Subject, Entry>; TimerKind::COUNT],
+}
+
+/// A pending timer with its key (the map's key again, so that moving a deadline finds both
+/// in one look-up).
+#[derive(Clone, Debug)]
+struct Entry {
+    key: Arc<TimerKey>,
+    timer: Timer,
 }
 
 impl GroupTimers {
@@ -139,8 +146,9 @@ impl GroupTimers {
     }
 }
 
-/// A timer's key as its subject: shared with the queue entry, so that a timer's key is one
-/// allocation and moving a deadline copies no string. Ordered (and borrowed) as the subject.
+/// A timer's key as its subject: shared with the queue entry and the map's value, so that a
+/// timer's key is one allocation and moving a deadline copies no string. Ordered (and borrowed)
+/// as the subject.
 #[derive(Clone, Debug)]
 struct Subject(Arc<TimerKey>);
 
@@ -213,18 +221,19 @@ impl Timers {
         deadline: i64,
         data: TimerData,
     ) -> Option<TimerData> {
-        let Some((key, timer)) = self.by_group.get_mut(group_id).and_then(|g| {
-            g.by_kind[kind.index()]
-                .range_mut::<str, _>((Bound::Included(subject), Bound::Included(subject)))
-                .next()
-        }) else {
+        let Some(entry) = self
+            .by_group
+            .get_mut(group_id)
+            .and_then(|g| g.by_kind[kind.index()].get_mut(subject))
+        else {
             return Some(data);
         };
-        if timer.deadline != deadline {
-            self.queue.remove(&(timer.deadline, Arc::clone(&key.0)));
-            self.queue.insert((deadline, Arc::clone(&key.0)));
+        if entry.timer.deadline != deadline {
+            self.queue
+                .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
+            self.queue.insert((deadline, Arc::clone(&entry.key)));
         }
-        *timer = Timer { deadline, data };
+        entry.timer = Timer { deadline, data };
         None
     }
 
@@ -251,7 +260,13 @@ impl Timers {
             subject,
         });
         self.queue.insert((deadline, Arc::clone(&key)));
-        group.by_kind[kind.index()].insert(Subject(key), Timer { deadline, data });
+        group.by_kind[kind.index()].insert(
+            Subject(Arc::clone(&key)),
+            Entry {
+                key,
+                timer: Timer { deadline, data },
+            },
+        );
     }
 
     /// Cancels the timer `key`, if any, and returns it.
@@ -262,12 +277,12 @@ impl Timers {
     /// Cancels the timer `(kind, group_id, subject)`, if any.
     pub fn cancel_at(&mut self, kind: TimerKind, group_id: &str, subject: &str) -> Option<Timer> {
         let group = self.by_group.get_mut(group_id)?;
-        let (key, timer) = group.by_kind[kind.index()].remove_entry(subject)?;
+        let entry = group.by_kind[kind.index()].remove(subject)?;
         if group.is_empty() {
             self.by_group.remove(group_id);
         }
-        self.queue.remove(&(timer.deadline, key.0));
-        Some(timer)
+        self.queue.remove(&(entry.timer.deadline, entry.key));
+        Some(entry.timer)
     }
 
     /// Cancels every timer of `group_id` (of one `kind`, when given).
@@ -279,8 +294,8 @@ impl Timers {
             if kind.is_some_and(|k| k.index() != i) {
                 continue;
             }
-            for (key, timer) in std::mem::take(timers) {
-                self.queue.remove(&(timer.deadline, key.0));
+            for (_, entry) in std::mem::take(timers) {
+                self.queue.remove(&(entry.timer.deadline, entry.key));
             }
         }
         if group.is_empty() {
@@ -295,7 +310,9 @@ impl Timers {
 
     /// The timer `(kind, group_id, subject)`, looked up without building a key.
     pub fn get_at(&self, kind: TimerKind, group_id: &str, subject: &str) -> Option<&Timer> {
-        self.by_group.get(group_id)?.by_kind[kind.index()].get(subject)
+        self.by_group.get(group_id)?.by_kind[kind.index()]
+            .get(subject)
+            .map(|e| &e.timer)
     }
 
     /// The first timer due at or before `now`, removed.
@@ -306,14 +323,15 @@ impl Timers {
         }
         let (_, key) = self.queue.pop_first()?;
         let group = self.by_group.get_mut(&*key.group_id)?;
-        let (entry_key, timer) =
+        let (subject, entry) =
             group.by_kind[key.kind.index()].remove_entry(key.subject.as_str())?;
         if group.is_empty() {
             self.by_group.remove(&*key.group_id);
         }
-        drop(entry_key);
+        // The map's two references go first, so that the key is taken without a copy.
+        drop((subject, entry.key));
         let key = Arc::try_unwrap(key).unwrap_or_else(|shared| (*shared).clone());
-        Some((key, timer))
+        Some((key, entry.timer))
     }
 
     /// The earliest deadline.
