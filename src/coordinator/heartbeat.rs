@@ -236,7 +236,13 @@ impl Coordinator {
             member: found,
             replaced,
         } = self.find_member(group, &member_id, req, &mut batch)?; // R4
-        let is_new = replaced.is_none() && !group.members.contains_key(&member_id);
+                                                                   // `find_member` borrows a member the group has and builds one it has not (or a copy,
+                                                                   // with `replaced`): no second look-up.
+        let is_new = replaced.is_none() && matches!(found, Cow::Owned(_));
+        debug_assert_eq!(
+            is_new,
+            replaced.is_none() && !group.members.contains_key(&member_id)
+        );
         if !join {
             validate_epoch(&found, req)?; // R5
             check_topology_id(&found, req)?; // R6

@@ -289,27 +289,22 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
             && req.standby_tasks.is_some()
             && req.warmup_tasks.is_some()
             && req.rebalance_timeout_ms != -1;
-        let Some(group) = c.groups.get_mut(gid) else {
-            bug("the group of a committed heartbeat is gone");
-        };
-        let statuses = group
-            .members
-            .get(member_id)
-            .map(|m| statuses::draft(group, m))
-            .unwrap_or_default();
+        // What the response reads, from the member found above (scheduling the timer changed
+        // neither group nor member): one look-up more, for the last-sent values below.
+        let statuses = statuses::draft(group, member);
         let group_topology_id = group
             .topology
             .as_ref()
             .map_or(String::new(), |t| t.topology_id.clone());
         let endpoint_epoch = group.soft.endpoint_epoch;
-        let last_endpoint_epoch = group
-            .members
-            .get(member_id)
-            .and_then(|m| m.soft.last_endpoint_epoch);
-        let send_endpoints = join || last_endpoint_epoch != Some(endpoint_epoch);
+        let send_endpoints = join || member.soft.last_endpoint_epoch != Some(endpoint_epoch);
         // The map is O(group); build it only when this member is to receive it.
         let endpoints = send_endpoints.then(|| endpoints::draft(group));
-        let Some(stored) = group.members.get_mut(member_id) else {
+        let Some(stored) = c
+            .groups
+            .get_mut(gid)
+            .and_then(|g| g.members.get_mut(member_id))
+        else {
             bug("the member of a committed heartbeat is gone");
         };
         let send_status = join || stored.soft.last_status.as_ref() != Some(&statuses);

@@ -370,7 +370,12 @@ impl DialectRules for Kafka42 {
         };
         let statuses = statuses::kafka42(group, member, delay_pending);
         let send_tasks = req.member_epoch == 0 || tasks_changed;
-        let (active, standby, warmup) = member.assigned.to_task_ids();
+        // A heartbeat that is not sent its tasks builds no list of them.
+        let (active, standby, warmup) = if send_tasks {
+            member.assigned.to_task_ids()
+        } else {
+            Default::default()
+        };
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
             send_tasks.then(|| task_ids_json(&l))
         };
