@@ -236,8 +236,9 @@ impl Coordinator {
             member: found,
             replaced,
         } = self.find_member(group, &member_id, req, &mut batch)?; // R4
-                                                                   // `find_member` borrows a member the group has and builds one it has not (or a copy,
-                                                                   // with `replaced`): no second look-up.
+
+        // `find_member` borrows a member the group has and builds one it has not (or a copy,
+        // with `replaced`), so no second look-up tells a new member.
         let is_new = replaced.is_none() && matches!(found, Cow::Owned(_));
         debug_assert_eq!(
             is_new,

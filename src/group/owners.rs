@@ -73,32 +73,23 @@ impl OwnerIndex {
     /// Adds what a member of `process` holds.
     pub fn add(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
-            for (map, kind) in kinds(a) {
-                for (sub, parts) in map {
-                    if parts.is_empty() {
-                        continue;
-                    }
-                    let Some(tasks) = self.subtopology(sub) else {
-                        continue;
-                    };
-                    for &p in parts {
-                        let holders = tasks.entry(p).or_default();
-                        match kind {
-                            Kind::Active => set_active(&mut holders.active, process),
-                            Kind::Standby => add_copy(&mut holders.standby, process),
-                            Kind::Warmup => add_copy(&mut holders.warmup, process),
-                        }
-                    }
-                }
-            }
+            self.add_maps(process, kinds(a));
         }
     }
 
     /// Makes `process` the active owner of the active tasks a member of it holds: what removing
-    /// and adding the member again does when neither its process nor its tasks changed.
+    /// and adding the member again does when neither its process nor its tasks changed (only
+    /// the active holder can differ then, and `add` sets it as this does).
     pub fn claim_active(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
         for a in [assigned, pending] {
-            for (sub, parts) in &a.active {
+            self.add_maps(process, [(&a.active, Kind::Active)]);
+        }
+    }
+
+    /// Adds the tasks of `maps` on `process`, each to the holder list of its kind.
+    fn add_maps<'a>(&mut self, process: &str, maps: impl IntoIterator<Item = (&'a TaskMap, Kind)>) {
+        for (map, kind) in maps {
+            for (sub, parts) in map {
                 if parts.is_empty() {
                     continue;
                 }
@@ -106,7 +97,12 @@ impl OwnerIndex {
                     continue;
                 };
                 for &p in parts {
-                    set_active(&mut tasks.entry(p).or_default().active, process);
+                    let holders = tasks.entry(p).or_default();
+                    match kind {
+                        Kind::Active => set_active(&mut holders.active, process),
+                        Kind::Standby => add_copy(&mut holders.standby, process),
+                        Kind::Warmup => add_copy(&mut holders.warmup, process),
+                    }
                 }
             }
         }

@@ -283,14 +283,13 @@ fn set_metadata(group: &mut Group, member_id: &str, metadata: MemberMetadataValu
         if old.instance_id != member.metadata.instance_id {
             unmap_instance(&mut group.static_index, old.instance_id.as_ref(), member_id);
         }
-        map_instance(
+        index_member(
             &mut group.static_index,
-            member.metadata.instance_id.as_ref(),
+            &mut group.soft.endpoint_epoch,
+            member,
             member_id,
+            endpoint_event,
         );
-        if endpoint_event {
-            group.soft.endpoint_epoch += 1;
-        }
         added
     })
 }
@@ -327,16 +326,34 @@ fn set_assignment(
         } else {
             old_assigned != member.assigned && member.endpoint().is_some()
         };
-        map_instance(
+        index_member(
             &mut group.static_index,
-            member.metadata.instance_id.as_ref(),
+            &mut group.soft.endpoint_epoch,
+            member,
             member_id,
+            endpoint_event,
         );
-        if endpoint_event {
-            group.soft.endpoint_epoch += 1;
-        }
         added
     })
+}
+
+/// What a member record ends with: the member's static instance mapped to it, and the
+/// endpoint-information epoch moved when what members serve changed (`endpoint_event`).
+fn index_member(
+    static_index: &mut BTreeMap<String, String>,
+    endpoint_epoch: &mut i32,
+    member: &Member,
+    member_id: &str,
+    endpoint_event: bool,
+) {
+    map_instance(
+        static_index,
+        member.metadata.instance_id.as_ref(),
+        member_id,
+    );
+    if endpoint_event {
+        *endpoint_epoch += 1;
+    }
 }
 
 /// Maps `instance` to `member_id` (a later record of another member takes the instance over).

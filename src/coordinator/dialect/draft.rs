@@ -289,8 +289,9 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
             && req.standby_tasks.is_some()
             && req.warmup_tasks.is_some()
             && req.rebalance_timeout_ms != -1;
-        // What the response reads, from the member found above (scheduling the timer changed
-        // neither group nor member): one look-up more, for the last-sent values below.
+        // What the response reads comes from the member found above (scheduling the timer
+        // changed neither group nor member); it is looked up once more, mutably, for the
+        // last-sent values below.
         let statuses = statuses::draft(group, member);
         let group_topology_id = group
             .topology
