@@ -331,8 +331,8 @@ fn bench_ha(c: &mut Criterion) {
     for m in &mut members {
         for (sub, parts) in &m.previous.active {
             for &p in parts {
-                m.task_offsets.push((sub.clone(), p, -2));
-                m.task_end_offsets.push((sub.clone(), p, 1_000));
+                m.task_offsets.push((sub.to_string(), p, -2));
+                m.task_end_offsets.push((sub.to_string(), p, 1_000));
             }
         }
     }

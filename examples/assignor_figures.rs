@@ -120,9 +120,9 @@ fn failover(
         let rack = rack_of.get(member.as_str()).copied().unwrap_or("");
         for map in [&a.active, &a.standby] {
             for (sub, parts) in map {
-                if stateful.contains(sub.as_str()) {
+                if stateful.contains(sub) {
                     for &p in parts {
-                        copies.entry((sub.as_str(), p)).or_default().insert(rack);
+                        copies.entry((sub, p)).or_default().insert(rack);
                     }
                 }
             }
@@ -205,7 +205,7 @@ fn spread_table() {
     let count = |a: &Assignment, standby: bool, want_stateful: bool| -> usize {
         let map = if standby { &a.standby } else { &a.active };
         map.iter()
-            .filter(|(s, _)| stateful.contains(s.as_str()) == want_stateful)
+            .filter(|(s, _)| stateful.contains(s) == want_stateful)
             .map(|(_, p)| p.len())
             .sum()
     };
@@ -323,12 +323,20 @@ fn cost_table() {
     println!();
 }
 
+/// The profiling loops' rounds: `SGC_ROUNDS`, 500 by default.
+fn rounds() -> usize {
+    std::env::var("SGC_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(500)
+}
+
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("profile") {
         let subs = all_stateful(10_000);
         let ms = members(1_000, 100, 0);
         let s = spec(&ms, &subs, 1);
-        for _ in 0..500 {
+        for _ in 0..rounds() {
             drop(black_box(assign(&s)));
         }
         return;
@@ -352,7 +360,7 @@ fn main() {
                 .expect("a valid spec")
                 .into_memo()
         });
-        for _ in 0..500 {
+        for _ in 0..rounds() {
             if let Some(memo) = &memo {
                 let with_memo = GroupSpec {
                     memo: Some(memo),

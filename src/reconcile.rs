@@ -159,9 +159,9 @@ fn split(wanted: &TaskMap, blocked: impl Fn(&str, i32) -> bool) -> (TaskMap, Tas
     let mut free = TaskMap::new();
     let mut held = TaskMap::new();
     for (s, ps) in wanted {
-        for p in ps {
-            let side = if blocked(s, *p) { &mut held } else { &mut free };
-            side.entry(s.clone()).or_default().insert(*p);
+        for &p in ps {
+            let side = if blocked(s, p) { &mut held } else { &mut free };
+            side.insert(s, p);
         }
     }
     (free, held)
@@ -176,7 +176,7 @@ fn active_epochs(
     let mut out = BTreeMap::new();
     for (s, ps) in active {
         for p in ps {
-            let key = (s.clone(), *p);
+            let key = (s.to_string(), *p);
             let epoch = member
                 .active_epochs
                 .get(&key)
@@ -208,7 +208,7 @@ mod tests {
     fn tasks(entries: &[(&str, &[i32])]) -> TaskMap {
         entries
             .iter()
-            .map(|(s, p)| (s.to_string(), p.iter().copied().collect()))
+            .map(|(s, p)| (s.to_string(), p.iter().copied()))
             .collect()
     }
 

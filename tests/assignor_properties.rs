@@ -41,12 +41,12 @@ fn assign(members: &[MemberSpec<'static>], subs: &[SubtopologySpec], r: i32) -> 
 
 fn task_list(map: &TaskMap) -> Vec<Task> {
     map.iter()
-        .flat_map(|(s, ps)| ps.iter().map(move |&p| (s.clone(), p)))
+        .flat_map(|(s, ps)| ps.iter().map(move |&p| (s.to_string(), p)))
         .collect()
 }
 
 fn insert(map: &mut TaskMap, (s, p): &Task) {
-    map.entry(s.clone()).or_default().insert(*p);
+    map.insert(s, *p);
 }
 
 fn with_previous(members: &[MemberSpec<'static>], target: &Target) -> Vec<MemberSpec<'static>> {
@@ -556,7 +556,7 @@ fn check_invariants(
         .map(|a| {
             a.active
                 .iter()
-                .filter(|(s, _)| stateful.get(s.as_str()).copied().unwrap_or(false))
+                .filter(|(s, _)| stateful.get(s).copied().unwrap_or(false))
                 .map(|(_, p)| p.len())
                 .sum()
         })
@@ -832,10 +832,8 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
                 report(m, rep);
             }
             if h % 7 == 1 {
-                m.previous
-                    .to_mut()
-                    .standby
-                    .insert("0".into(), BTreeSet::new());
+                // A task that does not exist: the previous target is not exact.
+                m.previous.to_mut().standby.insert("0", 999);
             }
         }
         let orphaned: BTreeSet<Task> = orphaned

@@ -6,8 +6,6 @@
 //! there is no Initialize, member ids are always the client's, and the initial rebalance delay
 //! holds back the first assignment.
 
-use std::collections::BTreeSet;
-
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use streams_group_coordinator::tasks::{intersect, is_subset};
@@ -545,23 +543,9 @@ fn settle(dialect: &'static str, mut ops: Vec<Op>) {
         sim.coordinator.group_state(g),
         streams_group_coordinator::group::GroupState::Stable
     );
-    let tasks: usize = g
-        .members
-        .values()
-        .map(|m| m.assigned.active.values().map(BTreeSet::len).sum::<usize>())
-        .sum();
+    let tasks: usize = g.members.values().map(|m| m.assigned.active.count()).sum();
     assert_eq!(tasks, 6, "every task is active somewhere");
-    let standbys: usize = g
-        .members
-        .values()
-        .map(|m| {
-            m.assigned
-                .standby
-                .values()
-                .map(BTreeSet::len)
-                .sum::<usize>()
-        })
-        .sum();
+    let standbys: usize = g.members.values().map(|m| m.assigned.standby.count()).sum();
     assert_eq!(standbys, 4, "one standby per stateful task");
 }
 

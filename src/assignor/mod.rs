@@ -205,7 +205,7 @@ pub fn tasks_moved<'a, 'b>(
     for (member, assignment) in previous {
         for (sub, parts) in &assignment.active {
             for &p in parts {
-                owner.entry((sub.as_str(), p)).or_insert(member.as_str());
+                owner.entry((sub, p)).or_insert(member.as_str());
             }
         }
     }
@@ -213,7 +213,7 @@ pub fn tasks_moved<'a, 'b>(
     for (member, assignment) in next {
         for (sub, parts) in &assignment.active {
             for &p in parts {
-                if let Some(&prev) = owner.get(&(sub.as_str(), p)) {
+                if let Some(&prev) = owner.get(&(sub, p)) {
                     if prev != member.as_str() {
                         moved += 1;
                     }
@@ -276,8 +276,7 @@ pub fn tasks_reassigned<'a, 'b>(
     previous: impl IntoIterator<Item = (&'a String, &'a Assignment)> + Clone,
     next: impl IntoIterator<Item = (&'b String, &'b Assignment)> + Clone,
 ) -> u64 {
-    let holds =
-        |a: &Assignment, sub: &str, p: i32| a.active.get(sub).is_some_and(|s| s.contains(&p));
+    let holds = |a: &Assignment, sub: &str, p: i32| a.active.contains(sub, p);
     orphaned
         .iter()
         .filter(|(sub, p)| {
@@ -303,7 +302,7 @@ mod tests {
             .map(|(m, active)| {
                 let active: TaskMap = active
                     .iter()
-                    .map(|(s, p)| (s.to_string(), p.iter().copied().collect()))
+                    .map(|(s, p)| (s.to_string(), p.iter().copied()))
                     .collect();
                 (
                     m.to_string(),

@@ -113,7 +113,7 @@ impl OwnerIndex {
         for a in [assigned, pending] {
             for (map, kind) in kinds(a) {
                 for (sub, parts) in map {
-                    let Some(tasks) = self.tasks.get_mut(sub.as_str()) else {
+                    let Some(tasks) = self.tasks.get_mut(sub) else {
                         continue;
                     };
                     for p in parts {
@@ -134,7 +134,7 @@ impl OwnerIndex {
                         }
                     }
                     if tasks.is_empty() {
-                        self.tasks.remove(sub.as_str());
+                        self.tasks.remove(sub);
                     }
                 }
             }

@@ -176,7 +176,7 @@ fn apply_tombstone(
                 for (sub, parts) in &old.active {
                     group
                         .orphaned
-                        .extend(parts.iter().map(|&p| (sub.clone(), p)));
+                        .extend(parts.iter().map(|&p| (sub.to_string(), p)));
                 }
             }
         }

@@ -231,7 +231,7 @@ pub fn check_invariants(coordinator: &Coordinator, group: &Group) {
             for (s, ps) in &a.active {
                 for p in ps {
                     assert!(
-                        active.insert((s.clone(), *p)),
+                        active.insert((s.to_string(), *p)),
                         "task {s}:{p} has two active owners"
                     );
                 }
@@ -243,7 +243,7 @@ pub fn check_invariants(coordinator: &Coordinator, group: &Group) {
             for (s, ps) in t.active.iter().chain(&t.standby) {
                 for p in ps {
                     *copies
-                        .entry((s.clone(), *p, m.metadata.process_id.clone()))
+                        .entry((s.to_string(), *p, m.metadata.process_id.clone()))
                         .or_default() += 1;
                 }
             }
@@ -281,7 +281,7 @@ pub fn check_invariants(coordinator: &Coordinator, group: &Group) {
     for m in group.members.values() {
         let mut active: BTreeSet<(String, i32)> = BTreeSet::new();
         for (s, ps) in m.assigned.active.iter().chain(&m.pending.active) {
-            active.extend(ps.iter().map(|p| (s.clone(), *p)));
+            active.extend(ps.iter().map(|p| (s.to_string(), *p)));
         }
         let keys: BTreeSet<(String, i32)> = m.active_epochs.keys().cloned().collect();
         assert_eq!(keys, active, "per-task epochs of {}", m.member_id);

@@ -98,7 +98,7 @@ pub(crate) fn task_partitions(
     topics: &mut BTreeMap<String, BTreeSet<i32>>,
 ) {
     for (sub, parts) in tasks {
-        let Some(inputs) = inputs.get(sub.as_str()) else {
+        let Some(inputs) = inputs.get(sub) else {
             continue;
         };
         for (topic, count) in inputs.iter() {
