@@ -631,7 +631,8 @@ impl<'a> Group<'a> {
             previous,
             ..
         } = prior;
-        let (prev_standby_offset, prev_standby) = group_by_task(num_tasks, &standby_pairs);
+        let (prev_standby_offset, prev_standby) =
+            group_by_task(num_tasks, standby_pairs.iter().copied());
         ordered::sort_pairs(&mut prev_warmup);
 
         // Rack id and rack-aware tags, interned per dimension.
@@ -695,7 +696,7 @@ impl<'a> Group<'a> {
         let (lag_offset, lags) = if lag_pairs.is_empty() {
             (Vec::new(), Vec::new())
         } else {
-            group_by_task(num_tasks, &lag_pairs)
+            group_by_task(num_tasks, lag_pairs.iter().copied())
         };
 
         let partition_order = partition_order(&sub_tasks, &sub_offset);
@@ -949,13 +950,30 @@ impl<'a> Group<'a> {
         let num_tasks = self.num_tasks();
         let num_processes = self.capacity.len();
         let replicas = self.replicas;
-        let mut standby: Vec<(u32, u32)> = Vec::new();
+        // At most `replicas` standbys a stateful task: room for all, so that the list never grows.
+        let most = self.num_stateful_tasks.saturating_mul(u64::from(replicas));
+        let mut standby: Vec<(u32, u32)> = Vec::with_capacity(
+            usize::try_from(most)
+                .unwrap_or(0)
+                .min(num_tasks * replicas as usize),
+        );
         // `mark[p] == stamp`: process `p` holds the task being placed.
         let mut mark = vec![0u64; num_processes];
         let mut stamp = 0u64;
-        // Standbys placed in S1 per task: `standby[s1_start[t]..][..s1_count[t]]`.
-        let mut s1_start = vec![0usize; num_tasks];
-        let mut s1_count = vec![0u32; num_tasks];
+        // Standbys placed in S1 per task: the entries of `t` from `standby[s1_start[t]]` on (the
+        // run ends at the first entry of another task, or at once for a task S1 gave none).
+        let mut s1_start = vec![0u32; num_tasks];
+        let s1_of =
+            |standby: &[(u32, u32)], s1_start: &[u32], t: usize| -> std::ops::Range<usize> {
+                let start = s1_start[t] as usize;
+                let len = standby
+                    .get(start..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .take_while(|&&(task, _)| task as usize == t)
+                    .count();
+                start..start + len
+            };
         let process_of = |m: u32| self.member_process[m as usize] as usize;
         let warmup_of = |t: u32| {
             warmup
@@ -1014,13 +1032,14 @@ impl<'a> Group<'a> {
                 holders.push(m);
                 qt.on_assigned(loads.load[m as usize]);
             }
-            s1_start[t as usize] = start;
-            s1_count[t as usize] = (standby.len() - start) as u32;
+            s1_start[t as usize] = start as u32;
         }
 
         // S2: remaining replicas, in (subtopology id, partition) descending order. Only S2 reads
         // the pairs: they are S1's (active process, standby process), collected when S2 has work.
-        let s2_tasks = (0..num_tasks).any(|t| s1_count[t] < replicas && self.stateful(t as u32));
+        let s2_tasks = (0..num_tasks).any(|t| {
+            self.stateful(t as u32) && s1_of(&standby, &s1_start, t).len() < replicas as usize
+        });
         if !s2_tasks {
             return standby;
         }
@@ -1031,8 +1050,12 @@ impl<'a> Group<'a> {
             }
         }
         for t in (0..num_tasks).rev() {
-            let placed = s1_count[t];
-            if placed >= replicas || !self.stateful(t as u32) {
+            if !self.stateful(t as u32) {
+                continue;
+            }
+            let s1 = s1_of(&standby, &s1_start, t);
+            let placed = s1.len() as u32;
+            if placed >= replicas {
                 continue;
             }
             stamp += 1;
@@ -1044,8 +1067,7 @@ impl<'a> Group<'a> {
                     holders.push(m);
                 }
             }
-            let start = s1_start[t];
-            for &(_, m) in &standby[start..start + placed as usize] {
+            for &(_, m) in &standby[s1] {
                 mark[process_of(m)] = stamp;
                 holders.push(m);
             }
@@ -1165,30 +1187,69 @@ impl<'a> Group<'a> {
 }
 
 /// `(task, member)` pairs grouped by member, each member's tasks ascending: CSR offsets (one
-/// more than members) and the tasks. Two stable counting sorts (by task, then by member) when
-/// the pairs are many; a comparison sort when they are few next to the tasks.
+/// more than members) and the tasks. A counting sort by member, then each member's few tasks
+/// sorted in place, when the pairs are many; a comparison sort when they are few next to the
+/// tasks.
 fn by_member(num_members: usize, num_tasks: usize, pairs: &[(u32, u32)]) -> (Vec<u32>, Vec<u32>) {
-    let mut sorted: Vec<(u32, u32)> = Vec::with_capacity(pairs.len());
     if pairs.len().saturating_mul(8) < num_tasks {
-        sorted.extend(pairs.iter().map(|&(t, m)| (m, t)));
+        let mut sorted: Vec<(u32, u32)> = pairs.iter().map(|&(t, m)| (m, t)).collect();
         ordered::sort_pairs(&mut sorted);
-    } else {
-        let (offsets, members) = group_by_task(num_tasks, pairs);
-        for t in 0..num_tasks {
-            let run = &members[offsets[t] as usize..offsets[t + 1] as usize];
-            sorted.extend(run.iter().map(|&m| (m, t as u32)));
+        let mut offsets = Vec::with_capacity(num_members + 1);
+        offsets.push(0);
+        let mut rest: &[(u32, u32)] = &sorted;
+        for m in 0..num_members as u32 {
+            rest = &rest[rest.partition_point(|&(o, _)| o == m)..];
+            offsets.push((sorted.len() - rest.len()) as u32);
         }
-        let (offsets, tasks) = group_by_task(num_members, &sorted);
-        return (offsets, tasks);
+        return (offsets, sorted.into_iter().map(|(_, t)| t).collect());
     }
-    let mut offsets = Vec::with_capacity(num_members + 1);
-    offsets.push(0);
-    let mut rest: &[(u32, u32)] = &sorted;
-    for m in 0..num_members as u32 {
-        rest = &rest[rest.partition_point(|&(o, _)| o == m)..];
-        offsets.push((sorted.len() - rest.len()) as u32);
+    let (offsets, mut tasks) = group_by_task(num_members, swapped(pairs));
+    for m in 0..num_members {
+        sort_run(&mut tasks[offsets[m] as usize..offsets[m + 1] as usize]);
     }
-    (offsets, sorted.into_iter().map(|(_, t)| t).collect())
+    (offsets, tasks)
+}
+
+/// The pairs with their two numbers swapped, lazily.
+fn swapped(pairs: &[(u32, u32)]) -> impl Iterator<Item = (u32, u32)> + Clone + '_ {
+    pairs.iter().map(|&(a, b)| (b, a))
+}
+
+/// Sorts one member's tasks: insertion for the few a member holds, heapsort beyond (in place,
+/// O(n log n), and a few lines where std's sort would bring its own copy of a sort).
+fn sort_run(run: &mut [u32]) {
+    if run.len() <= 24 {
+        for i in 1..run.len() {
+            let x = run[i];
+            let mut j = i;
+            while j > 0 && run[j - 1] > x {
+                run[j] = run[j - 1];
+                j -= 1;
+            }
+            run[j] = x;
+        }
+        return;
+    }
+    let sift = |run: &mut [u32], mut i: usize, len: usize| loop {
+        let mut big = i;
+        for child in [2 * i + 1, 2 * i + 2] {
+            if child < len && run[child] > run[big] {
+                big = child;
+            }
+        }
+        if big == i {
+            return;
+        }
+        run.swap(i, big);
+        i = big;
+    };
+    for i in (0..run.len() / 2).rev() {
+        sift(run, i, run.len());
+    }
+    for end in (1..run.len()).rev() {
+        run.swap(0, end);
+        sift(run, 0, end);
+    }
 }
 
 /// Whether two short task lists are equal: a branch-free fold, where a slice comparison calls
@@ -1213,21 +1274,30 @@ fn same(a: &[u32], b: &[u32]) -> bool {
 
 /// Pairs `(task, member)` grouped by task (stable, so members keep their order): CSR offsets
 /// (one more than tasks) and the members.
-fn group_by_task<V: Copy + Default>(num_tasks: usize, pairs: &[(u32, V)]) -> (Vec<u32>, Vec<V>) {
+fn group_by_task<V: Copy + Default, I>(num_tasks: usize, pairs: I) -> (Vec<u32>, Vec<V>)
+where
+    I: IntoIterator<Item = (u32, V)>,
+    I::IntoIter: Clone,
+{
+    let pairs = pairs.into_iter();
     let mut offsets = vec![0u32; num_tasks + 1];
-    for &(t, _) in pairs {
+    let mut len = 0;
+    for (t, _) in pairs.clone() {
         offsets[t as usize + 1] += 1;
+        len += 1;
     }
     for i in 0..num_tasks {
         offsets[i + 1] += offsets[i];
     }
-    let mut fill = offsets.clone();
-    let mut members = vec![V::default(); pairs.len()];
-    for &(t, m) in pairs {
-        let slot = &mut fill[t as usize];
+    // Filled by moving each task's start up; shifted back once every pair is in.
+    let mut members = vec![V::default(); len];
+    for (t, m) in pairs {
+        let slot = &mut offsets[t as usize];
         members[*slot as usize] = m;
         *slot += 1;
     }
+    offsets.rotate_right(1);
+    offsets[0] = 0;
     (offsets, members)
 }
 
