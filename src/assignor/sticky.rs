@@ -455,6 +455,55 @@ impl std::hash::Hasher for PairHasher {
     }
 }
 
+/// The pairs `(p, q)` where process `q` holds a standby of a task active on process `p`: a bit
+/// per pair of processes when that is at most a few bytes a task (one load a test, where
+/// hashing cost a tenth of a computation that reads every previous standby), a hash set of
+/// `(p << 32) | q` otherwise.
+enum ProcessPairs {
+    Bits { processes: usize, words: Vec<u64> },
+    Hashed(HashSet<u64, std::hash::BuildHasherDefault<PairHasher>>),
+}
+
+impl ProcessPairs {
+    fn new(processes: usize, tasks: usize) -> Self {
+        let bits = processes.saturating_mul(processes);
+        if bits <= tasks.saturating_mul(16).max(1 << 16) {
+            ProcessPairs::Bits {
+                processes,
+                words: vec![0; bits.div_ceil(64)],
+            }
+        } else {
+            ProcessPairs::Hashed(HashSet::default())
+        }
+    }
+
+    fn insert(&mut self, p: usize, q: usize) {
+        match self {
+            ProcessPairs::Bits { processes, words } => {
+                let bit = p * *processes + q;
+                if let Some(w) = words.get_mut(bit / 64) {
+                    *w |= 1 << (bit % 64);
+                }
+            }
+            ProcessPairs::Hashed(set) => {
+                set.insert(((p as u64) << 32) | q as u64);
+            }
+        }
+    }
+
+    fn contains(&self, p: usize, q: usize) -> bool {
+        match self {
+            ProcessPairs::Bits { processes, words } => {
+                let bit = p * processes + q;
+                words
+                    .get(bit / 64)
+                    .is_some_and(|w| w & (1 << (bit % 64)) != 0)
+            }
+            ProcessPairs::Hashed(set) => set.contains(&(((p as u64) << 32) | q as u64)),
+        }
+    }
+}
+
 fn too_many(what: &str) -> String {
     format!("The group spec has too many {what} for the sticky assignor.")
 }
@@ -981,9 +1030,6 @@ impl<'a> Group<'a> {
                 .ok()
                 .map(|i| warmup[i].1)
         };
-        // `(p << 32) | q`: process `q` holds a standby of a task active on process `p`.
-        let mut pairs: HashSet<u64, std::hash::BuildHasherDefault<PairHasher>> = HashSet::default();
-        let pair = |p: usize, q: usize| ((p as u64) << 32) | q as u64;
         // The members holding the task being placed (active, warm-up, standbys).
         let mut holders: Vec<u32> = Vec::new();
 
@@ -1043,10 +1089,11 @@ impl<'a> Group<'a> {
         if !s2_tasks {
             return standby;
         }
+        let mut pairs = ProcessPairs::new(num_processes, num_tasks);
         for &(t, m) in &standby {
             let active = owner[t as usize];
             if active != NONE {
-                pairs.insert(pair(process_of(active), process_of(m)));
+                pairs.insert(process_of(active), process_of(m));
             }
         }
         for t in (0..num_tasks).rev() {
@@ -1088,7 +1135,7 @@ impl<'a> Group<'a> {
                     seen += 1;
                     let paired = active != NONE && {
                         let a = process_of(active);
-                        pairs.contains(&pair(a, p as usize)) || pairs.contains(&pair(p as usize, a))
+                        pairs.contains(a, p as usize) || pairs.contains(p as usize, a)
                     };
                     let rank = (self.conflicts(m, &holders), paired);
                     if best.is_none_or(|(b, _)| rank < b) {
@@ -1103,7 +1150,7 @@ impl<'a> Group<'a> {
                 mark[process_of(m)] = stamp;
                 holders.push(m);
                 if active != NONE {
-                    pairs.insert(pair(process_of(active), process_of(m)));
+                    pairs.insert(process_of(active), process_of(m));
                 }
             }
         }
@@ -1203,6 +1250,8 @@ fn by_member(num_members: usize, num_tasks: usize, pairs: &[(u32, u32)]) -> (Vec
         }
         return (offsets, sorted.into_iter().map(|(_, t)| t).collect());
     }
+    // Reversed: S1 and S2 place in descending orders, so each member's tasks come out nearly
+    // ascending and the sort of each run has little to move.
     let (offsets, mut tasks) = group_by_task(num_members, swapped(pairs));
     for m in 0..num_members {
         sort_run(&mut tasks[offsets[m] as usize..offsets[m + 1] as usize]);
@@ -1210,9 +1259,9 @@ fn by_member(num_members: usize, num_tasks: usize, pairs: &[(u32, u32)]) -> (Vec
     (offsets, tasks)
 }
 
-/// The pairs with their two numbers swapped, lazily.
+/// The pairs, last first, with their two numbers swapped, lazily.
 fn swapped(pairs: &[(u32, u32)]) -> impl Iterator<Item = (u32, u32)> + Clone + '_ {
-    pairs.iter().map(|&(a, b)| (b, a))
+    pairs.iter().rev().map(|&(a, b)| (b, a))
 }
 
 /// Sorts one member's tasks: insertion for the few a member holds, heapsort beyond (in place,
