@@ -9,7 +9,8 @@
 //! - Cost: cold 1,000 / 100 / 10,000 + 10,000, one member joining it, cold 10,000 / 1,000 /
 //!   100,000 + 100,000 (best of several runs), and bytes allocated per placed task.
 //!
-//! `profile` as the first argument loops the cold 1,000-member case for a profiler,
+//! `profile` as the first argument loops the cold 1,000-member case for a profiler (`SGC_MEMBERS`
+//! members, `SGC_ROUNDS` rounds),
 //! `profile-join` the case of one member joining it (`profile-join compute`: through
 //! `StickyAssignor::compute`, the coordinator's way).
 
@@ -333,8 +334,13 @@ fn rounds() -> usize {
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("profile") {
-        let subs = all_stateful(10_000);
-        let ms = members(1_000, 100, 0);
+        // `SGC_MEMBERS=10000` for the cold 10,000-member case.
+        let n: usize = std::env::var("SGC_MEMBERS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1_000);
+        let subs = all_stateful(10 * n);
+        let ms = members(n, n / 10, 0);
         let s = spec(&ms, &subs, 1);
         for _ in 0..rounds() {
             drop(black_box(assign(&s)));
