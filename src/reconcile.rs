@@ -156,15 +156,15 @@ fn next(
 
 /// Splits `wanted` into (free to add, withheld) by the `blocked` predicate.
 fn split(wanted: &TaskMap, blocked: impl Fn(&str, i32) -> bool) -> (TaskMap, TaskMap) {
-    let mut free = TaskMap::new();
-    let mut held = TaskMap::new();
-    for (s, ps) in wanted {
+    let mut free = TaskMap::builder();
+    let mut held = TaskMap::builder();
+    for (s, ps) in wanted.iter_shared() {
         for &p in ps {
             let side = if blocked(s, p) { &mut held } else { &mut free };
-            side.insert(s, p);
+            side.push_shared(s, p);
         }
     }
-    (free, held)
+    (free.finish(), held.finish())
 }
 
 /// Kept active tasks keep their per-task epoch; newly granted ones get the target epoch.

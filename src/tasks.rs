@@ -13,68 +13,149 @@ use crate::records::TaskIds;
 /// Tasks of one role: subtopology ids ascending, each with its partitions ascending and never an
 /// empty run.
 ///
-/// Flat rather than a map of sets: a member's tasks are two vectors (its subtopologies, which
-/// share their ids, and its partitions), built once at their final size, compared and copied
-/// as slices. The ids are shared (`Arc<str>`): the assignor's output and the set operations
+/// Flat rather than a map of sets: a map is two boxed slices, its subtopologies (whose ids are
+/// shared) and one array of integers (each run's end, then the partitions), built once at its
+/// final size and compared as slices. 32 bytes, and no allocation when empty (most warm-up and
+/// pending maps). The ids are shared (`Arc<str>`): the assignor's output and the set operations
 /// copy a pointer where a `BTreeMap<String, BTreeSet<i32>>` copied a string and built a tree
 /// per subtopology.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct TaskMap {
-    /// Subtopology ids ascending, each with the end of its run in `parts`.
-    subs: Vec<(Arc<str>, u32)>,
-    /// Each subtopology's partitions, ascending within its run.
+    /// Subtopology ids ascending.
+    ids: Box<[Arc<str>]>,
+    /// `ids.len()` run ends (exclusive, counted in partitions), then every run's partitions.
+    data: Box<[i32]>,
+}
+
+/// Builds a [`TaskMap`] from runs in order ([`TaskMap::builder`]).
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    ids: Vec<Arc<str>>,
+    ends: Vec<i32>,
     parts: Vec<i32>,
+}
+
+impl Builder {
+    /// Adds task `(sub, partition)` after every task added before (the caller's order is the
+    /// map's: debug builds check it).
+    pub(crate) fn push(&mut self, sub: &str, partition: i32) {
+        if !self.extends_last(sub, partition) {
+            self.open(Arc::from(sub), partition);
+        }
+    }
+
+    /// [`Builder::push`] with the id shared.
+    pub(crate) fn push_shared(&mut self, sub: &Arc<str>, partition: i32) {
+        if !self.extends_last(sub, partition) {
+            self.open(Arc::clone(sub), partition);
+        }
+    }
+
+    /// Adds the task to the last run if it is `sub`'s.
+    fn extends_last(&mut self, sub: &str, partition: i32) -> bool {
+        if self.ids.last().is_none_or(|last| **last != *sub) {
+            return false;
+        }
+        debug_assert!(self.parts.last().is_none_or(|&p| p < partition));
+        self.parts.push(partition);
+        if let Some(end) = self.ends.last_mut() {
+            *end += 1;
+        }
+        true
+    }
+
+    /// Starts the run of `sub` with the task.
+    fn open(&mut self, sub: Arc<str>, partition: i32) {
+        debug_assert!(self.ids.last().is_none_or(|last| **last < *sub));
+        self.ids.push(sub);
+        self.parts.push(partition);
+        self.ends.push(self.parts.len() as i32);
+    }
+
+    /// Adds run `sub` (ascending partitions, after every run added before) sharing its id.
+    pub(crate) fn push_run(&mut self, sub: &Arc<str>, partitions: impl Iterator<Item = i32>) {
+        debug_assert!(self.ids.last().is_none_or(|last| **last < **sub));
+        let start = self.parts.len();
+        self.parts.extend(partitions);
+        debug_assert!(self.parts[start..].windows(2).all(|w| w[0] < w[1]));
+        if self.parts.len() > start {
+            self.ids.push(Arc::clone(sub));
+            self.ends.push(self.parts.len() as i32);
+        }
+    }
+
+    /// The map.
+    pub(crate) fn finish(self) -> TaskMap {
+        let mut data = Vec::with_capacity(self.ends.len() + self.parts.len());
+        data.extend_from_slice(&self.ends);
+        data.extend_from_slice(&self.parts);
+        TaskMap {
+            ids: self.ids.into_boxed_slice(),
+            data: data.into_boxed_slice(),
+        }
+    }
 }
 
 impl TaskMap {
     /// No task.
     #[must_use]
-    pub const fn new() -> Self {
-        TaskMap {
-            subs: Vec::new(),
-            parts: Vec::new(),
-        }
+    pub fn new() -> Self {
+        TaskMap::default()
     }
 
-    /// No task, with room for `subs` subtopologies and `tasks` tasks.
-    #[must_use]
-    pub fn with_capacity(subs: usize, tasks: usize) -> Self {
-        TaskMap {
-            subs: Vec::with_capacity(subs),
-            parts: Vec::with_capacity(tasks),
-        }
+    /// A map built from runs in order.
+    pub(crate) fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The map of these runs: `data` holds `ids.len()` run ends first, then the partitions
+    /// (each run non-empty and ascending, the ids ascending; debug builds check it). For callers
+    /// that know their map's size: two allocations at the final size, no copy.
+    pub(crate) fn from_parts(ids: Vec<Arc<str>>, data: Vec<i32>) -> Self {
+        let map = TaskMap {
+            ids: ids.into_boxed_slice(),
+            data: data.into_boxed_slice(),
+        };
+        debug_assert!(map.ids.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(map
+            .values()
+            .all(|r| !r.is_empty() && r.windows(2).all(|w| w[0] < w[1])));
+        debug_assert_eq!(map.split().0.last().map_or(0, |&e| e as usize), map.count());
+        map
     }
 
     /// Whether it holds no task.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.subs.is_empty()
+        self.ids.is_empty()
     }
 
     /// Number of subtopologies with tasks.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.subs.len()
+        self.ids.len()
     }
 
     /// Number of tasks.
     #[must_use]
     pub fn count(&self) -> usize {
-        self.parts.len()
+        self.data.len() - self.ids.len()
     }
 
     /// Each subtopology with its partitions, in id order.
     pub fn iter(&self) -> Iter<'_> {
+        let (ends, parts) = self.split();
         Iter {
-            map: self,
-            next: 0,
+            ids: self.ids.iter(),
+            ends: ends.iter(),
+            parts,
             start: 0,
         }
     }
 
     /// The subtopology ids, ascending.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.subs.iter().map(|(id, _)| &**id)
+        self.ids.iter().map(|id| &**id)
     }
 
     /// Each subtopology's partitions, in id order.
@@ -102,111 +183,78 @@ impl TaskMap {
             .is_some_and(|parts| parts.binary_search(&partition).is_ok())
     }
 
-    /// Adds task `(sub, partition)`; whether it was new.
+    /// Adds task `(sub, partition)`; whether it was new. Rebuilds the map (linear): for tests
+    /// and the rare caller; maps are built in order through a builder.
     pub fn insert(&mut self, sub: &str, partition: i32) -> bool {
-        match self.find(sub) {
-            Ok(i) => {
-                let (start, end) = self.bounds(i);
-                match self.parts[start..end].binary_search(&partition) {
-                    Ok(_) => false,
-                    Err(at) => {
-                        self.parts.insert(start + at, partition);
-                        self.shift_ends(i, 1);
-                        true
-                    }
-                }
-            }
-            Err(i) => {
-                let at = self.bounds(i).0;
-                self.parts.insert(at, partition);
-                self.subs.insert(i, (Arc::from(sub), at as u32));
-                self.shift_ends(i, 1);
-                true
-            }
+        if self.contains(sub, partition) {
+            return false;
         }
+        self.extend(sub, &[partition]);
+        true
     }
 
-    /// Adds `partitions` to `sub`'s: appended as a new run when `sub` comes after every
-    /// subtopology held and the partitions ascend (how the assignor, the set operations and
-    /// sorted wire lists build maps), merged otherwise.
-    pub fn extend(&mut self, sub: &Arc<str>, partitions: &[i32]) {
-        if partitions.is_empty() {
+    /// Adds `partitions` to `sub`'s (in any order, repeats ignored). Rebuilds the map (linear).
+    pub fn extend(&mut self, sub: &str, partitions: &[i32]) {
+        let mut added: Vec<i32> = partitions.to_vec();
+        added.sort_unstable();
+        added.dedup();
+        if added.is_empty() {
             return;
         }
-        let after = self.subs.last().is_none_or(|(last, _)| **last < **sub);
-        if after && partitions.windows(2).all(|w| w[0] < w[1]) {
-            self.push_run(sub, partitions);
-        } else {
-            for &p in partitions {
-                match self.find(sub) {
-                    // `insert` would copy the id again for a new subtopology.
-                    Err(i) if self.bounds(i).0 == self.parts.len() => {
-                        self.push_run(sub, &[p]);
-                    }
-                    _ => {
-                        self.insert(sub, p);
-                    }
+        let mut out = Builder::default();
+        let mut pending = Some(added);
+        for (id, run) in self.iter_shared() {
+            if let Some(add) = pending.as_ref().filter(|_| sub <= &**id) {
+                if sub == &**id {
+                    let mut merged = Vec::with_capacity(run.len() + add.len());
+                    merge_runs(run, add, &mut merged, |x, y| x || y);
+                    out.push_run(id, merged.into_iter());
+                    pending = None;
+                    continue;
                 }
+                out.push_run(&Arc::from(sub), add.iter().copied());
+                pending = None;
             }
+            out.push_run(id, run.iter().copied());
         }
+        if let Some(add) = pending {
+            out.push_run(&Arc::from(sub), add.into_iter());
+        }
+        *self = out.finish();
     }
 
-    /// Appends the run of `sub`, which comes after every subtopology held, with `partitions`
-    /// ascending: the caller's order is the map's (debug builds check it).
-    pub(crate) fn push_ascending(&mut self, sub: &Arc<str>, partitions: impl Iterator<Item = i32>) {
-        debug_assert!(self.subs.last().is_none_or(|(last, _)| **last < **sub));
-        let start = self.parts.len();
-        self.parts.extend(partitions);
-        debug_assert!(self.parts[start..].windows(2).all(|w| w[0] < w[1]));
-        if self.parts.len() > start {
-            self.subs.push((Arc::clone(sub), self.parts.len() as u32));
-        }
+    /// The run ends and the partitions.
+    fn split(&self) -> (&[i32], &[i32]) {
+        self.data.split_at(self.ids.len().min(self.data.len()))
     }
 
-    /// Appends a run that keeps the order (checked by the caller).
-    fn push_run(&mut self, sub: &Arc<str>, partitions: &[i32]) {
-        self.parts.extend_from_slice(partitions);
-        self.subs.push((Arc::clone(sub), self.parts.len() as u32));
+    /// Each run with its shared id.
+    pub(crate) fn iter_shared(&self) -> impl Iterator<Item = (&Arc<str>, &[i32])> {
+        self.ids.iter().zip(self.values())
     }
 
     /// `Ok(index)` of `sub`, or `Err(index)` where it would go.
     fn find(&self, sub: &str) -> Result<usize, usize> {
-        self.subs.binary_search_by(|(id, _)| (**id).cmp(sub))
-    }
-
-    /// Run `i`'s range in `parts` (`i` may be one past the last run: an empty range at the end).
-    fn bounds(&self, i: usize) -> (usize, usize) {
-        let start = i
-            .checked_sub(1)
-            .and_then(|j| self.subs.get(j))
-            .map_or(0, |&(_, end)| end as usize);
-        let end = self.subs.get(i).map_or(start, |&(_, end)| end as usize);
-        (start, end)
+        self.ids.binary_search_by(|id| (**id).cmp(sub))
     }
 
     fn run(&self, i: usize) -> &[i32] {
-        let (start, end) = self.bounds(i);
-        self.parts.get(start..end).unwrap_or(&[])
-    }
-
-    /// After `by` partitions were inserted into run `i`: its end and every later one move.
-    fn shift_ends(&mut self, i: usize, by: u32) {
-        for (_, end) in &mut self.subs[i..] {
-            *end += by;
-        }
-    }
-
-    /// The shared id of run `i`.
-    fn id(&self, i: usize) -> &Arc<str> {
-        &self.subs[i].0
+        let (ends, parts) = self.split();
+        let start = i
+            .checked_sub(1)
+            .and_then(|j| ends.get(j))
+            .map_or(0, |&e| e as usize);
+        let end = ends.get(i).map_or(start, |&e| e as usize);
+        parts.get(start..end).unwrap_or(&[])
     }
 }
 
 /// A map's subtopologies with their partitions, in id order ([`TaskMap::iter`]).
 #[derive(Clone)]
 pub struct Iter<'a> {
-    map: &'a TaskMap,
-    next: usize,
+    ids: std::slice::Iter<'a, Arc<str>>,
+    ends: std::slice::Iter<'a, i32>,
+    parts: &'a [i32],
     start: usize,
 }
 
@@ -214,17 +262,15 @@ impl<'a> Iterator for Iter<'a> {
     type Item = (&'a str, &'a [i32]);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (id, end) = self.map.subs.get(self.next)?;
-        let end = *end as usize;
-        let parts = self.map.parts.get(self.start..end).unwrap_or(&[]);
-        self.next += 1;
+        let id = self.ids.next()?;
+        let end = *self.ends.next()? as usize;
+        let parts = self.parts.get(self.start..end).unwrap_or(&[]);
         self.start = end;
         Some((&**id, parts))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.map.subs.len() - self.next;
-        (left, Some(left))
+        self.ids.size_hint()
     }
 }
 
@@ -250,16 +296,11 @@ impl<S: AsRef<str>, P: IntoIterator<Item = i32>> FromIterator<(S, P)> for TaskMa
         }
         ordered::sort(&mut tasks);
         tasks.dedup();
-        let mut map = TaskMap::new();
-        let mut rest: &[(String, i32)] = &tasks;
-        while let Some((sub, _)) = rest.first() {
-            let run = rest.partition_point(|(s, _)| s == sub);
-            let id: Arc<str> = Arc::from(sub.as_str());
-            map.parts.extend(rest[..run].iter().map(|&(_, p)| p));
-            map.subs.push((id, map.parts.len() as u32));
-            rest = &rest[run..];
+        let mut map = Builder::default();
+        for (sub, p) in &tasks {
+            map.push(sub, *p);
         }
-        map
+        map.finish()
     }
 }
 
@@ -302,11 +343,11 @@ impl From<Assignment> for std::borrow::Cow<'_, Assignment> {
 
 impl Assignment {
     /// No task: what a member without a target holds, lent where a target is borrowed.
-    pub const EMPTY: Assignment = Assignment {
-        active: TaskMap::new(),
-        standby: TaskMap::new(),
-        warmup: TaskMap::new(),
-    };
+    pub fn empty() -> &'static Assignment {
+        static EMPTY: std::sync::LazyLock<Assignment> =
+            std::sync::LazyLock::new(Assignment::default);
+        &EMPTY
+    }
 
     /// Whether it holds no task.
     pub fn is_empty(&self) -> bool {
@@ -364,24 +405,26 @@ pub fn task_map(list: &[TaskIds]) -> TaskMap {
             .map(|t| (t.subtopology_id.as_str(), t.partitions.iter().copied()))
             .collect();
     }
-    let mut map = TaskMap::with_capacity(list.len(), list.iter().map(|t| t.partitions.len()).sum());
-    for t in list {
-        if !t.partitions.is_empty() {
-            map.parts.extend_from_slice(&t.partitions);
-            map.subs
-                .push((Arc::from(t.subtopology_id.as_str()), map.parts.len() as u32));
-        }
+    let runs = list.iter().filter(|t| !t.partitions.is_empty()).count();
+    let tasks: usize = list.iter().map(|t| t.partitions.len()).sum();
+    let mut ids = Vec::with_capacity(runs);
+    let mut data = Vec::with_capacity(runs + tasks);
+    data.resize(runs, 0);
+    for t in list.iter().filter(|t| !t.partitions.is_empty()) {
+        data.extend_from_slice(&t.partitions);
+        data[ids.len()] = (data.len() - runs) as i32;
+        ids.push(Arc::from(t.subtopology_id.as_str()));
     }
-    map
+    TaskMap::from_parts(ids, data)
 }
 
 /// The runs of `a` and `b` side by side by subtopology: `visit(i, j)` with `a`'s run `i` and
 /// `b`'s run `j` (either `None` where the other map has no such subtopology), in id order.
 fn merge_subs(a: &TaskMap, b: &TaskMap, mut visit: impl FnMut(Option<usize>, Option<usize>)) {
     let (mut i, mut j) = (0, 0);
-    while i < a.subs.len() || j < b.subs.len() {
-        let order = match (a.subs.get(i), b.subs.get(j)) {
-            (Some((x, _)), Some((y, _))) => (**x).cmp(&**y),
+    while i < a.ids.len() || j < b.ids.len() {
+        let order = match (a.ids.get(i), b.ids.get(j)) {
+            (Some(x), Some(y)) => (**x).cmp(&**y),
             (Some(_), None) => Ordering::Less,
             _ => Ordering::Greater,
         };
@@ -440,21 +483,21 @@ fn merge_runs(x: &[i32], y: &[i32], out: &mut Vec<i32>, keep: impl Fn(bool, bool
 
 /// The tasks of `a` and `b` that `keep(in_a, in_b)` selects, as a map.
 fn combine(a: &TaskMap, b: &TaskMap, keep: impl Fn(bool, bool) -> bool + Copy) -> TaskMap {
-    let mut out = TaskMap::new();
+    let mut out = Builder::default();
+    let mut run = Vec::new();
     merge_subs(a, b, |i, j| {
         let x = i.map_or(&[][..], |i| a.run(i));
         let y = j.map_or(&[][..], |j| b.run(j));
-        let before = out.parts.len();
-        merge_runs(x, y, &mut out.parts, keep);
-        if out.parts.len() > before {
-            let id = match i {
-                Some(i) => a.id(i),
-                None => b.id(j.unwrap_or_default()),
-            };
-            out.subs.push((Arc::clone(id), out.parts.len() as u32));
-        }
+        run.clear();
+        merge_runs(x, y, &mut run, keep);
+        let id = match (i, j) {
+            (Some(i), _) => &a.ids[i],
+            (None, Some(j)) => &b.ids[j],
+            (None, None) => return,
+        };
+        out.push_run(id, run.iter().copied());
     });
-    out
+    out.finish()
 }
 
 /// `a ∩ b`.

@@ -1169,18 +1169,22 @@ impl<'a> Group<'a> {
             runs += usize::from(s != last);
             last = s;
         }
-        let mut map = TaskMap::with_capacity(runs, tasks.len());
+        // Ascending subtopologies, ascending partitions: each run is appended, after the ends.
+        let mut run_ids = Vec::with_capacity(runs);
+        let mut data = Vec::with_capacity(runs + tasks.len());
+        data.resize(runs, 0);
         let mut rest = tasks;
         while let Some(&first) = rest.first() {
             let s = self.task_sub[first as usize] as usize;
             let end = self.sub_offset[s + 1];
             let run = rest.partition_point(|&t| t < end);
             let base = self.sub_offset[s];
-            // Ascending subtopologies, ascending partitions: each run is appended.
-            map.push_ascending(&ids[s], rest[..run].iter().map(|&t| (t - base) as i32));
+            data.extend(rest[..run].iter().map(|&t| (t - base) as i32));
+            data[run_ids.len()] = (data.len() - runs) as i32;
+            run_ids.push(Arc::clone(&ids[s]));
             rest = &rest[run..];
         }
-        map
+        TaskMap::from_parts(run_ids, data)
     }
 
     /// Each member's new tasks in indices, laid out like [`TaskLists`].

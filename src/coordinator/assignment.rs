@@ -21,10 +21,9 @@ use crate::tasks::Assignment;
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::{self, Configuration};
 
-/// Lent to each member spec without tags, and as each spec's own previous target (the stored
-/// targets are lent instead): borrowed, a spec drops nothing.
+/// Lent to each member spec without tags (and [`Assignment::empty`] as each spec's own previous
+/// target: the stored targets are lent instead): borrowed, a spec drops nothing.
 static NO_TAGS: BTreeMap<String, String> = BTreeMap::new();
-static NO_TARGET: Assignment = Assignment::EMPTY;
 
 /// Task offsets a heartbeat reports for its own member, not yet stored when its target is
 /// computed; `None` lists mean "as last reported".
@@ -295,7 +294,7 @@ impl Coordinator {
                         )
                     },
                     // The assignor reads the stored targets (`previous_targets`).
-                    previous: Cow::Borrowed(&NO_TARGET),
+                    previous: Cow::Borrowed(Assignment::empty()),
                     task_offsets,
                     task_end_offsets,
                 }
