@@ -252,7 +252,8 @@ struct Group<'a> {
     /// `prev_standby[prev_standby_offset[t]..prev_standby_offset[t + 1]]`, in member order.
     prev_standby_offset: Vec<u32>,
     prev_standby: Vec<u32>,
-    /// Tasks in (partition, subtopology id) ascending order.
+    /// Tasks in (partition, subtopology id) ascending order; empty when no member held or
+    /// reported a task (the phases that walk it would place nothing).
     partition_order: Vec<u32>,
     /// `num.standby.replicas` as configured (negative as 0).
     num_standby_replicas: u64,
@@ -680,8 +681,12 @@ impl<'a> Group<'a> {
             previous,
             ..
         } = prior;
-        let (prev_standby_offset, prev_standby) =
-            group_by_task(num_tasks, standby_pairs.iter().copied());
+        // No offsets at all when no member had a standby (a new group).
+        let (prev_standby_offset, prev_standby) = if standby_pairs.is_empty() {
+            (Vec::new(), Vec::new())
+        } else {
+            group_by_task(num_tasks, standby_pairs.iter().copied())
+        };
         ordered::sort_pairs(&mut prev_warmup);
 
         // Rack id and rack-aware tags, interned per dimension.
@@ -748,7 +753,15 @@ impl<'a> Group<'a> {
             group_by_task(num_tasks, lag_pairs.iter().copied())
         };
 
-        let partition_order = partition_order(&sub_tasks, &sub_offset);
+        // Only the phases that start from what members held or report walk this order (A1,
+        // A2, L, S1): a new group without reported lags places nothing there and needs none.
+        let walked =
+            !lags.is_empty() || !prev_standby.is_empty() || prev_active.iter().any(|&o| o != NONE);
+        let partition_order = if walked {
+            partition_order(&sub_tasks, &sub_offset)
+        } else {
+            Vec::new()
+        };
 
         let num_standby_replicas = u64::try_from(spec.num_standby_replicas).unwrap_or(0);
         let replicas = num_standby_replicas.min(capacity.len().saturating_sub(1) as u64) as u32;
@@ -806,8 +819,13 @@ impl<'a> Group<'a> {
 
     fn prev_standby_of(&self, task: u32) -> &[u32] {
         let t = task as usize;
-        &self.prev_standby
-            [self.prev_standby_offset[t] as usize..self.prev_standby_offset[t + 1] as usize]
+        match (
+            self.prev_standby_offset.get(t),
+            self.prev_standby_offset.get(t + 1),
+        ) {
+            (Some(&a), Some(&b)) => &self.prev_standby[a as usize..b as usize],
+            _ => &[],
+        }
     }
 
     fn lags_of(&self, task: u32) -> &[(u32, u64)] {
