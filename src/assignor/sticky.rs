@@ -1815,6 +1815,57 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
+    /// Scaled process loads order as the fractions `load / capacity` do, in both scales.
+    #[test]
+    fn scaled_loads_order_as_fractions() {
+        // Equal capacities, a small common multiple, and capacities whose multiple exceeds the
+        // largest squared (the rounded scale).
+        let groups: [&[u32]; 4] = [&[4, 4, 4], &[1, 2, 3, 4, 6], &[7, 11, 13, 17, 19, 23], &[1]];
+        for capacity in groups {
+            let scale = LoadScale::new(capacity, 200).expect("fits");
+            let rounded = matches!(scale, LoadScale::Rounded { .. });
+            assert_eq!(rounded, capacity.len() == 6, "{capacity:?}");
+            for (p, &cp) in capacity.iter().enumerate() {
+                for (q, &cq) in capacity.iter().enumerate() {
+                    for a in 0..60u64 {
+                        for b in 0..60u64 {
+                            let exact = (a * u64::from(cq)).cmp(&(b * u64::from(cp)));
+                            let scaled = scale.scaled(p, a).cmp(&scale.scaled(q, b));
+                            assert_eq!(scaled, exact, "{a}/{cp} vs {b}/{cq} in {capacity:?}");
+                        }
+                    }
+                }
+            }
+        }
+        // Loads that cannot be scaled in 64 bits are refused, not wrapped.
+        assert!(LoadScale::new(&[1 << 31, 3], u64::MAX / 2).is_none());
+    }
+
+    /// Both forms of the process pairs answer the same.
+    #[test]
+    fn process_pairs_bits_and_hash_agree() {
+        let mut bits = ProcessPairs::new(37, 10_000);
+        assert!(matches!(bits, ProcessPairs::Bits { .. }));
+        // Ten billion pairs of processes for ten tasks: hashed.
+        let mut hashed = ProcessPairs::new(100_000, 10);
+        assert!(matches!(hashed, ProcessPairs::Hashed(_)));
+        let mut x = 7u64;
+        for _ in 0..300 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let (p, q) = ((x >> 33) as usize % 37, (x >> 13) as usize % 37);
+            bits.insert(p, q);
+            hashed.insert(p, q);
+        }
+        let mut held = 0;
+        for p in 0..37 {
+            for q in 0..37 {
+                assert_eq!(bits.contains(p, q), hashed.contains(p, q), "({p}, {q})");
+                held += usize::from(bits.contains(p, q));
+            }
+        }
+        assert!(held > 200 && !bits.contains(1_000, 0));
+    }
+
     #[test]
     fn id_cmp_orders_as_str_does() {
         let ids = [
