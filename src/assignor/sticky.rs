@@ -1604,7 +1604,7 @@ impl<'g> Loads<'g> {
     fn add(&mut self, member: u32) {
         self.load[member as usize] += 1;
         self.process_load[self.member_process[member as usize] as usize] += 1;
-        self.rekey(member);
+        self.rekey(member, false);
     }
 
     fn add_active(&mut self, member: u32) {
@@ -1618,7 +1618,7 @@ impl<'g> Loads<'g> {
         self.load[m] = self.load[m].saturating_sub(1);
         let p = self.member_process[m] as usize;
         self.process_load[p] = self.process_load[p].saturating_sub(1);
-        self.rekey(member);
+        self.rekey(member, true);
     }
 
     /// Whether member `a` is less loaded than member `b` (2.10's order).
@@ -1653,23 +1653,31 @@ impl<'g> Loads<'g> {
 
     /// After `member`'s load changed: re-keys it in its process's heap and the process in the
     /// process heap. Inlined: most calls come while the heaps are not kept and do nothing.
+    ///
+    /// A load that fell (`fell`) lowers the member's key and its process's (both loads in them
+    /// fell), so both only move up; a load that rose moves both only down (the process's best
+    /// member is then the same or one after it in member order, at a higher process load).
     #[inline]
-    fn rekey(&mut self, member: u32) {
+    fn rekey(&mut self, member: u32, fell: bool) {
         if self.heaped {
-            self.rekey_heaped(member);
+            self.rekey_heaped(member, fell);
         }
     }
 
-    fn rekey_heaped(&mut self, member: u32) {
+    fn rekey_heaped(&mut self, member: u32, fell: bool) {
         let p = self.member_process[member as usize] as usize;
         let base = self.member_start[p] as usize;
         let local = self.member_pos[member as usize] as usize - base;
-        let local = self.member_sift_up(p, local);
-        self.member_sift_down(p, local);
         let i = self.process_pos[p] as usize;
-        self.process_heap[i] = self.process_key(p as u32);
-        let i = self.process_sift_up(i);
-        self.process_sift_down(i);
+        if fell {
+            self.member_sift_up(p, local);
+            self.process_heap[i] = self.process_key(p as u32);
+            self.process_sift_up(i);
+        } else {
+            self.member_sift_down(p, local);
+            self.process_heap[i] = self.process_key(p as u32);
+            self.process_sift_down(i);
+        }
     }
 
     /// A member's key within its process: (member load, member index).
