@@ -1246,12 +1246,14 @@ impl<'a> Group<'a> {
 
     fn output(&self, placement: &Placement) -> BTreeMap<String, Assignment> {
         let lists = self.member_tasks(placement);
-        // Inserted in member-id order, each at the map's right edge.
-        let mut out = BTreeMap::new();
-        for (m, id) in self.member_ids.iter().enumerate() {
-            out.insert((*id).to_string(), self.assignment(&lists, m));
-        }
-        out
+        // In member-id order: std's `collect` finds the one sorted run and builds the tree
+        // bottom-up, where inserting walked from the root once per member. (Only `assign` builds
+        // every target: the coordinator's `compute` and the wasm modules do not reach this.)
+        self.member_ids
+            .iter()
+            .enumerate()
+            .map(|(m, id)| ((*id).to_string(), self.assignment(&lists, m)))
+            .collect()
     }
 }
 
