@@ -550,6 +550,19 @@ pub fn is_subset(a: &TaskMap, b: &TaskMap) -> bool {
     })
 }
 
+/// Wire lists from `(subtopology, partitions)` entries, for tests.
+#[cfg(test)]
+pub(crate) fn wire_list(entries: &[(&str, &[i32])]) -> Vec<TaskIds> {
+    entries
+        .iter()
+        .map(|(s, p)| TaskIds {
+            subtopology_id: s.to_string(),
+            partitions: p.to_vec(),
+            assignment_epochs: None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,16 +601,7 @@ mod tests {
         assert_eq!(task_map(&ids), m(&[("0", &[2]), ("1", &[1, 3])]));
     }
 
-    fn wire(entries: &[(&str, &[i32])]) -> Vec<TaskIds> {
-        entries
-            .iter()
-            .map(|(s, p)| TaskIds {
-                subtopology_id: s.to_string(),
-                partitions: p.to_vec(),
-                assignment_epochs: None,
-            })
-            .collect()
-    }
+    use super::wire_list as wire;
 
     #[test]
     fn wire_lists_in_any_order_merge_and_sort() {

@@ -142,16 +142,7 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
-    fn ids(entries: &[(&str, &[i32])]) -> Vec<TaskIds> {
-        entries
-            .iter()
-            .map(|(s, p)| TaskIds {
-                subtopology_id: s.to_string(),
-                partitions: p.to_vec(),
-                assignment_epochs: None,
-            })
-            .collect()
-    }
+    use crate::tasks::wire_list as ids;
 
     fn target(
         m: &str,
