@@ -139,7 +139,7 @@ impl TaskMap {
     /// Number of tasks.
     #[must_use]
     pub fn count(&self) -> usize {
-        self.data.len() - self.ids.len()
+        self.data.len().saturating_sub(self.ids.len())
     }
 
     /// Each subtopology with its partitions, in id order.
@@ -207,7 +207,7 @@ impl TaskMap {
             if let Some(add) = pending.as_ref().filter(|_| sub <= &**id) {
                 if sub == &**id {
                     let mut merged = Vec::with_capacity(run.len() + add.len());
-                    merge_runs(run, add, &mut merged, |x, y| x || y);
+                    merge_runs(run, add, &mut merged, Keep::UNION);
                     out.push_run(id, merged.into_iter());
                     pending = None;
                     continue;
@@ -446,32 +446,49 @@ fn merge_subs(a: &TaskMap, b: &TaskMap, mut visit: impl FnMut(Option<usize>, Opt
     }
 }
 
-/// Merges two ascending runs: `keep(in_a, in_b)` says which partitions the result holds.
-fn merge_runs(x: &[i32], y: &[i32], out: &mut Vec<i32>, keep: impl Fn(bool, bool) -> bool) {
+/// Which tasks a merge of two maps keeps: those in both, those only in the first, those only in
+/// the second (a table rather than a closure: one merge in the code, not one per operation).
+#[derive(Clone, Copy)]
+struct Keep {
+    both: bool,
+    only_a: bool,
+    only_b: bool,
+}
+
+impl Keep {
+    const UNION: Keep = Keep {
+        both: true,
+        only_a: true,
+        only_b: true,
+    };
+}
+
+/// Merges two ascending runs, keeping the partitions `keep` selects.
+fn merge_runs(x: &[i32], y: &[i32], out: &mut Vec<i32>, keep: Keep) {
     let (mut i, mut j) = (0, 0);
     while i < x.len() || j < y.len() {
         match (x.get(i), y.get(j)) {
             (Some(p), Some(q)) if p == q => {
-                if keep(true, true) {
+                if keep.both {
                     out.push(*p);
                 }
                 i += 1;
                 j += 1;
             }
             (Some(p), Some(q)) if p < q => {
-                if keep(true, false) {
+                if keep.only_a {
                     out.push(*p);
                 }
                 i += 1;
             }
             (Some(p), None) => {
-                if keep(true, false) {
+                if keep.only_a {
                     out.push(*p);
                 }
                 i += 1;
             }
             (_, Some(q)) => {
-                if keep(false, true) {
+                if keep.only_b {
                     out.push(*q);
                 }
                 j += 1;
@@ -481,8 +498,8 @@ fn merge_runs(x: &[i32], y: &[i32], out: &mut Vec<i32>, keep: impl Fn(bool, bool
     }
 }
 
-/// The tasks of `a` and `b` that `keep(in_a, in_b)` selects, as a map.
-fn combine(a: &TaskMap, b: &TaskMap, keep: impl Fn(bool, bool) -> bool + Copy) -> TaskMap {
+/// The tasks of `a` and `b` that `keep` selects, as a map.
+fn combine(a: &TaskMap, b: &TaskMap, keep: Keep) -> TaskMap {
     let mut out = Builder::default();
     let mut run = Vec::new();
     merge_subs(a, b, |i, j| {
@@ -505,7 +522,12 @@ pub fn intersect(a: &TaskMap, b: &TaskMap) -> TaskMap {
     if a.is_empty() || b.is_empty() {
         return TaskMap::new();
     }
-    combine(a, b, |x, y| x && y)
+    let keep = Keep {
+        both: true,
+        only_a: false,
+        only_b: false,
+    };
+    combine(a, b, keep)
 }
 
 /// `a − b`.
@@ -513,7 +535,12 @@ pub fn difference(a: &TaskMap, b: &TaskMap) -> TaskMap {
     if a.is_empty() || b.is_empty() {
         return a.clone();
     }
-    combine(a, b, |x, y| x && !y)
+    let keep = Keep {
+        both: false,
+        only_a: true,
+        only_b: false,
+    };
+    combine(a, b, keep)
 }
 
 /// `a ∪ b`.
@@ -524,7 +551,7 @@ pub fn union(a: &TaskMap, b: &TaskMap) -> TaskMap {
     if a.is_empty() {
         return b.clone();
     }
-    combine(a, b, |x, y| x || y)
+    combine(a, b, Keep::UNION)
 }
 
 /// Whether `a` and `b` share a task.
