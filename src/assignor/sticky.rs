@@ -767,7 +767,9 @@ impl<'a> Group<'a> {
         let replicas = num_standby_replicas.min(capacity.len().saturating_sub(1) as u64) as u32;
         let num_warmups = u32::try_from(spec.num_warmup_replicas).unwrap_or(0);
         // A process's load never exceeds every placement there is.
-        let max_load = (num_tasks as u64) * (1 + u64::from(replicas)) + u64::from(num_warmups);
+        let max_load = (num_tasks as u64)
+            .saturating_mul(1 + u64::from(replicas))
+            .saturating_add(u64::from(num_warmups));
         let load_scale =
             LoadScale::new(&capacity, max_load).ok_or_else(|| too_many("members per process"))?;
 
@@ -1017,13 +1019,13 @@ impl<'a> Group<'a> {
         let num_tasks = self.num_tasks();
         let num_processes = self.capacity.len();
         let replicas = self.replicas;
-        // At most `replicas` standbys a stateful task: room for all, so that the list never grows.
-        let most = self.num_stateful_tasks.saturating_mul(u64::from(replicas));
-        let mut standby: Vec<(u32, u32)> = Vec::with_capacity(
-            usize::try_from(most)
-                .unwrap_or(0)
-                .min(num_tasks * replicas as usize),
-        );
+        // At most `replicas` standbys a stateful task: room for all (up to four a task, beyond
+        // which the list grows as it fills), so that the usual list never grows.
+        let most = usize::try_from(self.num_stateful_tasks)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(replicas as usize);
+        let mut standby: Vec<(u32, u32)> =
+            Vec::with_capacity(most.min(num_tasks.saturating_mul(4)));
         // `mark[p] == stamp`: process `p` holds the task being placed.
         let mut mark = vec![0u64; num_processes];
         let mut stamp = 0u64;
