@@ -400,10 +400,17 @@ pub fn task_map(list: &[TaskIds]) -> TaskMap {
             .iter()
             .all(|t| t.partitions.windows(2).all(|w| w[0] < w[1]));
     if !sorted {
-        return list
+        let mut tasks: Vec<(&str, i32)> = list
             .iter()
-            .map(|t| (t.subtopology_id.as_str(), t.partitions.iter().copied()))
+            .flat_map(|t| t.partitions.iter().map(|&p| (t.subtopology_id.as_str(), p)))
             .collect();
+        ordered::sort(&mut tasks);
+        tasks.dedup();
+        let mut map = Builder::default();
+        for (sub, p) in tasks {
+            map.push(sub, p);
+        }
+        return map.finish();
     }
     let runs = list.iter().filter(|t| !t.partitions.is_empty()).count();
     let tasks: usize = list.iter().map(|t| t.partitions.len()).sum();

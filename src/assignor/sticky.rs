@@ -1491,9 +1491,8 @@ impl LoadScale {
     fn scaled(&self, p: usize, load: u64) -> u64 {
         match self {
             LoadScale::Multiple(factor) => load * factor[p],
-            LoadScale::Rounded { c2, capacity } => {
-                (u128::from(load) * u128::from(*c2) / u128::from(capacity[p])) as u64
-            }
+            // `load * c2` fits: `new` checked it for the largest load.
+            LoadScale::Rounded { c2, capacity } => load * c2 / capacity[p],
         }
     }
 }
