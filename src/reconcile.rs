@@ -1,11 +1,9 @@
 //! Moving a member from its current assignment towards its target (PROTOCOL 2.6). Pure: the
 //! member, its target and the owner index in, the next member (or an error) out.
 
-use std::collections::BTreeMap;
-
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{Member, MemberState, OwnerIndex};
-use crate::tasks::{difference, intersect, overlaps, union, Assignment, TaskMap};
+use crate::tasks::{difference, intersect, overlaps, union, Assignment, TaskEpochs, TaskMap};
 
 /// Reconciles `member` to the assignment epoch `target_epoch` and its `target`.
 ///
@@ -147,10 +145,11 @@ fn next(
         out.member_epoch = target_epoch;
         out.assigned = keep;
     }
-    out.active_epochs = active_epochs(member, &out.assigned.active, target_epoch);
     // Tasks pending revocation were assigned before and keep their epochs.
-    out.active_epochs
-        .extend(active_epochs(member, &out.pending.active, target_epoch));
+    out.active_epochs = TaskEpochs::merged(
+        active_epochs(member, &out.assigned.active, target_epoch),
+        active_epochs(member, &out.pending.active, target_epoch),
+    );
     out
 }
 
@@ -168,24 +167,10 @@ fn split(wanted: &TaskMap, blocked: impl Fn(&str, i32) -> bool) -> (TaskMap, Tas
 }
 
 /// Kept active tasks keep their per-task epoch; newly granted ones get the target epoch.
-fn active_epochs(
-    member: &Member,
-    active: &TaskMap,
-    target_epoch: i32,
-) -> BTreeMap<(String, i32), i32> {
-    let mut out = BTreeMap::new();
-    for (s, ps) in active {
-        for p in ps {
-            let key = (s.to_string(), *p);
-            let epoch = member
-                .active_epochs
-                .get(&key)
-                .copied()
-                .unwrap_or(target_epoch);
-            out.insert(key, epoch);
-        }
-    }
-    out
+fn active_epochs(member: &Member, active: &TaskMap, target_epoch: i32) -> TaskEpochs {
+    TaskEpochs::of(active, |s, p| {
+        member.active_epochs.get(s, p).unwrap_or(target_epoch)
+    })
 }
 
 #[cfg(test)]

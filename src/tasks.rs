@@ -323,6 +323,130 @@ impl fmt::Debug for TaskMap {
     }
 }
 
+/// Each active task's assignment epoch (PROTOCOL 4.8), in task order: a flat list whose
+/// subtopology ids are shared with the member's task maps, where a map keyed by
+/// `(String, i32)` held a string per task.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct TaskEpochs(Vec<(Arc<str>, i32, i32)>);
+
+impl TaskEpochs {
+    /// No task.
+    #[must_use]
+    pub fn new() -> Self {
+        TaskEpochs::default()
+    }
+
+    /// Whether it holds no task.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Number of tasks.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The epoch of task `(sub, partition)`, if it has one.
+    #[must_use]
+    pub fn get(&self, sub: &str, partition: i32) -> Option<i32> {
+        let i = self
+            .0
+            .binary_search_by(|(s, p, _)| (&**s, *p).cmp(&(sub, partition)))
+            .ok()?;
+        self.0.get(i).map(|&(_, _, e)| e)
+    }
+
+    /// Every task `(subtopology, partition, epoch)`, in task order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, i32, i32)> {
+        self.0.iter().map(|(s, p, e)| (&**s, *p, *e))
+    }
+
+    /// Forgets every task.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// Gives every task the epoch `epoch`.
+    pub fn set_all(&mut self, epoch: i32) {
+        for (_, _, e) in &mut self.0 {
+            *e = epoch;
+        }
+    }
+
+    /// Keeps the tasks `keep` says to.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str, i32) -> bool) {
+        self.0.retain(|(s, p, _)| keep(s, *p));
+    }
+
+    /// The epochs of the tasks of `map`, in order: each from `epoch(sub, partition)`.
+    pub(crate) fn of(map: &TaskMap, mut epoch: impl FnMut(&str, i32) -> i32) -> Self {
+        let mut out = Vec::with_capacity(map.count());
+        for (sub, parts) in map.iter_shared() {
+            out.extend(parts.iter().map(|&p| (Arc::clone(sub), p, epoch(sub, p))));
+        }
+        TaskEpochs(out)
+    }
+
+    /// The tasks of both (disjoint) lists, in order.
+    pub(crate) fn merged(a: TaskEpochs, b: TaskEpochs) -> Self {
+        if b.is_empty() {
+            return a;
+        }
+        if a.is_empty() {
+            return b;
+        }
+        let mut out = Vec::with_capacity(a.len() + b.len());
+        let (mut x, mut y) = (a.0.into_iter().peekable(), b.0.into_iter().peekable());
+        loop {
+            let take_x = match (x.peek(), y.peek()) {
+                (Some((s, p, _)), Some((t, q, _))) => (&**s, *p) <= (&**t, *q),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            out.extend(if take_x { x.next() } else { y.next() });
+        }
+        TaskEpochs(out)
+    }
+
+    /// From `(subtopology, partition, epoch)` entries in any order; of repeated tasks the last
+    /// entry counts.
+    pub(crate) fn from_entries(mut entries: Vec<(Arc<str>, i32, i32)>) -> Self {
+        let sorted = entries
+            .windows(2)
+            .all(|w| (&*w[0].0, w[0].1) < (&*w[1].0, w[1].1));
+        if !sorted {
+            // Stable: repeated tasks keep their order, and the last of each run is kept.
+            ordered::sort_by(&mut entries, |a, b| (&*a.0, a.1).cmp(&(&*b.0, b.1)));
+            entries.reverse();
+            entries.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+            entries.reverse();
+        }
+        TaskEpochs(entries)
+    }
+}
+
+/// `(subtopology, partition) -> epoch` entries in any order; of repeated tasks the last counts.
+impl<S: AsRef<str>> FromIterator<((S, i32), i32)> for TaskEpochs {
+    fn from_iter<I: IntoIterator<Item = ((S, i32), i32)>>(entries: I) -> Self {
+        let entries = entries
+            .into_iter()
+            .map(|((s, p), e)| (Arc::from(s.as_ref()), p, e))
+            .collect();
+        TaskEpochs::from_entries(entries)
+    }
+}
+
+impl fmt::Debug for TaskEpochs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.iter().map(|(s, p, e)| ((s, p), e)))
+            .finish()
+    }
+}
+
 /// The three roles a member can hold tasks in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Assignment {
@@ -691,6 +815,45 @@ mod tests {
         assert_eq!(
             format!("{a:?}"),
             r#"{"0": [9], "1": [0, 2, 3, 4], "2": [0], "3": [1, 2]}"#
+        );
+    }
+
+    #[test]
+    fn task_epochs_sort_merge_and_keep_the_last_of_a_repeated_task() {
+        let e = |entries: &[(&str, i32, i32)]| -> Vec<(Arc<str>, i32, i32)> {
+            entries
+                .iter()
+                .map(|&(s, p, x)| (Arc::from(s), p, x))
+                .collect()
+        };
+        // Unsorted, with (0, 1) twice: the later entry counts, as a map's insert did.
+        let epochs =
+            TaskEpochs::from_entries(e(&[("1", 0, 5), ("0", 1, 3), ("0", 0, 4), ("0", 1, 7)]));
+        assert_eq!(
+            epochs.iter().collect::<Vec<_>>(),
+            [("0", 0, 4), ("0", 1, 7), ("1", 0, 5)]
+        );
+        assert_eq!(
+            (epochs.get("0", 1), epochs.get("1", 1), epochs.get("2", 0)),
+            (Some(7), None, None)
+        );
+        let other = TaskEpochs::from_entries(e(&[("0", 2, 1), ("10", 0, 1)]));
+        let mut all = TaskEpochs::merged(epochs, other);
+        assert_eq!(
+            all.iter()
+                .map(|(s, p, _)| (s.to_string(), p))
+                .collect::<Vec<_>>(),
+            [("0", 0), ("0", 1), ("0", 2), ("1", 0), ("10", 0)].map(|(s, p)| (s.to_string(), p))
+        );
+        all.retain(|s, p| s == "0" && p > 0);
+        all.set_all(0);
+        assert_eq!(all.iter().collect::<Vec<_>>(), [("0", 1, 0), ("0", 2, 0)]);
+        assert_eq!(format!("{all:?}"), r#"{("0", 1): 0, ("0", 2): 0}"#);
+        let map = m(&[("0", &[3, 4]), ("2", &[1])]);
+        let of = TaskEpochs::of(&map, |s, p| if s == "0" { p } else { -1 });
+        assert_eq!(
+            of.iter().collect::<Vec<_>>(),
+            [("0", 3, 3), ("0", 4, 4), ("2", 1, -1)]
         );
     }
 

@@ -476,9 +476,7 @@ impl Coordinator {
                 copy.previous_member_epoch = 0;
                 copy.pending = Assignment::default();
                 copy.soft = Default::default();
-                for e in copy.active_epochs.values_mut() {
-                    *e = 0;
-                }
+                copy.active_epochs.set_all(0);
                 batch.records.extend(build::member_tombstones(gid, h));
                 batch.push(build::member_metadata(gid, &copy));
                 let target = group.targets.get(h).cloned().unwrap_or_default();

@@ -6,7 +6,6 @@ use super::fence::FenceCause;
 use super::{Batch, Coordinator};
 use crate::api::{Explain, HeartbeatRequest, Output};
 use crate::error::{ErrorCode, ProtocolError};
-use crate::ordered::Ordered;
 use crate::records::build;
 use crate::tasks::Assignment;
 use crate::timers::{TimerKey, TimerKind};
@@ -57,12 +56,9 @@ impl Coordinator {
             let mut left = member.clone();
             left.member_epoch = -2;
             left.pending = Assignment::default();
-            left.active_epochs = left
-                .active_epochs
-                .keys()
-                .filter(|(s, p)| left.assigned.active.get(s).is_some_and(|ps| ps.contains(p)))
-                .map(|k| (k.clone(), 0))
-                .to_map();
+            let assigned = &left.assigned.active;
+            left.active_epochs.retain(|s, p| assigned.contains(s, p));
+            left.active_epochs.set_all(0);
             let mut batch = Batch::default();
             batch.push(build::current_assignment(
                 gid,

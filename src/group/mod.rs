@@ -14,7 +14,7 @@ use crate::records::build::GroupMetadataFields;
 use crate::records::{
     Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
 };
-use crate::tasks::Assignment;
+use crate::tasks::{Assignment, TaskEpochs};
 use crate::topology::{Configuration, SourcePatterns};
 
 pub use owners::OwnerIndex;
@@ -41,7 +41,7 @@ pub struct Member {
     pub pending: Assignment,
     /// 4.2 per-task assignment epochs of the active tasks, assigned and pending revocation
     /// (PROTOCOL 4.8). Kept in both dialects; only the 4.2 records persist them.
-    pub active_epochs: BTreeMap<(String, i32), i32>,
+    pub active_epochs: TaskEpochs,
     /// Memory-only state.
     pub soft: MemberSoft,
 }
@@ -57,7 +57,7 @@ impl Member {
             state: MemberState::Stable.code(),
             assigned: Assignment::default(),
             pending: Assignment::default(),
-            active_epochs: BTreeMap::new(),
+            active_epochs: TaskEpochs::new(),
             soft: MemberSoft::default(),
         }
     }

@@ -3,10 +3,11 @@
 //! equals replayed state.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{DialectState, Group, Member, MemberState};
 use crate::records::{Dialect, MemberMetadataValue, Record, RecordKey, RecordValue, TaskIds};
-use crate::tasks::Assignment;
+use crate::tasks::{Assignment, TaskEpochs};
 use crate::topology::{self, Limits, SourcePatterns};
 
 /// Why a record cannot be applied: Kafka's replay errors, word for word where Kafka has one.
@@ -380,24 +381,25 @@ fn unmap_instance(
 
 /// Per-task epochs of the active tasks, assigned and pending revocation (PROTOCOL 4.8): a list
 /// without `AssignmentEpochs` (or with a length mismatch) reads as `member_epoch` for each task.
-fn active_epochs<'a>(
-    active: impl Iterator<Item = &'a TaskIds>,
-    member_epoch: i32,
-) -> BTreeMap<(String, i32), i32> {
-    let mut out = BTreeMap::new();
+fn active_epochs<'a>(active: impl Iterator<Item = &'a TaskIds>, member_epoch: i32) -> TaskEpochs {
+    let mut out = Vec::new();
     for t in active {
+        if t.partitions.is_empty() {
+            continue;
+        }
         let epochs = t
             .assignment_epochs
             .as_ref()
             .filter(|e| e.len() == t.partitions.len());
+        let sub: Arc<str> = Arc::from(t.subtopology_id.as_str());
         for (i, p) in t.partitions.iter().enumerate() {
             let epoch = epochs
                 .and_then(|e| e.get(i).copied())
                 .unwrap_or(member_epoch);
-            out.insert((t.subtopology_id.clone(), *p), epoch);
+            out.push((Arc::clone(&sub), *p, epoch));
         }
     }
-    out
+    TaskEpochs::from_entries(out)
 }
 
 /// Recomputes the derived configured topology (draft: from the stored partition metadata).

@@ -117,8 +117,7 @@ pub fn current_assignment(group_id: &str, member: &Member, assignment_epochs: bo
                     .map(|p| {
                         member
                             .active_epochs
-                            .get(&(t.subtopology_id.clone(), *p))
-                            .copied()
+                            .get(&t.subtopology_id, *p)
                             .unwrap_or(member.member_epoch)
                     })
                     .collect(),

@@ -283,12 +283,17 @@ pub fn check_invariants(coordinator: &Coordinator, group: &Group) {
         for (s, ps) in m.assigned.active.iter().chain(&m.pending.active) {
             active.extend(ps.iter().map(|p| (s.to_string(), *p)));
         }
-        let keys: BTreeSet<(String, i32)> = m.active_epochs.keys().cloned().collect();
+        let keys: BTreeSet<(String, i32)> = m
+            .active_epochs
+            .iter()
+            .map(|(s, p, _)| (s.to_string(), p))
+            .collect();
         assert_eq!(keys, active, "per-task epochs of {}", m.member_id);
-        for (task, e) in &m.active_epochs {
+        assert_eq!(m.active_epochs.len(), keys.len(), "each task once");
+        for (s, p, e) in m.active_epochs.iter() {
             assert!(
-                *e <= m.member_epoch.max(0),
-                "task {task:?} of {} granted at {e}, after the member's epoch {}",
+                e <= m.member_epoch.max(0),
+                "task ({s}, {p}) of {} granted at {e}, after the member's epoch {}",
                 m.member_id,
                 m.member_epoch
             );

@@ -102,7 +102,7 @@ pub fn group_records(dialect: Dialect) -> Vec<Record> {
         );
         member.member_epoch = 2;
         member.previous_member_epoch = 1;
-        member.active_epochs = [(("0".to_string(), p), 2), (("1".to_string(), p), 2)].into();
+        member.active_epochs = [(("0", p), 2), (("1", p), 2)].into_iter().collect();
         out.push(build::member_metadata(g, &member));
         out.push(build::target_member(g, &member.member_id, &member.assigned));
         out.push(build::current_assignment(
