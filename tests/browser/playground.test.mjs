@@ -796,9 +796,12 @@ test('big group: 200 members, 1,000 tasks, readable and each step drawn in well 
   await step(() => page.click('[data-action="forward"]'));
   await step(() => page.click(`.tl[data-to="${saved.steps.length}"]`));
   console.log(`  big group: preset built and drawn in ${loadMs} ms; steps took ${times.join(', ')} ms (redraws ${draws.join(', ')} ms)`);
-  // Well under a second on a quiet machine; the bounds leave room for a busy one.
+  // The page's own redraw: well under a second on a quiet machine, with room for a busy one.
+  // A step's round trip also holds the test driver's and the browser's scheduling, which a
+  // shared machine's other builds stretch (1.4 s once, with every redraw under 0.25 s): it is
+  // reported above and bounded only against a hang.
   assert.ok(Math.max(...draws) < 700, `redraw times ${draws}`);
-  assert.ok(Math.max(...times) < 1000, `step times ${times}`);
+  assert.ok(Math.max(...times) < 5000, `step times ${times}`);
   // Filter and sort the member list by state.
   await page.fill('#member-filter', 'process-7');
   await page.waitForFunction(() => /^4 of 200 shown$/.test(document.querySelector('#member-shown').textContent));
