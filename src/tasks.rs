@@ -489,10 +489,22 @@ impl Assignment {
 
     /// The assignment of three task lists.
     pub fn from_task_ids(active: &[TaskIds], standby: &[TaskIds], warmup: &[TaskIds]) -> Self {
+        Self::from_task_ids_sharing(active, standby, warmup, &[])
+    }
+
+    /// [`Assignment::from_task_ids`] taking the subtopology ids found in `shared` (sorted) from
+    /// there: a group's records name its topology's few ids over and over, and a shared id is
+    /// a reference count where a new one is an allocation.
+    pub(crate) fn from_task_ids_sharing(
+        active: &[TaskIds],
+        standby: &[TaskIds],
+        warmup: &[TaskIds],
+        shared: &[Arc<str>],
+    ) -> Self {
         Assignment {
-            active: task_map(active),
-            standby: task_map(standby),
-            warmup: task_map(warmup),
+            active: task_map_sharing(active, shared),
+            standby: task_map_sharing(standby, shared),
+            warmup: task_map_sharing(warmup, shared),
         }
     }
 }
@@ -517,6 +529,19 @@ pub fn task_ids(map: &TaskMap) -> Vec<TaskIds> {
 /// Task map from wire form; duplicate entries merge. A list in Kafka's order (subtopologies
 /// ascending, partitions ascending, as this coordinator writes them) is copied run by run.
 pub fn task_map(list: &[TaskIds]) -> TaskMap {
+    task_map_sharing(list, &[])
+}
+
+/// `sub` as an id of `shared` (sorted ascending) when it is one, else a new one.
+pub(crate) fn shared_id(shared: &[Arc<str>], sub: &str) -> Arc<str> {
+    match shared.binary_search_by(|id| (**id).cmp(sub)) {
+        Ok(i) => shared.get(i).map_or_else(|| Arc::from(sub), Arc::clone),
+        Err(_) => Arc::from(sub),
+    }
+}
+
+/// [`task_map`], the ids found in `shared` (sorted) taken from there.
+pub(crate) fn task_map_sharing(list: &[TaskIds], shared: &[Arc<str>]) -> TaskMap {
     let sorted = list
         .windows(2)
         .all(|w| w[0].subtopology_id < w[1].subtopology_id)
@@ -544,7 +569,7 @@ pub fn task_map(list: &[TaskIds]) -> TaskMap {
     for t in list.iter().filter(|t| !t.partitions.is_empty()) {
         data.extend_from_slice(&t.partitions);
         data[ids.len()] = (data.len() - runs) as i32;
-        ids.push(Arc::from(t.subtopology_id.as_str()));
+        ids.push(shared_id(shared, &t.subtopology_id));
     }
     TaskMap::from_parts(ids, data)
 }

@@ -211,6 +211,68 @@ impl Timers {
         }
     }
 
+    /// [`Timers::schedule_at`] for a timer that is most likely not pending (a replayed
+    /// member's): its key is built first, so that a new timer costs one search of the group's
+    /// timers of its kind rather than a failed look-up and then an insertion. A timer that is
+    /// pending after all is moved, as `schedule_at` would.
+    pub fn schedule_new_at(
+        &mut self,
+        kind: TimerKind,
+        group_id: &str,
+        subject: &str,
+        deadline: i64,
+        data: TimerData,
+    ) {
+        use std::collections::btree_map::Entry as MapEntry;
+        if !self.by_group.contains_key(group_id) {
+            self.by_group
+                .insert(group_id.to_string(), GroupTimers::new(group_id));
+        }
+        let Some(group) = self.by_group.get_mut(group_id) else {
+            return;
+        };
+        let key = Arc::new(TimerKey {
+            kind,
+            group_id: Arc::clone(&group.id),
+            subject: subject.to_string(),
+        });
+        let timer = Timer { deadline, data };
+        match group.by_kind[kind.index()].entry(Subject(Arc::clone(&key))) {
+            MapEntry::Vacant(slot) => {
+                self.queue.insert((deadline, Arc::clone(&key)));
+                slot.insert(Entry { key, timer });
+            }
+            MapEntry::Occupied(mut slot) => {
+                let entry = slot.get_mut();
+                if entry.timer.deadline != deadline {
+                    self.queue
+                        .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
+                    self.queue.insert((deadline, Arc::clone(&entry.key)));
+                }
+                entry.timer = timer;
+            }
+        }
+    }
+
+    /// Cancels the topology-initialization timers of `group_id` that asked `member_id`
+    /// (PROTOCOL 3.8), looking only at that group's timers of that kind.
+    pub fn cancel_asked(&mut self, group_id: &str, member_id: &str) {
+        let Some(group) = self.by_group.get_mut(group_id) else {
+            return;
+        };
+        let queue = &mut self.queue;
+        group.by_kind[TimerKind::TopologyInitialization.index()].retain(|_, e| {
+            let asked = matches!(&e.timer.data, TimerData::AskedMember(m) if m == member_id);
+            if asked {
+                queue.remove(&(e.timer.deadline, Arc::clone(&e.key)));
+            }
+            !asked
+        });
+        if group.is_empty() {
+            self.by_group.remove(group_id);
+        }
+    }
+
     /// Moves the timer `(kind, group_id, subject)` in place, allocating nothing; `data` comes
     /// back when no such timer is pending.
     fn move_existing(
@@ -463,5 +525,54 @@ mod tests {
         assert!(t.cancel_at(TimerKind::SessionTimeout, "g", "a").is_some());
         assert!(t.is_empty());
         assert!(t.by_group.is_empty(), "an empty group's entry is dropped");
+    }
+    #[test]
+    fn a_new_timer_scheduled_in_one_search_and_a_pending_one_moved() {
+        let mut t = Timers::default();
+        t.schedule_new_at(TimerKind::SessionTimeout, "g", "b", 10, TimerData::None);
+        t.schedule_new_at(TimerKind::SessionTimeout, "g", "a", 10, TimerData::None);
+        // Pending after all: moved, not doubled.
+        t.schedule_new_at(
+            TimerKind::SessionTimeout,
+            "g",
+            "b",
+            5,
+            TimerData::MemberEpoch(1),
+        );
+        assert_eq!(t.len(), 2);
+        let order: Vec<(&str, i64)> = t
+            .iter()
+            .map(|(k, timer)| (k.subject.as_str(), timer.deadline))
+            .collect();
+        assert_eq!(order, [("b", 5), ("a", 10)]);
+        assert_eq!(
+            t.get_at(TimerKind::SessionTimeout, "g", "b")
+                .map(|x| &x.data),
+            Some(&TimerData::MemberEpoch(1))
+        );
+    }
+
+    #[test]
+    fn cancelling_an_asked_member_leaves_other_groups_and_members() {
+        let mut t = Timers::default();
+        let asked = |m: &str| TimerData::AskedMember(m.to_string());
+        t.schedule_at(TimerKind::TopologyInitialization, "g", "t1", 10, asked("m"));
+        t.schedule_at(TimerKind::TopologyInitialization, "g", "t2", 10, asked("n"));
+        t.schedule_at(TimerKind::TopologyInitialization, "h", "t1", 10, asked("m"));
+        t.schedule_at(TimerKind::SessionTimeout, "g", "m", 10, TimerData::None);
+        t.cancel_asked("g", "m");
+        let left: Vec<(String, String)> = t
+            .iter()
+            .map(|(k, _)| (k.group_id.to_string(), k.subject.clone()))
+            .collect();
+        let expected = [("g", "m"), ("g", "t2"), ("h", "t1")];
+        assert_eq!(left, expected.map(|(g, s)| (g.to_string(), s.to_string())));
+        t.cancel_asked("g", "n");
+        t.cancel_at(TimerKind::SessionTimeout, "g", "m");
+        assert!(
+            !t.by_group.contains_key("g"),
+            "an empty group's entry is dropped"
+        );
+        assert_eq!(t.len(), 1);
     }
 }

@@ -115,19 +115,7 @@ impl Coordinator {
     pub(crate) fn cancel_member_timers(&mut self, group_id: &str, member_id: &str) {
         self.cancel(TimerKind::SessionTimeout, group_id, member_id);
         self.cancel(TimerKind::RebalanceTimeout, group_id, member_id);
-        let asked: Vec<_> = self
-            .timers
-            .iter()
-            .filter(|(k, t)| {
-                k.kind == TimerKind::TopologyInitialization
-                    && *k.group_id == *group_id
-                    && t.data == TimerData::AskedMember(member_id.to_string())
-            })
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in asked {
-            self.timers.cancel(&k);
-        }
+        self.timers.cancel_asked(group_id, member_id);
     }
 
     /// Fences `member_id` as one atomic operation; `false` when the batch limit refused it.

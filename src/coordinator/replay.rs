@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::Coordinator;
 use crate::error::{BoundaryCode, BoundaryError};
-use crate::group::{self, Group, MemberState};
+use crate::group::{self, Group, MemberAfter};
 use crate::ordered::Ordered;
 use crate::records::{record_from_json_at, Record};
 use crate::timers::{TimerData, TimerKey, TimerKind};
@@ -40,7 +40,8 @@ impl Coordinator {
         }
         // Collected as a list, then sorted and deduplicated once: a log names each member in
         // several records, and one sort costs less than a tree insertion per record.
-        let mut touched_members: Vec<(&'r str, &'r str)> = Vec::new();
+        // Each with the record's position and the member as the record left it.
+        let mut touched_members: Vec<(&'r str, &'r str, usize, MemberAfter, bool)> = Vec::new();
         let mut added_member: BTreeSet<&'r str> = BTreeSet::new();
         let limits = self.limits();
         let dialect = self.config.dialect;
@@ -54,7 +55,14 @@ impl Coordinator {
                     )
                 })?;
                 if let Some(m) = r.key.member_id() {
-                    touched_members.push((r.key.group_id(), m));
+                    let seq = touched_members.len();
+                    touched_members.push((
+                        r.key.group_id(),
+                        m,
+                        seq,
+                        effect.member,
+                        effect.member_added,
+                    ));
                 }
                 if effect.member_added {
                     added_member.insert(r.key.group_id());
@@ -113,30 +121,52 @@ impl Coordinator {
                 );
             }
         }
-        crate::ordered::sort(&mut touched_members);
-        touched_members.dedup();
-        for &(g, m) in &touched_members {
-            // What the timers need, read without copying the member.
-            let member = self
-                .groups
-                .get(g)
-                .and_then(|grp| grp.members.get(m))
-                .map(|m| {
-                    (
-                        m.member_state() == MemberState::UnrevokedTasks && m.member_epoch != -2,
-                        m.member_epoch,
-                        m.metadata.rebalance_timeout_ms,
-                    )
-                });
-            match member {
-                Some((revoking, epoch, rebalance_timeout_ms)) => {
-                    self.schedule(
-                        TimerKind::SessionTimeout,
-                        g,
-                        m,
-                        now.saturating_add(session),
-                        TimerData::None,
-                    );
+        crate::ordered::sort_by(&mut touched_members, |a, b| {
+            (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2))
+        });
+        let mut i = 0;
+        while let Some(&(g, m, ..)) = touched_members.get(i) {
+            // The member's records in the input, in order: the last one that wrote to the
+            // member says what it is now; only a member with nothing but target records is
+            // looked up.
+            let mut after = MemberAfter::Untouched;
+            let mut added = false;
+            while let Some(&(g2, m2, _, a, new)) = touched_members.get(i) {
+                if (g2, m2) != (g, m) {
+                    break;
+                }
+                if a != MemberAfter::Untouched {
+                    after = a;
+                }
+                added |= new;
+                i += 1;
+            }
+            if after == MemberAfter::Untouched {
+                after = self
+                    .groups
+                    .get(g)
+                    .and_then(|grp| grp.members.get(m))
+                    .map_or(MemberAfter::Removed, MemberAfter::of);
+            }
+            match after {
+                MemberAfter::Present {
+                    revoking,
+                    member_epoch: epoch,
+                    rebalance_timeout_ms,
+                } => {
+                    let deadline = now.saturating_add(session);
+                    if added {
+                        // A member new to this coordinator most likely has no timer yet.
+                        self.timers.schedule_new_at(
+                            TimerKind::SessionTimeout,
+                            g,
+                            m,
+                            deadline,
+                            TimerData::None,
+                        );
+                    } else {
+                        self.schedule(TimerKind::SessionTimeout, g, m, deadline, TimerData::None);
+                    }
                     if revoking {
                         self.schedule(
                             TimerKind::RebalanceTimeout,
@@ -149,7 +179,7 @@ impl Coordinator {
                         self.cancel(TimerKind::RebalanceTimeout, g, m);
                     }
                 }
-                None => self.cancel_member_timers(g, m),
+                _ => self.cancel_member_timers(g, m),
             }
         }
         Ok(())

@@ -18,8 +18,8 @@ use crate::tasks::{Assignment, TaskEpochs};
 use crate::topology::{Configuration, SourcePatterns};
 
 pub use owners::OwnerIndex;
-pub(crate) use replay::apply;
 pub use replay::ApplyError;
+pub(crate) use replay::{apply, MemberAfter};
 pub use state::{GroupState, MemberState};
 
 /// One member (one stream thread's heartbeat loop).
@@ -143,6 +143,9 @@ pub struct GroupSoft {
     /// The last target computation in task indices, while every member it had holds the
     /// target it computed: any target record applied drops it ([`apply`]).
     pub assignor_memo: Option<crate::assignor::Memo>,
+    /// The topology's subtopology ids, sorted: the one copy of each that the task maps applied
+    /// records build share (kept current by [`apply`]).
+    pub(crate) subtopology_ids: Vec<std::sync::Arc<str>>,
 }
 
 impl PartialEq for GroupSoft {

@@ -37,6 +37,39 @@ pub enum ApplyError {
 pub(crate) struct ApplyEffect {
     /// The record added a member (a `Replay` cancels the group's retention then).
     pub(crate) member_added: bool,
+    /// The record's member as the record left it, when the record wrote to the member: what
+    /// a `Replay` arms the member's timers from, without looking the member up again.
+    pub(crate) member: MemberAfter,
+}
+
+/// A member as a record left it, for its timers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum MemberAfter {
+    /// The record did not write to a member (a target record, a group-level record).
+    #[default]
+    Untouched,
+    /// The record removed the member.
+    Removed,
+    /// The member is there.
+    Present {
+        /// It keeps tasks it must revoke (its rebalance timeout runs).
+        revoking: bool,
+        /// Its member epoch.
+        member_epoch: i32,
+        /// Its rebalance timeout.
+        rebalance_timeout_ms: i32,
+    },
+}
+
+impl MemberAfter {
+    pub(crate) fn of(member: &Member) -> Self {
+        MemberAfter::Present {
+            revoking: member.member_state() == MemberState::UnrevokedTasks
+                && member.member_epoch != -2,
+            member_epoch: member.member_epoch,
+            rebalance_timeout_ms: member.metadata.rebalance_timeout_ms,
+        }
+    }
 }
 
 /// Applies `record`; an error leaves the groups untouched. Only tombstones can fail against the
@@ -90,41 +123,52 @@ pub(crate) fn apply(
             RecordValue::TargetAssignmentMember(v),
         ) => {
             group.soft.assignor_memo = None;
-            group.targets.insert(
-                member_id.clone(),
-                Assignment::from_task_ids(&v.active_tasks, &v.standby_tasks, &v.warmup_tasks),
+            let target = Assignment::from_task_ids_sharing(
+                &v.active_tasks,
+                &v.standby_tasks,
+                &v.warmup_tasks,
+                &group.soft.subtopology_ids,
             );
+            group.targets.insert(member_id.clone(), target);
         }
         (RecordKey::Topology { .. }, RecordValue::Topology(v)) => {
             group.topology = Some(v.clone());
             reconfigure(group, limits);
         }
         (RecordKey::MemberMetadata { member_id, .. }, RecordValue::MemberMetadata(v)) => {
-            effect.member_added = set_metadata(group, member_id, v.clone());
+            (effect.member_added, effect.member) = set_metadata(group, member_id, v.clone());
         }
         (
             RecordKey::CurrentMemberAssignment { member_id, .. },
             RecordValue::CurrentMemberAssignment(v),
         ) => {
-            let assigned =
-                Assignment::from_task_ids(&v.active_tasks, &v.standby_tasks, &v.warmup_tasks);
-            let pending = Assignment::from_task_ids(
+            let shared = &group.soft.subtopology_ids;
+            let assigned = Assignment::from_task_ids_sharing(
+                &v.active_tasks,
+                &v.standby_tasks,
+                &v.warmup_tasks,
+                shared,
+            );
+            let pending = Assignment::from_task_ids_sharing(
                 &v.active_tasks_pending_revocation,
                 &v.standby_tasks_pending_revocation,
                 &v.warmup_tasks_pending_revocation,
+                shared,
             );
             let active_epochs = active_epochs(
                 v.active_tasks
                     .iter()
                     .chain(&v.active_tasks_pending_revocation),
                 v.member_epoch,
+                shared,
             );
-            effect.member_added = set_assignment(group, member_id, assigned, pending, |member| {
+            let edited = set_assignment(group, member_id, assigned, pending, |member| {
                 member.member_epoch = v.member_epoch;
                 member.previous_member_epoch = v.previous_member_epoch;
                 member.state = MemberState::from_code(v.state).code();
                 member.active_epochs = active_epochs;
             });
+            (effect.member_added, effect.member) = edited;
         }
         _ => return Err(ApplyError::KeyValueMismatch),
     }
@@ -136,7 +180,11 @@ fn apply_tombstone(
     key: &RecordKey,
     limits: &Limits,
 ) -> Result<ApplyEffect, ApplyError> {
-    let effect = ApplyEffect::default();
+    let mut effect = ApplyEffect::default();
+    if key.member_id().is_some() {
+        // A member record of a group that does not exist leaves no member.
+        effect.member = MemberAfter::Removed;
+    }
     let Some(group) = groups.get_mut(key.group_id()) else {
         return Ok(effect);
     };
@@ -172,6 +220,7 @@ fn apply_tombstone(
             group.recount_unreconciled();
         }
         RecordKey::TargetAssignmentMember { member_id, .. } => {
+            effect.member = MemberAfter::Untouched;
             group.soft.assignor_memo = None;
             if let Some(old) = group.targets.remove(member_id) {
                 for (sub, parts) in &old.active {
@@ -187,7 +236,7 @@ fn apply_tombstone(
         }
         RecordKey::CurrentMemberAssignment { member_id, .. } => {
             if group.members.contains_key(member_id) {
-                set_assignment(
+                (_, effect.member) = set_assignment(
                     group,
                     member_id,
                     Assignment::default(),
@@ -251,8 +300,18 @@ fn with_member<R>(
 
 /// Stores a member metadata record's value in place, keeping the derived indexes (owners,
 /// static index) and the endpoint-information epoch exact; whether the member is new.
-fn set_metadata(group: &mut Group, member_id: &str, metadata: MemberMetadataValue) -> bool {
-    with_member(&mut group.members, member_id, |member, added| {
+fn set_metadata(
+    group: &mut Group,
+    member_id: &str,
+    metadata: MemberMetadataValue,
+) -> (bool, MemberAfter) {
+    // Most member metadata records are a new member's (a join, a log read back): one search
+    // that inserts, the key copied even when the member is known.
+    let (member, added) = match group.members.entry(member_id.to_string()) {
+        std::collections::btree_map::Entry::Occupied(e) => (e.into_mut(), false),
+        std::collections::btree_map::Entry::Vacant(e) => (e.insert(Member::new(member_id)), true),
+    };
+    {
         let old = std::mem::replace(&mut member.metadata, metadata);
         let member = &*member;
         match (old.user_endpoint.is_some(), member.endpoint().is_some()) {
@@ -291,8 +350,8 @@ fn set_metadata(group: &mut Group, member_id: &str, metadata: MemberMetadataValu
             member_id,
             endpoint_event,
         );
-        added
-    })
+        (added, MemberAfter::of(member))
+    }
 }
 
 /// Stores a member's tasks (and what `edit` sets) in place, keeping the derived indexes and the
@@ -303,7 +362,7 @@ fn set_assignment(
     assigned: Assignment,
     pending: Assignment,
     edit: impl FnOnce(&mut Member),
-) -> bool {
+) -> (bool, MemberAfter) {
     with_member(&mut group.members, member_id, |member, added| {
         let was_unreconciled = !added && !member.is_reconciled_to(group.assignment_epoch);
         edit(member);
@@ -334,7 +393,7 @@ fn set_assignment(
             member_id,
             endpoint_event,
         );
-        added
+        (added, MemberAfter::of(member))
     })
 }
 
@@ -381,7 +440,11 @@ fn unmap_instance(
 
 /// Per-task epochs of the active tasks, assigned and pending revocation (PROTOCOL 4.8): a list
 /// without `AssignmentEpochs` (or with a length mismatch) reads as `member_epoch` for each task.
-fn active_epochs<'a>(active: impl Iterator<Item = &'a TaskIds>, member_epoch: i32) -> TaskEpochs {
+fn active_epochs<'a>(
+    active: impl Iterator<Item = &'a TaskIds>,
+    member_epoch: i32,
+    shared: &[Arc<str>],
+) -> TaskEpochs {
     let mut out = Vec::new();
     for t in active {
         if t.partitions.is_empty() {
@@ -391,7 +454,7 @@ fn active_epochs<'a>(active: impl Iterator<Item = &'a TaskIds>, member_epoch: i3
             .assignment_epochs
             .as_ref()
             .filter(|e| e.len() == t.partitions.len());
-        let sub: Arc<str> = Arc::from(t.subtopology_id.as_str());
+        let sub = crate::tasks::shared_id(shared, &t.subtopology_id);
         for (i, p) in t.partitions.iter().enumerate() {
             let epoch = epochs
                 .and_then(|e| e.get(i).copied())
@@ -410,6 +473,16 @@ fn reconfigure(group: &mut Group, limits: &Limits) {
         .map_or(&[][..], |t| &t.subtopologies);
     if !group.soft.patterns.is_for(subs) {
         group.soft.patterns = SourcePatterns::compile(subs);
+    }
+    let mut ids: Vec<&str> = subs.iter().map(|s| s.subtopology_id.as_str()).collect();
+    crate::ordered::sort(&mut ids);
+    ids.dedup();
+    if !ids
+        .iter()
+        .copied()
+        .eq(group.soft.subtopology_ids.iter().map(|id| &**id))
+    {
+        group.soft.subtopology_ids = ids.into_iter().map(Arc::from).collect();
     }
     // 4.2 configures in memory at refresh time (PROTOCOL 4.4 step 5), not from records.
     if !matches!(group.dialect, DialectState::Draft(_)) {
