@@ -542,16 +542,38 @@ pub(crate) fn shared_id(shared: &[Arc<str>], sub: &str) -> Arc<str> {
 
 /// [`task_map`], the ids found in `shared` (sorted) taken from there.
 pub(crate) fn task_map_sharing(list: &[TaskIds], shared: &[Arc<str>]) -> TaskMap {
-    let sorted = list
-        .windows(2)
-        .all(|w| w[0].subtopology_id < w[1].subtopology_id)
-        && list
-            .iter()
-            .all(|t| t.partitions.windows(2).all(|w| w[0] < w[1]));
+    task_map_of(
+        list.iter()
+            .map(|t| (t.subtopology_id.as_str(), t.partitions.iter().copied())),
+        shared,
+    )
+}
+
+/// The task map of wire-form runs `(subtopology id, partitions)`, however they are held;
+/// duplicate entries merge. Runs in Kafka's order (subtopologies ascending, partitions
+/// ascending, as this coordinator writes them) are copied run by run.
+pub(crate) fn task_map_of<'s, P>(
+    list: impl Iterator<Item = (&'s str, P)> + Clone,
+    shared: &[Arc<str>],
+) -> TaskMap
+where
+    P: ExactSizeIterator<Item = i32> + Clone,
+{
+    let mut previous: Option<&str> = None;
+    let sorted = list.clone().all(|(sub, parts)| {
+        let ascending = previous.is_none_or(|p| p < sub);
+        previous = Some(sub);
+        let mut last: Option<i32> = None;
+        ascending
+            && parts.into_iter().all(|p| {
+                let up = last.is_none_or(|l| l < p);
+                last = Some(p);
+                up
+            })
+    });
     if !sorted {
         let mut tasks: Vec<(&str, i32)> = list
-            .iter()
-            .flat_map(|t| t.partitions.iter().map(|&p| (t.subtopology_id.as_str(), p)))
+            .flat_map(|(sub, parts)| parts.map(move |p| (sub, p)))
             .collect();
         ordered::sort(&mut tasks);
         tasks.dedup();
@@ -561,15 +583,18 @@ pub(crate) fn task_map_sharing(list: &[TaskIds], shared: &[Arc<str>]) -> TaskMap
         }
         return map.finish();
     }
-    let runs = list.iter().filter(|t| !t.partitions.is_empty()).count();
-    let tasks: usize = list.iter().map(|t| t.partitions.len()).sum();
+    let runs = list.clone().filter(|(_, parts)| parts.len() > 0).count();
+    let tasks: usize = list.clone().map(|(_, parts)| parts.len()).sum();
     let mut ids = Vec::with_capacity(runs);
     let mut data = Vec::with_capacity(runs + tasks);
     data.resize(runs, 0);
-    for t in list.iter().filter(|t| !t.partitions.is_empty()) {
-        data.extend_from_slice(&t.partitions);
-        data[ids.len()] = (data.len() - runs) as i32;
-        ids.push(shared_id(shared, &t.subtopology_id));
+    for (sub, parts) in list.filter(|(_, parts)| parts.len() > 0) {
+        data.extend(parts);
+        let end = (data.len() - runs) as i32;
+        if let Some(slot) = data.get_mut(ids.len()) {
+            *slot = end;
+        }
+        ids.push(shared_id(shared, sub));
     }
     TaskMap::from_parts(ids, data)
 }

@@ -139,3 +139,121 @@ fn replay_text_answers_as_the_general_way() {
         assert_eq!(group.members.len(), 2, "m1 and m3 remain");
     }
 }
+
+/// Target and current assignment records in the bytes form: written by the coordinator, and
+/// irregular ones it never writes (lists out of order, a subtopology twice, epochs of another
+/// length, a null epochs list).
+fn assignment_records(dialect: Dialect) -> Vec<Value> {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use streams_group_coordinator::records::{
+        encode_key, encode_value, CurrentMemberAssignmentValue, RecordKey, RecordValue,
+        TargetAssignmentMemberValue, TaskIds,
+    };
+    let ids = |sub: &str, parts: &[i32], epochs: Option<&[i32]>| TaskIds {
+        subtopology_id: sub.into(),
+        partitions: parts.to_vec(),
+        assignment_epochs: epochs.map(<[i32]>::to_vec),
+    };
+    let current = CurrentMemberAssignmentValue {
+        member_epoch: 7,
+        previous_member_epoch: 6,
+        state: 2,
+        active_tasks: vec![
+            ids("0", &[3, 1], Some(&[5, 6])),
+            ids("0", &[2], None),
+            ids("1", &[0], Some(&[1, 2])),
+        ],
+        standby_tasks: vec![ids("1", &[1, 1], Some(&[]))],
+        active_tasks_pending_revocation: vec![ids("1", &[2], Some(&[4]))],
+        ..Default::default()
+    };
+    let target = TargetAssignmentMemberValue {
+        active_tasks: vec![ids("1", &[0], None), ids("0", &[1, 0], None)],
+        standby_tasks: vec![ids("0", &[], None)],
+        warmup_tasks: vec![],
+    };
+    let m = |member: &str| (String::from("g"), member.to_string());
+    let (g1, m1) = m("m1");
+    let (g3, m3) = m("m3");
+    [
+        (
+            RecordKey::CurrentMemberAssignment {
+                group_id: g1,
+                member_id: m1,
+            },
+            RecordValue::CurrentMemberAssignment(current),
+        ),
+        (
+            RecordKey::TargetAssignmentMember {
+                group_id: g3,
+                member_id: m3,
+            },
+            RecordValue::TargetAssignmentMember(target),
+        ),
+    ]
+    .iter()
+    .map(|(k, v)| {
+        json!({"keyBytes": STANDARD.encode(encode_key(dialect, k)),
+               "valueBytes": STANDARD.encode(encode_value(dialect, v))})
+    })
+    .collect()
+}
+
+/// The fast way reads target and current assignment records in place: after the log, each
+/// such record (the coordinator's and irregular ones), with each of its value's bytes changed
+/// and cut at each length, must answer and leave the state as the general way does.
+#[test]
+fn assignment_records_read_in_place_answer_as_the_general_way() {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use streams_group_coordinator::records::{codec::record_type, RecordType};
+    for dialect in [Dialect::Kip1071Draft, Dialect::Kafka42] {
+        let log = log(dialect);
+        let mut cases = log.clone();
+        cases.extend(assignment_records(dialect));
+        let mut checked = 0;
+        for record in &cases {
+            let key = STANDARD
+                .decode(record["keyBytes"].as_str().expect("key"))
+                .expect("base64");
+            let kind = record_type(dialect, i16::from_be_bytes([key[0], key[1]]));
+            let Some(value) = record["valueBytes"].as_str() else {
+                continue;
+            };
+            if !matches!(
+                kind,
+                Some(RecordType::TargetAssignmentMember | RecordType::CurrentMemberAssignment)
+            ) {
+                continue;
+            }
+            let value = STANDARD.decode(value).expect("base64");
+            let mut variants = vec![value.clone()];
+            for at in 0..value.len() {
+                variants.push(value[..at].to_vec());
+                for flip in [1u8, 0x80] {
+                    let mut changed = value.clone();
+                    changed[at] ^= flip;
+                    variants.push(changed);
+                }
+            }
+            for v in variants {
+                let mut records = log.clone();
+                records.push(json!({"keyBytes": record["keyBytes"],
+                                    "valueBytes": STANDARD.encode(&v)}));
+                let text = format!(
+                    r#"{{"nowMs": 100, "type": "Replay", "records": {}}}"#,
+                    Value::Array(records)
+                );
+                let mut fast = Coordinator::new(config(dialect)).expect("a valid config");
+                let mut slow = Coordinator::new(config(dialect)).expect("a valid config");
+                let a = fast.handle_json(&text);
+                let b = general(&mut slow, dialect, &text);
+                assert_eq!(a, b, "{dialect:?}: value {v:?}");
+                assert_eq!(observed(&fast), observed(&slow), "{dialect:?}: value {v:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 200, "{dialect:?}: {checked} variants");
+    }
+}

@@ -281,18 +281,15 @@ fn heartbeat_from_text(text: &str) -> Option<Input> {
 }
 
 /// A `Replay` input's text whose records are all in the bytes form (the form of a log read
-/// back), decoded straight into records: no JSON tree of the records is built. It answers only
-/// when the general path ([`Input::parse`], then the coordinator's decoding) would accept the
-/// text with the same records: the typed decoding refuses unknown and duplicate fields and
-/// requires both strings of every record; the list and its strings are within the limits; every
-/// string is valid base64 of a record this dialect decodes. Anything else (`None`) takes the
-/// general path, which gives every error its path. The records come with their index in the
-/// list; records of other kinds are left out, as the general path skips them.
+/// back), its base64 decoded into one buffer: no JSON tree of the records is built, and
+/// [`ReplayBytes::records`] reads them from there. It answers only when the general path
+/// ([`Input::parse`], then the coordinator's decoding) would accept the text with the same
+/// records: the typed decoding refuses unknown and duplicate fields and requires both strings
+/// of every record; the list and its strings are within the limits; every string is valid
+/// base64 (and `records` checks that each is a record this dialect decodes). Anything else
+/// (`None`) takes the general path, which gives every error its path.
 #[cfg(feature = "replay-text")]
-pub(crate) fn replay_from_text(
-    text: &str,
-    dialect: crate::records::Dialect,
-) -> Option<(i64, Vec<(usize, Record)>)> {
+pub(crate) fn replay_from_text(text: &str) -> Option<ReplayBytes> {
     use std::borrow::Cow;
 
     /// A field that must be present and may be null.
@@ -333,20 +330,67 @@ pub(crate) fn replay_from_text(
     {
         return None;
     }
-    let mut records = Vec::with_capacity(parsed.records.len());
-    let mut scratch = Vec::new();
-    for (i, r) in parsed.records.iter().enumerate() {
-        let decoded = crate::records::json::record_from_base64(
-            dialect,
-            &r.key_bytes,
-            r.value_bytes.as_deref(),
-            &mut scratch,
-        )?;
-        if let Some(record) = decoded {
-            records.push((i, record));
+    use crate::records::json::append_base64;
+    let mut bytes = Vec::new();
+    let mut spans = Vec::with_capacity(parsed.records.len());
+    for r in &parsed.records {
+        let start = bytes.len();
+        if !append_base64(&r.key_bytes, &mut bytes) {
+            return None;
         }
+        let key_end = bytes.len();
+        let value_end = match r.value_bytes.as_deref() {
+            Some(v) if append_base64(v, &mut bytes) => Some(bytes.len()),
+            Some(_) => return None,
+            None => None,
+        };
+        spans.push((start, key_end, value_end));
     }
-    Some((parsed.now_ms, records))
+    Some(ReplayBytes {
+        now_ms: parsed.now_ms,
+        bytes,
+        spans,
+    })
+}
+
+/// A `Replay` input's records in the bytes form, decoded from base64 into one buffer
+/// ([`replay_from_text`]): what its records are read from, in place where they can be.
+#[cfg(feature = "replay-text")]
+pub(crate) struct ReplayBytes {
+    pub(crate) now_ms: i64,
+    bytes: Vec<u8>,
+    /// Each record's key start, key end (its value's start) and value end (`None`: a tombstone).
+    spans: Vec<(usize, usize, Option<usize>)>,
+}
+
+#[cfg(feature = "replay-text")]
+impl ReplayBytes {
+    /// The records, each with its index in the input: target and current assignment records
+    /// read in place, the others decoded; records of other kinds are left out, as the general
+    /// path skips them. `None` when the general path would refuse one (it is then asked, for
+    /// the error and its path).
+    pub(crate) fn records(
+        &self,
+        dialect: crate::records::Dialect,
+    ) -> Option<Vec<(usize, crate::records::in_place::ReadRecord<'_>)>> {
+        use crate::records::in_place::{self, ReadRecord};
+        let mut out = Vec::with_capacity(self.spans.len());
+        for (i, &(start, key_end, value_end)) in self.spans.iter().enumerate() {
+            let key = self.bytes.get(start..key_end)?;
+            let value = match value_end {
+                Some(end) => Some(self.bytes.get(key_end..end)?),
+                None => None,
+            };
+            if let Some(record) = in_place::read(dialect, key, value) {
+                out.push((i, ReadRecord::InPlace(record)));
+            } else if let Some(record) =
+                crate::records::json::record_from_bytes(dialect, key, value)?
+            {
+                out.push((i, ReadRecord::Decoded(record)));
+            }
+        }
+        Some(out)
+    }
 }
 
 /// How deep JSON text nests, as `check_shape` counts depth (the top level is 0, and a string

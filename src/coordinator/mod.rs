@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use self::dialect::DialectRules;
+use self::replay::Replayed;
 use crate::api::{Explain, Input, InputKind, Output};
 use crate::config::Config;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
@@ -169,7 +170,10 @@ impl Coordinator {
             InputKind::Replay { records } => self.decode_records(records)?,
             _ => Vec::new(),
         };
-        self.run(input, replayed.iter().map(|(i, r)| (*i, r)))
+        self.run(
+            input,
+            replayed.iter().map(|(i, r)| (*i, Replayed::Record(r))),
+        )
     }
 
     /// A `Replay` input of already decoded records (e.g. a `__consumer_offsets` partition) at
@@ -182,14 +186,15 @@ impl Coordinator {
                 records: Vec::new(),
             },
         };
-        self.run(input, records.iter().enumerate())
+        let records = records.iter().map(Replayed::Record).enumerate();
+        self.run(input, records)
     }
 
     /// [`Coordinator::handle`] after the boundary checks, with a `Replay`'s decoded records.
     fn run<'r>(
         &mut self,
         input: Input,
-        replayed: impl Iterator<Item = (usize, &'r Record)> + Clone,
+        replayed: impl Iterator<Item = (usize, Replayed<'r>)> + Clone,
     ) -> Result<Output, BoundaryError> {
         let raw_now = input.now_ms;
         let now = raw_now.max(self.now_ms);
@@ -298,14 +303,16 @@ impl Coordinator {
             return self.handle(input);
         }
         #[cfg(feature = "replay-text")]
-        if let Some((now_ms, records)) = crate::api::replay_from_text(text, self.config.dialect) {
-            let input = Input {
-                now_ms,
-                kind: InputKind::Replay {
-                    records: Vec::new(),
-                },
-            };
-            return self.run(input, records.iter().map(|(i, r)| (*i, r)));
+        if let Some(decoded) = crate::api::replay_from_text(text) {
+            if let Some(records) = decoded.records(self.config.dialect) {
+                let input = Input {
+                    now_ms: decoded.now_ms,
+                    kind: InputKind::Replay {
+                        records: Vec::new(),
+                    },
+                };
+                return self.run(input, records.iter().map(|(i, r)| (*i, Replayed::from(r))));
+            }
         }
         Input::parse_tree(text).and_then(|input| self.handle(input))
     }

@@ -8,8 +8,60 @@ use super::Coordinator;
 use crate::error::{BoundaryCode, BoundaryError};
 use crate::group::{self, Group, MemberAfter};
 use crate::ordered::Ordered;
+#[cfg(feature = "replay-text")]
+use crate::records::in_place::{AssignmentRecord, ReadRecord};
 use crate::records::{record_from_json_at, Record};
 use crate::timers::{TimerData, TimerKey, TimerKind};
+
+/// A record a `Replay` applies: decoded, or (a log read back in the bytes form) a target or
+/// current assignment record read in place.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Replayed<'r> {
+    Record(&'r Record),
+    #[cfg(feature = "replay-text")]
+    InPlace(&'r AssignmentRecord<'r>),
+}
+
+impl<'r> Replayed<'r> {
+    fn group_id(self) -> &'r str {
+        match self {
+            Replayed::Record(r) => r.key.group_id(),
+            #[cfg(feature = "replay-text")]
+            Replayed::InPlace(r) => r.group_id,
+        }
+    }
+
+    fn member_id(self) -> Option<&'r str> {
+        match self {
+            Replayed::Record(r) => r.key.member_id(),
+            #[cfg(feature = "replay-text")]
+            Replayed::InPlace(r) => Some(r.member_id),
+        }
+    }
+
+    /// A record read in place is never a tombstone, and its key and value always agree.
+    fn is_tombstone(self) -> bool {
+        matches!(self, Replayed::Record(r) if r.value.is_none())
+    }
+
+    fn is_consistent(self) -> bool {
+        match self {
+            Replayed::Record(r) => r.is_consistent(),
+            #[cfg(feature = "replay-text")]
+            Replayed::InPlace(_) => true,
+        }
+    }
+}
+
+#[cfg(feature = "replay-text")]
+impl<'r> From<&'r ReadRecord<'r>> for Replayed<'r> {
+    fn from(r: &'r ReadRecord<'r>) -> Self {
+        match r {
+            ReadRecord::Decoded(r) => Replayed::Record(r),
+            ReadRecord::InPlace(r) => Replayed::InPlace(r),
+        }
+    }
+}
 
 impl Coordinator {
     /// Decodes a Replay input's records, each with its index in the input (records the dialect
@@ -31,12 +83,12 @@ impl Coordinator {
     pub(super) fn replay_records<'r>(
         &mut self,
         now: i64,
-        records: impl Iterator<Item = (usize, &'r Record)> + Clone,
+        records: impl Iterator<Item = (usize, Replayed<'r>)> + Clone,
     ) -> Result<(), BoundaryError> {
         // Keys borrowed from the records: a replay allocates nothing per record for them.
         let mut touched: BTreeSet<&'r str> = BTreeSet::new();
         for (_, r) in records.clone() {
-            touched.insert(r.key.group_id());
+            touched.insert(r.group_id());
         }
         // Collected as a list, then sorted and deduplicated once: a log names each member in
         // several records, and one sort costs less than a tree insertion per record.
@@ -47,17 +99,22 @@ impl Coordinator {
         let dialect = self.config.dialect;
         let mut apply_all = |groups: &mut BTreeMap<String, Group>| -> Result<(), BoundaryError> {
             for (i, r) in records.clone() {
-                let effect = group::apply(groups, r, &limits, dialect).map_err(|e| {
+                let effect = match r {
+                    Replayed::Record(r) => group::apply(groups, r, &limits, dialect),
+                    #[cfg(feature = "replay-text")]
+                    Replayed::InPlace(r) => Ok(group::apply_in_place(groups, r, dialect)),
+                }
+                .map_err(|e| {
                     BoundaryError::new(
                         BoundaryCode::InvalidRecord,
                         format!("records[{i}]"),
                         e.to_string(),
                     )
                 })?;
-                if let Some(m) = r.key.member_id() {
+                if let Some(m) = r.member_id() {
                     let seq = touched_members.len();
                     touched_members.push((
-                        r.key.group_id(),
+                        r.group_id(),
                         m,
                         seq,
                         effect.member,
@@ -65,7 +122,7 @@ impl Coordinator {
                     ));
                 }
                 if effect.member_added {
-                    added_member.insert(r.key.group_id());
+                    added_member.insert(r.group_id());
                 }
             }
             Ok(())
@@ -74,7 +131,7 @@ impl Coordinator {
         // and value disagree. Without tombstones, that is checked first and the records apply in
         // place; with them, the touched groups are applied as copies and put back only if all
         // apply (the cost of a copy is paid only where a failure is possible).
-        if records.clone().all(|(_, r)| r.value.is_some()) {
+        if records.clone().all(|(_, r)| !r.is_tombstone()) {
             if let Some((i, _)) = records.clone().find(|(_, r)| !r.is_consistent()) {
                 return Err(BoundaryError::new(
                     BoundaryCode::InvalidRecord,

@@ -18,6 +18,8 @@ use crate::tasks::{Assignment, TaskEpochs};
 use crate::topology::{Configuration, SourcePatterns};
 
 pub use owners::OwnerIndex;
+#[cfg(feature = "replay-text")]
+pub(crate) use replay::apply_in_place;
 pub use replay::ApplyError;
 pub(crate) use replay::{apply, MemberAfter};
 pub use state::{GroupState, MemberState};

@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{DialectState, Group, Member, MemberState};
-use crate::records::{Dialect, MemberMetadataValue, Record, RecordKey, RecordValue, TaskIds};
+#[cfg(feature = "replay-text")]
+use crate::records::in_place::{AssignmentRecord, AssignmentValue, TaskList};
+use crate::records::{Dialect, MemberMetadataValue, Record, RecordKey, RecordValue};
+#[cfg(feature = "replay-text")]
+use crate::tasks::task_map_of;
 use crate::tasks::{Assignment, TaskEpochs};
 use crate::topology::{self, Limits, SourcePatterns};
 
@@ -122,14 +126,13 @@ pub(crate) fn apply(
             RecordKey::TargetAssignmentMember { member_id, .. },
             RecordValue::TargetAssignmentMember(v),
         ) => {
-            group.soft.assignor_memo = None;
             let target = Assignment::from_task_ids_sharing(
                 &v.active_tasks,
                 &v.standby_tasks,
                 &v.warmup_tasks,
                 &group.soft.subtopology_ids,
             );
-            group.targets.insert(member_id.clone(), target);
+            set_target(group, member_id, target);
         }
         (RecordKey::Topology { .. }, RecordValue::Topology(v)) => {
             group.topology = Some(v.clone());
@@ -158,21 +161,125 @@ pub(crate) fn apply(
             let active_epochs = active_epochs(
                 v.active_tasks
                     .iter()
-                    .chain(&v.active_tasks_pending_revocation),
+                    .chain(&v.active_tasks_pending_revocation)
+                    .map(|t| {
+                        let epochs = t.assignment_epochs.as_deref().unwrap_or_default();
+                        (
+                            t.subtopology_id.as_str(),
+                            t.partitions.iter().copied(),
+                            epochs.iter().copied(),
+                        )
+                    }),
                 v.member_epoch,
                 shared,
             );
-            let edited = set_assignment(group, member_id, assigned, pending, |member| {
-                member.member_epoch = v.member_epoch;
-                member.previous_member_epoch = v.previous_member_epoch;
-                member.state = MemberState::from_code(v.state).code();
-                member.active_epochs = active_epochs;
-            });
-            (effect.member_added, effect.member) = edited;
+            let epochs = (v.member_epoch, v.previous_member_epoch, v.state);
+            (effect.member_added, effect.member) =
+                set_current(group, member_id, epochs, assigned, pending, active_epochs);
         }
         _ => return Err(ApplyError::KeyValueMismatch),
     }
     Ok(effect)
+}
+
+/// [`apply`] of an assignment record read in place (a log read back): the same changes, the
+/// task maps built straight from the record's bytes. Such a record is never a tombstone and
+/// its key and value always agree, so it cannot fail.
+#[cfg(feature = "replay-text")]
+pub(crate) fn apply_in_place(
+    groups: &mut BTreeMap<String, Group>,
+    record: &AssignmentRecord<'_>,
+    dialect: Dialect,
+) -> ApplyEffect {
+    let mut effect = ApplyEffect::default();
+    let group_id = record.group_id;
+    if !groups.contains_key(group_id) {
+        groups.insert(group_id.to_string(), Group::new(group_id, dialect));
+    }
+    let Some(group) = groups.get_mut(group_id) else {
+        return effect;
+    };
+    let shared = &group.soft.subtopology_ids;
+    let map = |list: &TaskList| {
+        task_map_of(
+            record
+                .list(*list)
+                .iter()
+                .map(|t| (t.subtopology_id, t.partitions())),
+            shared,
+        )
+    };
+    match &record.value {
+        AssignmentValue::Target([active, standby, warmup]) => {
+            let target = Assignment {
+                active: map(active),
+                standby: map(standby),
+                warmup: map(warmup),
+            };
+            set_target(group, record.member_id, target);
+        }
+        AssignmentValue::Current {
+            member_epoch,
+            previous_member_epoch,
+            state,
+            lists: [active, standby, warmup, active_pending, standby_pending, warmup_pending],
+        } => {
+            let assigned = Assignment {
+                active: map(active),
+                standby: map(standby),
+                warmup: map(warmup),
+            };
+            let pending = Assignment {
+                active: map(active_pending),
+                standby: map(standby_pending),
+                warmup: map(warmup_pending),
+            };
+            let active_epochs = active_epochs(
+                record
+                    .list(*active)
+                    .iter()
+                    .chain(record.list(*active_pending))
+                    .map(|t| (t.subtopology_id, t.partitions(), t.epochs())),
+                *member_epoch,
+                shared,
+            );
+            let epochs = (*member_epoch, *previous_member_epoch, *state);
+            (effect.member_added, effect.member) = set_current(
+                group,
+                record.member_id,
+                epochs,
+                assigned,
+                pending,
+                active_epochs,
+            );
+        }
+    }
+    effect
+}
+
+/// Stores a member's target assignment.
+fn set_target(group: &mut Group, member_id: &str, target: Assignment) {
+    group.soft.assignor_memo = None;
+    // One search; the key's copy costs less than a second search for a new member's.
+    group.targets.insert(member_id.to_string(), target);
+}
+
+/// Stores a current assignment record's value: the member's `(epoch, previous epoch, state)`,
+/// its tasks and per-task epochs.
+fn set_current(
+    group: &mut Group,
+    member_id: &str,
+    (member_epoch, previous_member_epoch, state): (i32, i32, i8),
+    assigned: Assignment,
+    pending: Assignment,
+    active_epochs: TaskEpochs,
+) -> (bool, MemberAfter) {
+    set_assignment(group, member_id, assigned, pending, |member| {
+        member.member_epoch = member_epoch;
+        member.previous_member_epoch = previous_member_epoch;
+        member.state = MemberState::from_code(state).code();
+        member.active_epochs = active_epochs;
+    })
 }
 
 fn apply_tombstone(
@@ -440,26 +547,29 @@ fn unmap_instance(
 
 /// Per-task epochs of the active tasks, assigned and pending revocation (PROTOCOL 4.8): a list
 /// without `AssignmentEpochs` (or with a length mismatch) reads as `member_epoch` for each task.
-fn active_epochs<'a>(
-    active: impl Iterator<Item = &'a TaskIds>,
+fn active_epochs<'s, P, E>(
+    active: impl Iterator<Item = (&'s str, P, E)>,
     member_epoch: i32,
     shared: &[Arc<str>],
-) -> TaskEpochs {
+) -> TaskEpochs
+where
+    P: ExactSizeIterator<Item = i32>,
+    E: ExactSizeIterator<Item = i32>,
+{
     let mut out = Vec::new();
-    for t in active {
-        if t.partitions.is_empty() {
+    for (sub, partitions, epochs) in active {
+        if partitions.len() == 0 {
             continue;
         }
-        let epochs = t
-            .assignment_epochs
-            .as_ref()
-            .filter(|e| e.len() == t.partitions.len());
-        let sub = crate::tasks::shared_id(shared, &t.subtopology_id);
-        for (i, p) in t.partitions.iter().enumerate() {
-            let epoch = epochs
-                .and_then(|e| e.get(i).copied())
-                .unwrap_or(member_epoch);
-            out.push((Arc::clone(&sub), *p, epoch));
+        let sub = crate::tasks::shared_id(shared, sub);
+        if epochs.len() == partitions.len() {
+            out.extend(
+                partitions
+                    .zip(epochs)
+                    .map(|(p, e)| (Arc::clone(&sub), p, e)),
+            );
+        } else {
+            out.extend(partitions.map(|p| (Arc::clone(&sub), p, member_epoch)));
         }
     }
     TaskEpochs::from_entries(out)

@@ -405,11 +405,11 @@ fn write_subtopology<S: Sink + ?Sized>(out: &mut S, s: &Subtopology) {
 // Values: reading
 
 /// Smallest encodings of array elements, which bound how many an input can hold.
-mod min_size {
+pub(super) mod min_size {
     /// Two strings and an empty tagged-field section.
     pub(super) const KEY_VALUE: usize = 3;
     /// `SubtopologyId`, `Partitions`, tagged fields.
-    pub(super) const TASK_IDS: usize = 3;
+    pub(in crate::records) const TASK_IDS: usize = 3;
     /// uuid, name, int32, array, tagged fields.
     pub(super) const TOPIC_METADATA: usize = 16 + 1 + 4 + 1 + 1;
     /// int32, array, tagged fields.

@@ -216,34 +216,32 @@ fn json_form(
     Ok(Parsed::Record(Box::new(Record { key, value })))
 }
 
-/// A record in the bytes form from its two base64 strings, as [`record_from_json`] reads it:
-/// `Some(None)` for a record of another kind; `None` for anything the general path refuses (it
-/// is then asked, for its error and path). `scratch` holds the decoded bytes, kept by the caller
-/// so that a log's records reuse one buffer. Only `api::replay_from_text` asks (feature
-/// `replay-text`).
+/// A record in the bytes form from its decoded key and value bytes, as [`record_from_json`]
+/// reads it: `Some(None)` for a record of another kind; `None` for anything the general path
+/// refuses (it is then asked, for its error and path). Only `api::replay_from_text`'s records
+/// ask (feature `replay-text`).
 #[cfg(feature = "replay-text")]
-pub(crate) fn record_from_base64(
+pub(crate) fn record_from_bytes(
     dialect: Dialect,
-    key: &str,
-    value: Option<&str>,
-    scratch: &mut Vec<u8>,
+    key_bytes: &[u8],
+    value_bytes: Option<&[u8]>,
 ) -> Option<Option<Record>> {
-    scratch.clear();
-    STANDARD.decode_vec(key, scratch).ok()?;
-    let key_len = scratch.len();
-    if let Some(v) = value {
-        STANDARD.decode_vec(v, scratch).ok()?;
-    }
-    let (key_bytes, value_bytes) = scratch.split_at(key_len);
     let Some(key) = decode_key(dialect, key_bytes).ok()? else {
         // The general path reads the skipped type id from the first two bytes.
         return (key_bytes.len() >= 2).then_some(None);
     };
-    let value = match value {
+    let value = match value_bytes {
         None => None,
-        Some(_) => Some(decode_value(dialect, key.record_type(), value_bytes).ok()?),
+        Some(v) => Some(decode_value(dialect, key.record_type(), v).ok()?),
     };
     Some(Some(Record { key, value }))
+}
+
+/// Appends the bytes of base64 text `text` to `out`; `false` when it is not valid base64
+/// (feature `replay-text`).
+#[cfg(feature = "replay-text")]
+pub(crate) fn append_base64(text: &str, out: &mut Vec<u8>) -> bool {
+    STANDARD.decode_vec(text, out).is_ok()
 }
 
 fn bytes_form(

@@ -2,6 +2,8 @@
 
 pub mod build;
 pub mod codec;
+#[cfg(feature = "replay-text")]
+pub(crate) mod in_place;
 pub mod json;
 pub mod model;
 mod wire;

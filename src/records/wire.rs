@@ -156,27 +156,43 @@ impl<'a> Reader<'a> {
     }
 
     fn utf8(&mut self, len: usize) -> WireResult<String> {
+        self.str_of(len).map(str::to_owned)
+    }
+
+    /// The next `len` bytes as a string, borrowed.
+    fn str_of(&mut self, len: usize) -> WireResult<&'a str> {
         if len > MAX_STRING_BYTES {
             return Err(WireError::new(format!(
                 "string length {len} exceeds {MAX_STRING_BYTES}"
             )));
         }
         let raw = self.take(len)?;
-        std::str::from_utf8(raw)
-            .map(str::to_owned)
-            .map_err(|e| WireError::new(format!("invalid UTF-8: {e}")))
+        std::str::from_utf8(raw).map_err(|e| WireError::new(format!("invalid UTF-8: {e}")))
     }
 
     /// A non-flexible (key) string: int16 length, never null here.
     pub(crate) fn key_string(&mut self) -> WireResult<String> {
+        self.key_str().map(str::to_owned)
+    }
+
+    /// [`Reader::key_string`], borrowed.
+    pub(crate) fn key_str(&mut self) -> WireResult<&'a str> {
         let len = self.i16()?;
         let len = usize::try_from(len)
             .map_err(|_| WireError::new(format!("null or negative string length {len}")))?;
-        self.utf8(len)
+        self.str_of(len)
+    }
+
+    /// A non-nullable compact string, borrowed.
+    pub(crate) fn compact_str(&mut self) -> WireResult<&'a str> {
+        match self.compact_len()? {
+            None => Err(WireError::new("null in a non-nullable string")),
+            Some(len) => self.str_of(len),
+        }
     }
 
     /// The length of a compact string or array; `None` for null.
-    fn compact_len(&mut self) -> WireResult<Option<usize>> {
+    pub(crate) fn compact_len(&mut self) -> WireResult<Option<usize>> {
         let n = self.uvarint()?;
         Ok(n.checked_sub(1).map(|n| n as usize))
     }
