@@ -140,15 +140,15 @@ fn replay_text_answers_as_the_general_way() {
     }
 }
 
-/// Target and current assignment records in the bytes form: written by the coordinator, and
-/// irregular ones it never writes (lists out of order, a subtopology twice, epochs of another
-/// length, a null epochs list).
-fn assignment_records(dialect: Dialect) -> Vec<Value> {
+/// Member records in the bytes form that the log above lacks: metadata with every optional
+/// field, and irregular assignments the coordinator never writes (lists out of order, a
+/// subtopology twice, epochs of another length, a null epochs list).
+fn member_records(dialect: Dialect) -> Vec<Value> {
     use base64::engine::general_purpose::STANDARD;
     use base64::Engine;
     use streams_group_coordinator::records::{
-        encode_key, encode_value, CurrentMemberAssignmentValue, RecordKey, RecordValue,
-        TargetAssignmentMemberValue, TaskIds,
+        encode_key, encode_value, CurrentMemberAssignmentValue, Endpoint, KeyValue,
+        MemberMetadataValue, RecordKey, RecordValue, TargetAssignmentMemberValue, TaskIds,
     };
     let ids = |sub: &str, parts: &[i32], epochs: Option<&[i32]>| TaskIds {
         subtopology_id: sub.into(),
@@ -173,10 +173,40 @@ fn assignment_records(dialect: Dialect) -> Vec<Value> {
         standby_tasks: vec![ids("0", &[], None)],
         warmup_tasks: vec![],
     };
+    let metadata = MemberMetadataValue {
+        instance_id: Some("i-1".into()),
+        rack_id: Some("r1".into()),
+        client_id: "c".into(),
+        client_host: "/h".into(),
+        rebalance_timeout_ms: 1000,
+        topology_id: if dialect == Dialect::Kip1071Draft {
+            "t".into()
+        } else {
+            String::new()
+        },
+        topology_epoch: 3,
+        process_id: "p9".into(),
+        user_endpoint: Some(Endpoint {
+            host: "h".into(),
+            port: 9,
+        }),
+        client_tags: vec![KeyValue {
+            key: "k".into(),
+            value: "v".into(),
+        }],
+    };
     let m = |member: &str| (String::from("g"), member.to_string());
+    let (g4, m4) = m("m4");
     let (g1, m1) = m("m1");
     let (g3, m3) = m("m3");
     [
+        (
+            RecordKey::MemberMetadata {
+                group_id: g4,
+                member_id: m4,
+            },
+            RecordValue::MemberMetadata(metadata),
+        ),
         (
             RecordKey::CurrentMemberAssignment {
                 group_id: g1,
@@ -200,18 +230,19 @@ fn assignment_records(dialect: Dialect) -> Vec<Value> {
     .collect()
 }
 
-/// The fast way reads target and current assignment records in place: after the log, each
-/// such record (the coordinator's and irregular ones), with each of its value's bytes changed
-/// and cut at each length, must answer and leave the state as the general way does.
+/// The fast way reads member metadata, target and current assignment records in place: after
+/// the log, each such record (the coordinator's and the ones above), with each of its value's
+/// bytes changed and cut at each length, must answer and leave the state as the general way
+/// does.
 #[test]
-fn assignment_records_read_in_place_answer_as_the_general_way() {
+fn member_records_read_in_place_answer_as_the_general_way() {
     use base64::engine::general_purpose::STANDARD;
     use base64::Engine;
     use streams_group_coordinator::records::{codec::record_type, RecordType};
     for dialect in [Dialect::Kip1071Draft, Dialect::Kafka42] {
         let log = log(dialect);
         let mut cases = log.clone();
-        cases.extend(assignment_records(dialect));
+        cases.extend(member_records(dialect));
         let mut checked = 0;
         for record in &cases {
             let key = STANDARD
@@ -223,7 +254,11 @@ fn assignment_records_read_in_place_answer_as_the_general_way() {
             };
             if !matches!(
                 kind,
-                Some(RecordType::TargetAssignmentMember | RecordType::CurrentMemberAssignment)
+                Some(
+                    RecordType::MemberMetadata
+                        | RecordType::TargetAssignmentMember
+                        | RecordType::CurrentMemberAssignment
+                )
             ) {
                 continue;
             }

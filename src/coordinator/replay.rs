@@ -9,7 +9,7 @@ use crate::error::{BoundaryCode, BoundaryError};
 use crate::group::{self, Group, MemberAfter};
 use crate::ordered::Ordered;
 #[cfg(feature = "replay-text")]
-use crate::records::in_place::{AssignmentRecord, ReadRecord};
+use crate::records::in_place::{MemberRecord, ReadRecord};
 use crate::records::{record_from_json_at, Record};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
@@ -19,7 +19,7 @@ use crate::timers::{TimerData, TimerKey, TimerKind};
 pub(super) enum Replayed<'r> {
     Record(&'r Record),
     #[cfg(feature = "replay-text")]
-    InPlace(&'r AssignmentRecord<'r>),
+    InPlace(&'r MemberRecord<'r>),
 }
 
 impl<'r> Replayed<'r> {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{DialectState, Group, Member, MemberState};
 #[cfg(feature = "replay-text")]
-use crate::records::in_place::{AssignmentRecord, AssignmentValue, TaskList};
+use crate::records::in_place::{MemberRecord, MemberValue, TaskList};
 use crate::records::{Dialect, MemberMetadataValue, Record, RecordKey, RecordValue};
 #[cfg(feature = "replay-text")]
 use crate::tasks::task_map_of;
@@ -182,13 +182,13 @@ pub(crate) fn apply(
     Ok(effect)
 }
 
-/// [`apply`] of an assignment record read in place (a log read back): the same changes, the
-/// task maps built straight from the record's bytes. Such a record is never a tombstone and
+/// [`apply`] of a member record read in place (a log read back): the same changes, the
+/// member's strings and task maps built straight from the record's bytes. Such a record is never a tombstone and
 /// its key and value always agree, so it cannot fail.
 #[cfg(feature = "replay-text")]
 pub(crate) fn apply_in_place(
     groups: &mut BTreeMap<String, Group>,
-    record: &AssignmentRecord<'_>,
+    record: &MemberRecord<'_>,
     dialect: Dialect,
 ) -> ApplyEffect {
     let mut effect = ApplyEffect::default();
@@ -210,7 +210,11 @@ pub(crate) fn apply_in_place(
         )
     };
     match &record.value {
-        AssignmentValue::Target([active, standby, warmup]) => {
+        MemberValue::Metadata(v) => {
+            (effect.member_added, effect.member) =
+                set_metadata(group, record.member_id, v.to_value());
+        }
+        MemberValue::Target([active, standby, warmup]) => {
             let target = Assignment {
                 active: map(active),
                 standby: map(standby),
@@ -218,7 +222,7 @@ pub(crate) fn apply_in_place(
             };
             set_target(group, record.member_id, target);
         }
-        AssignmentValue::Current {
+        MemberValue::Current {
             member_epoch,
             previous_member_epoch,
             state,

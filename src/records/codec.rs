@@ -407,7 +407,7 @@ fn write_subtopology<S: Sink + ?Sized>(out: &mut S, s: &Subtopology) {
 /// Smallest encodings of array elements, which bound how many an input can hold.
 pub(super) mod min_size {
     /// Two strings and an empty tagged-field section.
-    pub(super) const KEY_VALUE: usize = 3;
+    pub(in crate::records) const KEY_VALUE: usize = 3;
     /// `SubtopologyId`, `Partitions`, tagged fields.
     pub(in crate::records) const TASK_IDS: usize = 3;
     /// uuid, name, int32, array, tagged fields.

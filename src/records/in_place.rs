@@ -1,7 +1,7 @@
-//! Assignment records read in place, for a log read back (`Replay`): a target or current
-//! assignment record's key and task lists borrowed from its decoded bytes, so that replay builds
-//! the member's task maps straight from them, with no record of owned strings and lists in
-//! between (two thirds of a group's records are these).
+//! Member records read in place, for a log read back (`Replay`): a member metadata, target or
+//! current assignment record's key, strings and task lists borrowed from its decoded bytes, so
+//! that replay builds the member's state straight from them, with no record of owned strings
+//! and lists in between (almost every record of a group is one of these).
 //!
 //! The reader takes exactly what [`codec`](super::codec) takes, with the same checks in the same
 //! order; a record it does not read (another type, a tombstone, bytes either reader refuses)
@@ -9,31 +9,33 @@
 
 use super::codec::{min_size, record_type};
 use super::wire::{Reader, WireError, WireResult};
-use super::{Dialect, Record, RecordType};
+use super::{Dialect, Endpoint, KeyValue, MemberMetadataValue, Record, RecordType};
 
 /// A record as read from a log's bytes: in place, or decoded the general way.
 #[derive(Clone, Debug)]
 pub(crate) enum ReadRecord<'a> {
     Decoded(Record),
-    InPlace(AssignmentRecord<'a>),
+    InPlace(MemberRecord<'a>),
 }
 
-/// A target or current assignment record, borrowed from its bytes: every `TaskIds` of its
-/// lists read once, in one list, which each of its task lists is a range of.
+/// A member metadata, target or current assignment record, borrowed from its bytes: every
+/// `TaskIds` of its lists read once, in one list, which each of its task lists is a range of.
 #[derive(Clone, Debug)]
-pub(crate) struct AssignmentRecord<'a> {
+pub(crate) struct MemberRecord<'a> {
     pub(crate) group_id: &'a str,
     pub(crate) member_id: &'a str,
-    pub(crate) value: AssignmentValue,
+    pub(crate) value: MemberValue<'a>,
     tasks: Vec<TaskIdsRef<'a>>,
 }
 
-/// A task list of an [`AssignmentRecord`]: its range of the record's `TaskIds`.
+/// A task list of a [`MemberRecord`]: its range of the record's `TaskIds`.
 pub(crate) type TaskList = (usize, usize);
 
-/// The value of an [`AssignmentRecord`].
+/// The value of a [`MemberRecord`].
 #[derive(Clone, Debug)]
-pub(crate) enum AssignmentValue {
+pub(crate) enum MemberValue<'a> {
+    /// `StreamsGroupMemberMetadataValue`.
+    Metadata(MemberMetadataRef<'a>),
     /// `StreamsGroupTargetAssignmentMemberValue`: active, standby, warm-up.
     Target([TaskList; 3]),
     /// `StreamsGroupCurrentMemberAssignmentValue`.
@@ -44,6 +46,49 @@ pub(crate) enum AssignmentValue {
         /// Active, standby, warm-up; then the same pending revocation.
         lists: [TaskList; 6],
     },
+}
+
+/// `StreamsGroupMemberMetadataValue`, its strings borrowed.
+#[derive(Clone, Debug)]
+pub(crate) struct MemberMetadataRef<'a> {
+    instance_id: Option<&'a str>,
+    rack_id: Option<&'a str>,
+    client_id: &'a str,
+    client_host: &'a str,
+    rebalance_timeout_ms: i32,
+    topology_id: &'a str,
+    topology_epoch: i32,
+    process_id: &'a str,
+    user_endpoint: Option<(&'a str, u16)>,
+    client_tags: Vec<(&'a str, &'a str)>,
+}
+
+impl MemberMetadataRef<'_> {
+    /// The value the member keeps.
+    pub(crate) fn to_value(&self) -> MemberMetadataValue {
+        MemberMetadataValue {
+            instance_id: self.instance_id.map(str::to_owned),
+            rack_id: self.rack_id.map(str::to_owned),
+            client_id: self.client_id.to_owned(),
+            client_host: self.client_host.to_owned(),
+            rebalance_timeout_ms: self.rebalance_timeout_ms,
+            topology_id: self.topology_id.to_owned(),
+            topology_epoch: self.topology_epoch,
+            process_id: self.process_id.to_owned(),
+            user_endpoint: self.user_endpoint.map(|(host, port)| Endpoint {
+                host: host.to_owned(),
+                port,
+            }),
+            client_tags: self
+                .client_tags
+                .iter()
+                .map(|&(key, value)| KeyValue {
+                    key: key.to_owned(),
+                    value: value.to_owned(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// One `TaskIds`: its partitions and assignment epochs as the big-endian bytes they are.
@@ -72,7 +117,7 @@ impl<'a> TaskIdsRef<'a> {
     }
 }
 
-impl<'a> AssignmentRecord<'a> {
+impl<'a> MemberRecord<'a> {
     /// The `TaskIds` of one of its lists, in order.
     pub(crate) fn list(&self, (start, end): TaskList) -> &[TaskIdsRef<'a>] {
         self.tasks.get(start..end).unwrap_or_default()
@@ -85,12 +130,14 @@ pub(crate) fn read<'a>(
     dialect: Dialect,
     key: &'a [u8],
     value: Option<&'a [u8]>,
-) -> Option<AssignmentRecord<'a>> {
+) -> Option<MemberRecord<'a>> {
     let mut k = Reader::new(key);
     let t = record_type(dialect, k.i16().ok()?)?;
     if !matches!(
         t,
-        RecordType::TargetAssignmentMember | RecordType::CurrentMemberAssignment
+        RecordType::MemberMetadata
+            | RecordType::TargetAssignmentMember
+            | RecordType::CurrentMemberAssignment
     ) {
         return None;
     }
@@ -99,7 +146,7 @@ pub(crate) fn read<'a>(
     k.finish().ok()?;
     let mut tasks = Vec::new();
     let value = read_value(dialect, t, &mut Reader::new(value?), &mut tasks).ok()?;
-    Some(AssignmentRecord {
+    Some(MemberRecord {
         group_id,
         member_id,
         value,
@@ -112,16 +159,18 @@ fn read_value<'a>(
     t: RecordType,
     r: &mut Reader<'a>,
     tasks: &mut Vec<TaskIdsRef<'a>>,
-) -> WireResult<AssignmentValue> {
+) -> WireResult<MemberValue<'a>> {
     if r.i16()? != 0 {
         return Err(WireError::new("unsupported value version"));
     }
-    let value = if t == RecordType::TargetAssignmentMember {
+    let value = if t == RecordType::MemberMetadata {
+        MemberValue::Metadata(read_metadata(dialect, r)?)
+    } else if t == RecordType::TargetAssignmentMember {
         let mut lists = [(0, 0); 3];
         for list in &mut lists {
             *list = read_list(r, false, tasks)?;
         }
-        AssignmentValue::Target(lists)
+        MemberValue::Target(lists)
     } else {
         let v42 = dialect == Dialect::Kafka42;
         let member_epoch = r.i32()?;
@@ -131,7 +180,7 @@ fn read_value<'a>(
         for list in &mut lists {
             *list = read_list(r, v42, tasks)?;
         }
-        AssignmentValue::Current {
+        MemberValue::Current {
             member_epoch,
             previous_member_epoch,
             state,
@@ -141,6 +190,56 @@ fn read_value<'a>(
     r.tagged_fields(|_, _| Ok(false))?;
     r.finish()?;
     Ok(value)
+}
+
+/// A member metadata value after its version (without its tagged fields).
+fn read_metadata<'a>(dialect: Dialect, r: &mut Reader<'a>) -> WireResult<MemberMetadataRef<'a>> {
+    let instance_id = r.compact_nullable_str()?;
+    let rack_id = r.compact_nullable_str()?;
+    let client_id = r.compact_str()?;
+    let client_host = r.compact_str()?;
+    let rebalance_timeout_ms = r.i32()?;
+    let (topology_id, topology_epoch) = if dialect == Dialect::Kafka42 {
+        ("", r.i32()?)
+    } else {
+        (r.compact_str()?, 0)
+    };
+    let process_id = r.compact_str()?;
+    let user_endpoint = match r.i8()? {
+        -1 => None,
+        1 => {
+            let host = r.compact_str()?;
+            let port = r.u16()?;
+            r.tagged_fields(|_, _| Ok(false))?;
+            Some((host, port))
+        }
+        _ => return Err(WireError::new("bad presence byte")),
+    };
+    let len = r
+        .compact_len()?
+        .ok_or_else(|| WireError::new("null in a non-nullable array"))?;
+    if len > r.remaining() / min_size::KEY_VALUE {
+        return Err(WireError::new("array cannot fit in the remaining bytes"));
+    }
+    let mut client_tags = Vec::with_capacity(len);
+    for _ in 0..len {
+        let key = r.compact_str()?;
+        let value = r.compact_str()?;
+        r.tagged_fields(|_, _| Ok(false))?;
+        client_tags.push((key, value));
+    }
+    Ok(MemberMetadataRef {
+        instance_id,
+        rack_id,
+        client_id,
+        client_host,
+        rebalance_timeout_ms,
+        topology_id,
+        topology_epoch,
+        process_id,
+        user_endpoint,
+        client_tags,
+    })
 }
 
 /// A non-nullable `TaskIds` array, its elements appended to `tasks`.
@@ -259,7 +358,7 @@ mod tests {
             else {
                 panic!("general decode");
             };
-            let AssignmentValue::Current {
+            let MemberValue::Current {
                 member_epoch,
                 previous_member_epoch,
                 state,
@@ -300,7 +399,7 @@ mod tests {
         });
         let (kb, vb) = (encode_key(dialect, &key), encode_value(dialect, &value));
         let record = read(dialect, &kb, Some(&vb)).expect("read in place");
-        let AssignmentValue::Target([active, standby, warmup]) = record.value else {
+        let MemberValue::Target([active, standby, warmup]) = record.value else {
             panic!("a target");
         };
         let ab = both(record.list(active));

@@ -185,9 +185,15 @@ impl<'a> Reader<'a> {
 
     /// A non-nullable compact string, borrowed.
     pub(crate) fn compact_str(&mut self) -> WireResult<&'a str> {
+        self.compact_nullable_str()?
+            .ok_or_else(|| WireError::new("null in a non-nullable string"))
+    }
+
+    /// A nullable compact string, borrowed.
+    pub(crate) fn compact_nullable_str(&mut self) -> WireResult<Option<&'a str>> {
         match self.compact_len()? {
-            None => Err(WireError::new("null in a non-nullable string")),
-            Some(len) => self.str_of(len),
+            None => Ok(None),
+            Some(len) => self.str_of(len).map(Some),
         }
     }
 
