@@ -223,7 +223,6 @@ impl Timers {
         deadline: i64,
         data: TimerData,
     ) {
-        use std::collections::btree_map::Entry as MapEntry;
         if !self.by_group.contains_key(group_id) {
             self.by_group
                 .insert(group_id.to_string(), GroupTimers::new(group_id));
@@ -236,40 +235,32 @@ impl Timers {
             group_id: Arc::clone(&group.id),
             subject: subject.to_string(),
         });
-        let timer = Timer { deadline, data };
-        match group.by_kind[kind.index()].entry(Subject(Arc::clone(&key))) {
-            MapEntry::Vacant(slot) => {
-                self.queue.insert((deadline, Arc::clone(&key)));
-                slot.insert(Entry { key, timer });
-            }
-            MapEntry::Occupied(mut slot) => {
-                let entry = slot.get_mut();
-                if entry.timer.deadline != deadline {
-                    self.queue
-                        .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
-                    self.queue.insert((deadline, Arc::clone(&entry.key)));
-                }
-                entry.timer = timer;
-            }
+        let entry = Entry {
+            key: Arc::clone(&key),
+            timer: Timer { deadline, data },
+        };
+        // An insertion that finds the timer pending replaces its entry (the map keeps its old
+        // key, equal to the new one): the queue then trades the old deadline for the new.
+        if let Some(old) = group.by_kind[kind.index()].insert(Subject(Arc::clone(&key)), entry) {
+            self.queue.remove(&(old.timer.deadline, old.key));
         }
+        self.queue.insert((deadline, key));
     }
 
     /// Cancels the topology-initialization timers of `group_id` that asked `member_id`
     /// (PROTOCOL 3.8), looking only at that group's timers of that kind.
     pub fn cancel_asked(&mut self, group_id: &str, member_id: &str) {
-        let Some(group) = self.by_group.get_mut(group_id) else {
+        let kind = TimerKind::TopologyInitialization;
+        let Some(group) = self.by_group.get(group_id) else {
             return;
         };
-        let queue = &mut self.queue;
-        group.by_kind[TimerKind::TopologyInitialization.index()].retain(|_, e| {
-            let asked = matches!(&e.timer.data, TimerData::AskedMember(m) if m == member_id);
-            if asked {
-                queue.remove(&(e.timer.deadline, Arc::clone(&e.key)));
-            }
-            !asked
-        });
-        if group.is_empty() {
-            self.by_group.remove(group_id);
+        let asked: Vec<Arc<TimerKey>> = group.by_kind[kind.index()]
+            .values()
+            .filter(|e| matches!(&e.timer.data, TimerData::AskedMember(m) if m == member_id))
+            .map(|e| Arc::clone(&e.key))
+            .collect();
+        for key in asked {
+            self.cancel_at(kind, group_id, &key.subject);
         }
     }
 

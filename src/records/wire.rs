@@ -155,10 +155,6 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
-    fn utf8(&mut self, len: usize) -> WireResult<String> {
-        self.str_of(len).map(str::to_owned)
-    }
-
     /// The next `len` bytes as a string, borrowed.
     fn str_of(&mut self, len: usize) -> WireResult<&'a str> {
         if len > MAX_STRING_BYTES {
@@ -204,15 +200,11 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn compact_nullable_string(&mut self) -> WireResult<Option<String>> {
-        match self.compact_len()? {
-            None => Ok(None),
-            Some(len) => self.utf8(len).map(Some),
-        }
+        Ok(self.compact_nullable_str()?.map(str::to_owned))
     }
 
     pub(crate) fn compact_string(&mut self) -> WireResult<String> {
-        self.compact_nullable_string()?
-            .ok_or_else(|| WireError::new("null in a non-nullable string"))
+        self.compact_str().map(str::to_owned)
     }
 
     /// A compact array whose elements take at least `min_elem` bytes each; `None` for null.
