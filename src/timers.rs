@@ -223,28 +223,7 @@ impl Timers {
         deadline: i64,
         data: TimerData,
     ) {
-        if !self.by_group.contains_key(group_id) {
-            self.by_group
-                .insert(group_id.to_string(), GroupTimers::new(group_id));
-        }
-        let Some(group) = self.by_group.get_mut(group_id) else {
-            return;
-        };
-        let key = Arc::new(TimerKey {
-            kind,
-            group_id: Arc::clone(&group.id),
-            subject: subject.to_string(),
-        });
-        let entry = Entry {
-            key: Arc::clone(&key),
-            timer: Timer { deadline, data },
-        };
-        // An insertion that finds the timer pending replaces its entry (the map keeps its old
-        // key, equal to the new one): the queue then trades the old deadline for the new.
-        if let Some(old) = group.by_kind[kind.index()].insert(Subject(Arc::clone(&key)), entry) {
-            self.queue.remove(&(old.timer.deadline, old.key));
-        }
-        self.queue.insert((deadline, key));
+        self.insert(kind, group_id, subject.to_string(), deadline, data);
     }
 
     /// Cancels the topology-initialization timers of `group_id` that asked `member_id`
@@ -290,8 +269,9 @@ impl Timers {
         None
     }
 
-    /// Adds a timer whose key is not pending: one allocation for its key (and its subject),
-    /// the group id shared with the group's other timers.
+    /// Adds a timer: one allocation for its key (and its subject), the group id shared with the
+    /// group's other timers. A timer of that key that is pending after all is replaced (the map
+    /// keeps its old key, equal to the new one), its old deadline traded for the new.
     fn insert(
         &mut self,
         kind: TimerKind,
@@ -312,14 +292,14 @@ impl Timers {
             group_id: Arc::clone(&group.id),
             subject,
         });
-        self.queue.insert((deadline, Arc::clone(&key)));
-        group.by_kind[kind.index()].insert(
-            Subject(Arc::clone(&key)),
-            Entry {
-                key,
-                timer: Timer { deadline, data },
-            },
-        );
+        let entry = Entry {
+            key: Arc::clone(&key),
+            timer: Timer { deadline, data },
+        };
+        if let Some(old) = group.by_kind[kind.index()].insert(Subject(Arc::clone(&key)), entry) {
+            self.queue.remove(&(old.timer.deadline, old.key));
+        }
+        self.queue.insert((deadline, key));
     }
 
     /// Cancels the timer `key`, if any, and returns it.
