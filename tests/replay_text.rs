@@ -90,6 +90,10 @@ fn texts(records: &[Value]) -> Vec<String> {
         format!(r#"{{"nowMs": 1, "type": "Replay", "type": "Replay", "records": {list}}}"#),
         format!(r#"{{"nowMs": 1, "type": "Replay", "records": {list}, "records": []}}"#),
         format!(r#"{{"nowMs": 1, "type": "Replay ", "records": {list}}}"#),
+        // Escapes in the type and in a key's base64 (the fast way borrows its strings).
+        format!(r#"{{"nowMs": 1, "type": "Repl\u0061y", "records": {list}}}"#),
+        format!(r#"{{"nowMs": 1, "type": "Replay", "records": {list}}}"#)
+            .replacen("A", "\\u0041", 3),
         format!(r#"{{"nowMs": 1, "type": "AdvanceTime", "records": {list}}}"#),
         r#"{"nowMs": 1, "type": "Replay"}"#.to_string(),
         with(&|r| r[0] = json!({"keyBytes": r[0]["keyBytes"]})),

@@ -290,29 +290,30 @@ fn heartbeat_from_text(text: &str) -> Option<Input> {
 /// (`None`) takes the general path, which gives every error its path.
 #[cfg(feature = "replay-text")]
 pub(crate) fn replay_from_text(text: &str) -> Option<ReplayBytes> {
-    use std::borrow::Cow;
+    // The strings are borrowed from the text: base64 and `"Replay"` need no escapes, and a
+    // text that has some anyway fails here and is read the general way.
 
     /// A field that must be present and may be null.
-    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Cow<'de, str>>, D::Error> {
-        Option::<Cow<'de, str>>::deserialize(d)
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
+        Option::<&'de str>::deserialize(d)
     }
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct ReplayText<'a> {
         #[serde(rename = "nowMs")]
         now_ms: i64,
-        #[serde(rename = "type", borrow)]
-        kind: Cow<'a, str>,
+        #[serde(rename = "type")]
+        kind: &'a str,
         #[serde(borrow)]
         records: Vec<BytesRecord<'a>>,
     }
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct BytesRecord<'a> {
-        #[serde(rename = "keyBytes", borrow)]
-        key_bytes: Cow<'a, str>,
+        #[serde(rename = "keyBytes")]
+        key_bytes: &'a str,
         #[serde(rename = "valueBytes", borrow, deserialize_with = "present")]
-        value_bytes: Option<Cow<'a, str>>,
+        value_bytes: Option<&'a str>,
     }
 
     if !text.contains("\"Replay\"") {
@@ -326,20 +327,27 @@ pub(crate) fn replay_from_text(text: &str) -> Option<ReplayBytes> {
         || !parsed
             .records
             .iter()
-            .all(|r| fits(&r.key_bytes) && r.value_bytes.as_deref().is_none_or(fits))
+            .all(|r| fits(r.key_bytes) && r.value_bytes.is_none_or(fits))
     {
         return None;
     }
     use crate::records::json::append_base64;
-    let mut bytes = Vec::new();
+    // Room for every record's bytes at once: each string decodes into at most three bytes for
+    // every four characters, plus three.
+    let text_len: usize = parsed
+        .records
+        .iter()
+        .map(|r| r.key_bytes.len() + r.value_bytes.map_or(0, str::len))
+        .sum();
+    let mut bytes = Vec::with_capacity((text_len / 4 + 2 * parsed.records.len() + 1) * 3);
     let mut spans = Vec::with_capacity(parsed.records.len());
     for r in &parsed.records {
         let start = bytes.len();
-        if !append_base64(&r.key_bytes, &mut bytes) {
+        if !append_base64(r.key_bytes, &mut bytes) {
             return None;
         }
         let key_end = bytes.len();
-        let value_end = match r.value_bytes.as_deref() {
+        let value_end = match r.value_bytes {
             Some(v) if append_base64(v, &mut bytes) => Some(bytes.len()),
             Some(_) => return None,
             None => None,

@@ -1864,3 +1864,75 @@ mod properties {
         }
     }
 }
+
+/// The replay's own base64 decoder takes exactly what the engine takes, with the same bytes.
+#[cfg(all(feature = "replay-text", not(target_arch = "wasm32")))]
+mod base64_text {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use proptest::prelude::*;
+
+    use crate::records::json::append_base64;
+
+    /// Both decoders' answers for `text`, appended after a byte already in the buffer.
+    fn both(text: &str) -> (Option<Vec<u8>>, Option<Vec<u8>>) {
+        let mut ours = vec![7];
+        let ours = append_base64(text, &mut ours).then_some(ours);
+        let engine = STANDARD.decode(text).ok().map(|mut b| {
+            b.insert(0, 7);
+            b
+        });
+        (ours, engine)
+    }
+
+    #[test]
+    fn every_short_text_is_read_as_the_engine_reads_it() {
+        // Every last quad over a small alphabet of valid, padding and foreign characters, after
+        // nothing and after a full quad: padding, leftover bits and misplaced `=` included.
+        let chars = [
+            "A", "B", "Q", "g", "w", "/", "+", "9", "=", "-", "_", " ", "é",
+        ];
+        for a in chars {
+            for b in chars {
+                for c in chars {
+                    for d in chars {
+                        for prefix in ["", "AAAA", "Zm9v", "=AAA"] {
+                            let text = format!("{prefix}{a}{b}{c}{d}");
+                            let (ours, engine) = both(&text);
+                            assert_eq!(ours, engine, "{text:?}");
+                        }
+                    }
+                }
+            }
+        }
+        for text in [
+            "", "A", "AA", "AAA", "AAAAA", "AA==AA==", "AAA=AAAA", "AA==",
+        ] {
+            let (ours, engine) = both(text);
+            assert_eq!(ours, engine, "{text:?}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn encoded_bytes_and_their_mutations_decode_as_the_engine_decodes_them(
+            bytes in prop::collection::vec(any::<u8>(), 0..64),
+            at in any::<prop::sample::Index>(),
+            with in prop::sample::select(vec!['A', 'z', '0', '+', '/', '=', '-', '\n', '\u{0}']),
+            mutate in any::<bool>(),
+        ) {
+            let mut text = STANDARD.encode(&bytes);
+            let (ours, engine) = both(&text);
+            prop_assert_eq!(ours.as_deref().map(|b| &b[1..]), Some(&bytes[..]));
+            prop_assert_eq!(ours, engine);
+            if mutate && !text.is_empty() {
+                let i = at.index(text.len());
+                text.replace_range(i..=i, &with.to_string());
+                let (ours, engine) = both(&text);
+                prop_assert_eq!(ours, engine, "{:?}", text);
+            }
+        }
+    }
+}
