@@ -2,6 +2,7 @@
 //! member's assigned and pending-revocation tasks.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::tasks::{Assignment, TaskMap};
 
@@ -14,16 +15,17 @@ pub struct OwnerIndex {
     tasks: BTreeMap<String, BTreeMap<i32, Holders>>,
 }
 
-/// The holders of one task.
+/// The holders of one task. Process ids are shared by the tasks one `add` places (one copy a
+/// member rather than one a task it holds).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Holders {
     /// The process holding it as active.
-    active: Option<String>,
+    active: Option<Arc<str>>,
     /// process -> number of copies as standby (a multiset, so removing one copy keeps the
     /// others), in process order; a task has a copy on a few processes at most.
-    standby: Vec<(String, u32)>,
+    standby: Vec<(Arc<str>, u32)>,
     /// The same for warm-up copies.
-    warmup: Vec<(String, u32)>,
+    warmup: Vec<(Arc<str>, u32)>,
 }
 
 impl Holders {
@@ -33,24 +35,24 @@ impl Holders {
 }
 
 /// Where `process` is (or would go) in a list of copies.
-fn find(copies: &[(String, u32)], process: &str) -> Result<usize, usize> {
-    copies.binary_search_by(|(p, _)| p.as_str().cmp(process))
+fn find(copies: &[(Arc<str>, u32)], process: &str) -> Result<usize, usize> {
+    copies.binary_search_by(|(p, _)| (**p).cmp(process))
 }
 
 /// One more copy on `process`.
-fn add_copy(copies: &mut Vec<(String, u32)>, process: &str) {
-    match find(copies, process) {
+fn add_copy(copies: &mut Vec<(Arc<str>, u32)>, process: &mut Process<'_>) {
+    match find(copies, process.id) {
         Ok(i) => {
             if let Some((_, n)) = copies.get_mut(i) {
                 *n += 1;
             }
         }
-        Err(i) => copies.insert(i, (process.to_string(), 1)),
+        Err(i) => copies.insert(i, (process.shared(), 1)),
     }
 }
 
 /// One copy fewer on `process`, if it has one.
-fn remove_copy(copies: &mut Vec<(String, u32)>, process: &str) {
+fn remove_copy(copies: &mut Vec<(Arc<str>, u32)>, process: &str) {
     if let Ok(i) = find(copies, process) {
         if let Some((_, n)) = copies.get_mut(i) {
             *n -= 1;
@@ -72,8 +74,9 @@ enum Kind {
 impl OwnerIndex {
     /// Adds what a member of `process` holds.
     pub fn add(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
+        let mut process = Process::new(process);
         for a in [assigned, pending] {
-            self.add_maps(process, kinds(a));
+            self.add_maps(&mut process, kinds(a));
         }
     }
 
@@ -81,13 +84,18 @@ impl OwnerIndex {
     /// and adding the member again does when neither its process nor its tasks changed (only
     /// the active holder can differ then, and `add` sets it as this does).
     pub fn claim_active(&mut self, process: &str, assigned: &Assignment, pending: &Assignment) {
+        let mut process = Process::new(process);
         for a in [assigned, pending] {
-            self.add_maps(process, [(&a.active, Kind::Active)]);
+            self.add_maps(&mut process, [(&a.active, Kind::Active)]);
         }
     }
 
     /// Adds the tasks of `maps` on `process`, each to the holder list of its kind.
-    fn add_maps<'a>(&mut self, process: &str, maps: impl IntoIterator<Item = (&'a TaskMap, Kind)>) {
+    fn add_maps<'a>(
+        &mut self,
+        process: &mut Process<'_>,
+        maps: impl IntoIterator<Item = (&'a TaskMap, Kind)>,
+    ) {
         for (map, kind) in maps {
             for (sub, parts) in map {
                 if parts.is_empty() {
@@ -176,9 +184,27 @@ fn kinds(a: &Assignment) -> [(&TaskMap, Kind); 3] {
     ]
 }
 
-/// Makes `process` the active holder, copying its id only when the holder changes.
-fn set_active(active: &mut Option<String>, process: &str) {
-    if active.as_deref() != Some(process) {
-        *active = Some(process.to_string());
+/// A process id as the tasks of one `add` share it: copied once, when a holder first needs it.
+struct Process<'a> {
+    id: &'a str,
+    shared: Option<Arc<str>>,
+}
+
+impl<'a> Process<'a> {
+    fn new(id: &'a str) -> Self {
+        Process { id, shared: None }
+    }
+
+    /// The shared copy of the id.
+    fn shared(&mut self) -> Arc<str> {
+        let id = self.id;
+        Arc::clone(self.shared.get_or_insert_with(|| Arc::from(id)))
+    }
+}
+
+/// Makes `process` the active holder, taking its id only when the holder changes.
+fn set_active(active: &mut Option<Arc<str>>, process: &mut Process<'_>) {
+    if active.as_deref() != Some(process.id) {
+        *active = Some(process.shared());
     }
 }
