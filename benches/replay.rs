@@ -1,8 +1,9 @@
 //! Replay at log speed (issue figures): the records of a stable 10,000-member group (20,000
 //! active tasks), in Kafka's bytes form (`keyBytes`/`valueBytes`, base64) as a host reads them
 //! from `__consumer_offsets`, replayed into a fresh coordinator in `Replay` inputs of 1,000
-//! records; in both dialects. Criterion reports records/s and bytes/s; a third figure replays
-//! the already decoded records (`Coordinator::replay`), the apply step alone.
+//! records; in both dialects. Criterion reports records/s and bytes/s; a third figure hands the
+//! same records' bytes to `Coordinator::replay_bytes` (a broker's log, no base64 or JSON), and a
+//! fourth replays the already decoded records (`Coordinator::replay`), the apply step alone.
 
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use streams_group_coordinator::Coordinator;
 
 #[path = "../tests/common/replay_log.rs"]
 mod replay_log;
-use replay_log::{group_records, replay_inputs, MEMBERS};
+use replay_log::{group_records, raw_records, replay_inputs, CHUNK, MEMBERS};
 
 fn fresh(dialect: Dialect) -> Coordinator {
     Coordinator::from_json_config(&json!({"dialect": dialect.name()})).expect("config")
@@ -50,6 +51,23 @@ fn replay(crit: &mut Criterion) {
             )
         };
         group.bench_function("bytes_form_records", bytes_form);
+        let owned = raw_records(dialect, &records);
+        let raw: Vec<(&[u8], Option<&[u8]>)> = owned
+            .iter()
+            .map(|(k, v)| (k.as_slice(), v.as_deref()))
+            .collect();
+        group.bench_function("raw_bytes_records", |b| {
+            b.iter_batched(
+                || fresh(dialect),
+                |mut c| {
+                    for chunk in raw.chunks(CHUNK) {
+                        let _ = std::hint::black_box(c.replay_bytes(chunk, 1000));
+                    }
+                    c
+                },
+                BatchSize::PerIteration,
+            )
+        });
         group.bench_function("decoded_records", |b| {
             b.iter_batched(
                 || fresh(dialect),

@@ -2,7 +2,9 @@
 //! inputs of 1,000 records) into fresh coordinators, for profilers
 //! (`valgrind --tool=callgrind target/release/examples/replay_loop 1`): prints the time,
 //! allocations and records per second of each pass, and the live heap of the rebuilt group in
-//! bytes per member. `replay_loop N` runs N passes per dialect (default 5).
+//! bytes per member. `replay_loop N` runs N passes per dialect (default 5); `replay_loop N
+//! kafka-4.2` only that dialect's; `replay_loop N all raw` hands the records' bytes to
+//! `Coordinator::replay_bytes` in lists of 1,000 instead (no base64, no JSON).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
@@ -14,7 +16,7 @@ use streams_group_coordinator::Coordinator;
 
 #[path = "../tests/common/replay_log.rs"]
 mod replay_log;
-use replay_log::{group_records, replay_inputs, MEMBERS};
+use replay_log::{group_records, raw_records, replay_inputs, CHUNK, MEMBERS};
 
 /// Counts allocations and live bytes: figures the shared machine's load does not disturb.
 struct Counting;
@@ -44,18 +46,35 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(5);
+    let only = std::env::args().nth(2).filter(|d| d != "all");
+    let raw = std::env::args().nth(3).is_some_and(|a| a == "raw");
     for dialect in [Dialect::Kip1071Draft, Dialect::Kafka42] {
+        if only.as_deref().is_some_and(|d| d != dialect.name()) {
+            continue;
+        }
         let records = group_records(dialect);
         let (inputs, bytes) = replay_inputs(dialect, &records);
+        let owned = raw_records(dialect, &records);
+        let borrowed: Vec<(&[u8], Option<&[u8]>)> = owned
+            .iter()
+            .map(|(k, v)| (k.as_slice(), v.as_deref()))
+            .collect();
         for pass in 0..passes {
             let config = json!({"dialect": dialect.name()});
             let mut c = Coordinator::from_json_config(&config).expect("config");
             let live_before = LIVE.load(Ordering::Relaxed);
             let allocations = ALLOCATIONS.load(Ordering::Relaxed);
             let start = Instant::now();
-            for input in &inputs {
-                let out = c.handle_json(input);
-                assert!(!out.starts_with("{\"error\""), "{out}");
+            if raw {
+                for chunk in borrowed.chunks(CHUNK) {
+                    let out = c.replay_bytes(chunk, 1000).expect("the log replays");
+                    std::hint::black_box(&out);
+                }
+            } else {
+                for input in &inputs {
+                    let out = c.handle_json(input);
+                    assert!(!out.starts_with("{\"error\""), "{out}");
+                }
             }
             let secs = start.elapsed().as_secs_f64();
             let allocations = ALLOCATIONS.load(Ordering::Relaxed) - allocations;

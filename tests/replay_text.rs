@@ -1,6 +1,7 @@
 //! A `Replay` of bytes-form records takes a fast way in (`handle_json` decodes the records
 //! straight from the text). Every text here, well-formed or not, must get the same answer and
-//! leave the same state as the general way (`Input::parse`, then `handle`), in both dialects.
+//! leave the same state as the general way (`Input::parse`, then `handle`), in both dialects;
+//! and so must `Coordinator::replay_bytes` given the same records' bytes.
 
 mod common;
 
@@ -65,6 +66,77 @@ fn general(c: &mut Coordinator, dialect: Dialect, text: &str) -> String {
     match Input::parse(text).and_then(|input| c.handle(input)) {
         Ok(out) => out.to_json_string(dialect, true),
         Err(e) => boundary_error_json(&e).to_string(),
+    }
+}
+
+/// `Coordinator::replay_bytes` of bytes-form records (valid base64), answered as `handle_json`
+/// answers.
+#[cfg(feature = "replay-text")]
+fn direct(c: &mut Coordinator, dialect: Dialect, records: &[Value], now_ms: i64) -> String {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    let bytes = |v: &Value| v.as_str().map(|s| STANDARD.decode(s).expect("base64"));
+    let owned: Vec<(Vec<u8>, Option<Vec<u8>>)> = records
+        .iter()
+        .map(|r| {
+            (
+                bytes(&r["keyBytes"]).expect("a key"),
+                bytes(&r["valueBytes"]),
+            )
+        })
+        .collect();
+    let borrowed: Vec<(&[u8], Option<&[u8]>)> = owned
+        .iter()
+        .map(|(k, v)| (k.as_slice(), v.as_deref()))
+        .collect();
+    match c.replay_bytes(&borrowed, now_ms) {
+        Ok(out) => out.to_json_string(dialect, true),
+        Err(e) => boundary_error_json(&e).to_string(),
+    }
+}
+
+/// `replay_bytes` answers and leaves the state as a `Replay` input of the same records does:
+/// the log, and the log with a record the general path skips or refuses, or in another order;
+/// each twice, the second time on the rebuilt state.
+#[cfg(feature = "replay-text")]
+#[test]
+fn replay_bytes_answers_as_a_replay_input() {
+    for dialect in [Dialect::Kip1071Draft, Dialect::Kafka42] {
+        let records = log(dialect);
+        let with = |f: &dyn Fn(&mut Vec<Value>)| {
+            let mut r = records.clone();
+            f(&mut r);
+            r
+        };
+        let cases = [
+            records.clone(),
+            Vec::new(),
+            with(&|r| r[1]["valueBytes"] = Value::Null),
+            with(&|r| r[2]["valueBytes"] = json!("AAAA")),
+            with(&|r| r[3]["keyBytes"] = json!("AA==")),
+            with(&|r| r[3]["keyBytes"] = json!("AAE=")),
+            with(&|r| r[3]["keyBytes"] = json!("AAEAAWc=")),
+            with(&|r| r[3]["keyBytes"] = json!("")),
+            with(&|r| r.reverse()),
+        ];
+        let mut refused = 0;
+        for case in cases {
+            let text = format!(
+                r#"{{"nowMs": 100, "type": "Replay", "records": {}}}"#,
+                Value::Array(case.clone())
+            );
+            let mut fast = Coordinator::new(config(dialect)).expect("a valid config");
+            let mut slow = Coordinator::new(config(dialect)).expect("a valid config");
+            for pass in ["first", "again"] {
+                let a = direct(&mut fast, dialect, &case, 100);
+                let b = general(&mut slow, dialect, &text);
+                let shown: String = text.chars().take(160).collect();
+                assert_eq!(a, b, "{dialect:?}, {pass}: {shown}");
+                assert_eq!(observed(&fast), observed(&slow), "{dialect:?}: {shown}");
+                refused += usize::from(a.starts_with("{\"error\""));
+            }
+        }
+        assert!(refused >= 4, "{dialect:?}: {refused} refusals");
     }
 }
 
@@ -282,7 +354,7 @@ fn member_records_read_in_place_answer_as_the_general_way() {
                                     "valueBytes": STANDARD.encode(&v)}));
                 let text = format!(
                     r#"{{"nowMs": 100, "type": "Replay", "records": {}}}"#,
-                    Value::Array(records)
+                    Value::Array(records.clone())
                 );
                 let mut fast = Coordinator::new(config(dialect)).expect("a valid config");
                 let mut slow = Coordinator::new(config(dialect)).expect("a valid config");
@@ -290,6 +362,13 @@ fn member_records_read_in_place_answer_as_the_general_way() {
                 let b = general(&mut slow, dialect, &text);
                 assert_eq!(a, b, "{dialect:?}: value {v:?}");
                 assert_eq!(observed(&fast), observed(&slow), "{dialect:?}: value {v:?}");
+                #[cfg(feature = "replay-text")]
+                {
+                    let mut bytes = Coordinator::new(config(dialect)).expect("a valid config");
+                    let c = direct(&mut bytes, dialect, &records, 100);
+                    assert_eq!(c, b, "{dialect:?}, replay_bytes: value {v:?}");
+                    assert_eq!(observed(&bytes), observed(&slow), "{dialect:?}: {v:?}");
+                }
                 checked += 1;
             }
         }

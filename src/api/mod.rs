@@ -381,23 +381,16 @@ impl ReplayBytes {
         &self,
         dialect: crate::records::Dialect,
     ) -> Option<Vec<(usize, crate::records::in_place::ReadRecord<'_>)>> {
-        use crate::records::in_place::{self, ReadRecord};
-        let mut out = Vec::with_capacity(self.spans.len());
-        for (i, &(start, key_end, value_end)) in self.spans.iter().enumerate() {
+        let mut records = Vec::with_capacity(self.spans.len());
+        for &(start, key_end, value_end) in &self.spans {
             let key = self.bytes.get(start..key_end)?;
             let value = match value_end {
                 Some(end) => Some(self.bytes.get(key_end..end)?),
                 None => None,
             };
-            if let Some(record) = in_place::read(dialect, key, value) {
-                out.push((i, ReadRecord::InPlace(record)));
-            } else if let Some(record) =
-                crate::records::json::record_from_bytes(dialect, key, value)?
-            {
-                out.push((i, ReadRecord::Decoded(record)));
-            }
+            records.push((key, value));
         }
-        Some(out)
+        crate::records::in_place::read_log(dialect, records.into_iter()).ok()
     }
 }
 

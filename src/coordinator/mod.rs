@@ -190,6 +190,28 @@ impl Coordinator {
         self.run(input, records)
     }
 
+    /// A `Replay` of a log read back as a broker holds it: each record's key and value bytes
+    /// (`None`: a tombstone), in Kafka's bytes form, at `now_ms`. The same answer as a `Replay`
+    /// input of these records as `keyBytes`/`valueBytes`, errors and their paths included
+    /// (`records[i].valueBytes`), without the base64 and the JSON: member records are read in
+    /// place, and records of other kinds are skipped (PROTOCOL 5.4).
+    #[cfg(feature = "replay-text")]
+    pub fn replay_bytes(
+        &mut self,
+        records: &[(&[u8], Option<&[u8]>)],
+        now_ms: i64,
+    ) -> Result<Output, BoundaryError> {
+        let read =
+            crate::records::in_place::read_log(self.config.dialect, records.iter().copied())?;
+        let input = Input {
+            now_ms,
+            kind: InputKind::Replay {
+                records: Vec::new(),
+            },
+        };
+        self.run(input, read.iter().map(|(i, r)| (*i, Replayed::from(r))))
+    }
+
     /// [`Coordinator::handle`] after the boundary checks, with a `Replay`'s decoded records.
     fn run<'r>(
         &mut self,

@@ -8,8 +8,10 @@
 //! goes the general way, which gives the error and its path.
 
 use super::codec::{min_size, record_type};
+use super::json::record_from_bytes_at;
 use super::wire::{Reader, WireError, WireResult};
 use super::{Dialect, Endpoint, KeyValue, MemberMetadataValue, Record, RecordType};
+use crate::error::BoundaryError;
 
 /// A record as read from a log's bytes: in place, or decoded the general way.
 #[derive(Clone, Debug)]
@@ -122,6 +124,25 @@ impl<'a> MemberRecord<'a> {
     pub(crate) fn list(&self, (start, end): TaskList) -> &[TaskIdsRef<'a>] {
         self.tasks.get(start..end).unwrap_or_default()
     }
+}
+
+/// The records of a log read back, each its key's and value's bytes (`None`: a tombstone),
+/// with their indexes: member records read in place, the others decoded; records of other
+/// kinds are left out, as replay skips them. The first record the general path refuses is the
+/// error it would give, at `records[i]`.
+pub(crate) fn read_log<'a>(
+    dialect: Dialect,
+    records: impl ExactSizeIterator<Item = (&'a [u8], Option<&'a [u8]>)>,
+) -> Result<Vec<(usize, ReadRecord<'a>)>, BoundaryError> {
+    let mut out = Vec::with_capacity(records.len());
+    for (i, (key, value)) in records.enumerate() {
+        if let Some(record) = read(dialect, key, value) {
+            out.push((i, ReadRecord::InPlace(record)));
+        } else if let Some(record) = record_from_bytes_at(dialect, key, value, "records", i)? {
+            out.push((i, ReadRecord::Decoded(record)));
+        }
+    }
+    Ok(out)
 }
 
 /// The record, when it is a target or current assignment record (not a tombstone) that the

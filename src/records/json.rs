@@ -216,25 +216,25 @@ fn json_form(
     Ok(Parsed::Record(Box::new(Record { key, value })))
 }
 
-/// A record in the bytes form from its decoded key and value bytes, as [`record_from_json`]
-/// reads it: `Some(None)` for a record of another kind; `None` for anything the general path
-/// refuses (it is then asked, for its error and path). Only `api::replay_from_text`'s records
-/// ask (feature `replay-text`).
+/// A record of a log read back, from its key and value bytes (`None`: a tombstone), as item
+/// `index` of the list at `path`: what [`record_from_json`] makes of the same bytes in the
+/// bytes form, with the same errors at the same paths (`records[3].keyBytes`); `Ok(None)` for a
+/// record of another kind, which replay skips (feature `replay-text`).
 #[cfg(feature = "replay-text")]
-pub(crate) fn record_from_bytes(
+pub(crate) fn record_from_bytes_at(
     dialect: Dialect,
     key_bytes: &[u8],
     value_bytes: Option<&[u8]>,
-) -> Option<Option<Record>> {
-    let Some(key) = decode_key(dialect, key_bytes).ok()? else {
-        // The general path reads the skipped type id from the first two bytes.
-        return (key_bytes.len() >= 2).then_some(None);
-    };
-    let value = match value_bytes {
-        None => None,
-        Some(v) => Some(decode_value(dialect, key.record_type(), v).ok()?),
-    };
-    Some(Some(Record { key, value }))
+    path: &str,
+    index: usize,
+) -> Result<Option<Record>, BoundaryError> {
+    let p = Path::Root(path);
+    Ok(
+        match decoded_bytes_form(dialect, key_bytes, value_bytes, &p.index(index))? {
+            Parsed::Skipped(_) => None,
+            Parsed::Record(record) => Some(*record),
+        },
+    )
 }
 
 /// Appends the bytes of base64 text `text` to `out`; `false` when it is not valid base64
@@ -319,10 +319,20 @@ fn bytes_form(
 ) -> Result<Parsed, BoundaryError> {
     let key_bytes = field(obj, p, "keyBytes", base64)?;
     let value_bytes = field(obj, p, "valueBytes", |v, p| nullable(v, p, base64))?;
+    decoded_bytes_form(dialect, &key_bytes, value_bytes.as_deref(), p)
+}
+
+/// [`bytes_form`] once the base64 is decoded.
+fn decoded_bytes_form(
+    dialect: Dialect,
+    key_bytes: &[u8],
+    value_bytes: Option<&[u8]>,
+    p: &Path<'_>,
+) -> Result<Parsed, BoundaryError> {
     let kp = p.field("keyBytes");
-    let Some(key) = decode_key(dialect, &key_bytes).map_err(|e| err(&kp, e.to_string()))? else {
+    let Some(key) = decode_key(dialect, key_bytes).map_err(|e| err(&kp, e.to_string()))? else {
         // `decode_key` read the id before deciding to skip, so these bytes exist.
-        let id = match key_bytes.as_slice() {
+        let id = match key_bytes {
             [a, b, ..] => i16::from_be_bytes([*a, *b]),
             _ => return Err(err(&kp, "too short for a record type id")),
         };
@@ -331,7 +341,7 @@ fn bytes_form(
     let value = match value_bytes {
         None => None,
         Some(bytes) => Some(
-            decode_value(dialect, key.record_type(), &bytes)
+            decode_value(dialect, key.record_type(), bytes)
                 .map_err(|e| err(&p.field("valueBytes"), e.to_string()))?,
         ),
     };

@@ -137,3 +137,16 @@ pub fn replay_inputs(dialect: Dialect, records: &[Record]) -> (Vec<String>, u64)
         .collect();
     (inputs, bytes)
 }
+
+/// The records' key and value bytes, as a broker holds them (`Coordinator::replay_bytes`).
+pub fn raw_records(dialect: Dialect, records: &[Record]) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+    records
+        .iter()
+        .map(|r| {
+            (
+                encode_key(dialect, &r.key),
+                r.value.as_ref().map(|v| encode_value(dialect, v)),
+            )
+        })
+        .collect()
+}
