@@ -2,7 +2,7 @@
 //! and fire in deadline order, ties broken by key.
 
 use std::borrow::Borrow;
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -147,14 +147,64 @@ impl GroupTimers {
 }
 
 /// A timer's key as its subject: shared with the queue entry and the map's value, so that a
-/// timer's key is one allocation and moving a deadline copies no string. Ordered (and borrowed)
-/// as the subject.
+/// timer's key is one allocation and moving a deadline copies no string.
+///
+/// Ordered by subject from the last to the first: keys mostly arrive in ascending order (a log
+/// replayed in lists of records, members joining by name), and a B-tree node is searched from
+/// its first key, so that a new last subject is placed after one comparison a level rather
+/// than after every key of each node. Nothing depends on the maps' order.
 #[derive(Clone, Debug)]
 struct Subject(Arc<TimerKey>);
 
-impl Borrow<str> for Subject {
-    fn borrow(&self) -> &str {
+/// What a by-subject map compares: a key's subject, or a `&str` looked up ([`Lookup`]), in
+/// [`Subject`]'s order.
+trait SubjectText {
+    fn text(&self) -> &str;
+}
+
+impl SubjectText for Subject {
+    fn text(&self) -> &str {
         &self.0.subject
+    }
+}
+
+/// A subject looked up in a by-subject map without building a key.
+struct Lookup<'a>(&'a str);
+
+impl SubjectText for Lookup<'_> {
+    fn text(&self) -> &str {
+        self.0
+    }
+}
+
+/// The by-subject maps' look-up key for `subject`.
+fn lookup(subject: &str) -> Lookup<'_> {
+    Lookup(subject)
+}
+
+impl<'a> Borrow<dyn SubjectText + 'a> for Subject {
+    fn borrow(&self) -> &(dyn SubjectText + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn SubjectText + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl Eq for dyn SubjectText + '_ {}
+
+impl Ord for dyn SubjectText + '_ {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.text().cmp(self.text())
+    }
+}
+
+impl PartialOrd for dyn SubjectText + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -168,7 +218,7 @@ impl Eq for Subject {}
 
 impl Ord for Subject {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.subject.cmp(&other.0.subject)
+        (self as &dyn SubjectText).cmp(other as &dyn SubjectText)
     }
 }
 
@@ -182,8 +232,15 @@ impl PartialOrd for Subject {
 /// The keyed timer wheel: by key, and in firing order.
 pub struct Timers {
     by_group: BTreeMap<String, GroupTimers>,
-    /// Deadline order, ties broken by key.
-    queue: BTreeSet<(i64, Arc<TimerKey>)>,
+    /// Firing order (deadline, ties broken by key) from the last to fire to the first: a new
+    /// deadline is mostly the latest (a heartbeat's session timeout), which a B-tree node's
+    /// search from its first key then places after one comparison a level.
+    queue: BTreeSet<Reverse<(i64, Arc<TimerKey>)>>,
+}
+
+/// A timer's entry in the queue.
+fn queued(deadline: i64, key: Arc<TimerKey>) -> Reverse<(i64, Arc<TimerKey>)> {
+    Reverse((deadline, key))
 }
 
 impl Timers {
@@ -256,14 +313,14 @@ impl Timers {
         let Some(entry) = self
             .by_group
             .get_mut(group_id)
-            .and_then(|g| g.by_kind[kind.index()].get_mut(subject))
+            .and_then(|g| g.by_kind[kind.index()].get_mut(&lookup(subject) as &dyn SubjectText))
         else {
             return Some(data);
         };
         if entry.timer.deadline != deadline {
             self.queue
-                .remove(&(entry.timer.deadline, Arc::clone(&entry.key)));
-            self.queue.insert((deadline, Arc::clone(&entry.key)));
+                .remove(&queued(entry.timer.deadline, Arc::clone(&entry.key)));
+            self.queue.insert(queued(deadline, Arc::clone(&entry.key)));
         }
         entry.timer = Timer { deadline, data };
         None
@@ -297,9 +354,9 @@ impl Timers {
             timer: Timer { deadline, data },
         };
         if let Some(old) = group.by_kind[kind.index()].insert(Subject(Arc::clone(&key)), entry) {
-            self.queue.remove(&(old.timer.deadline, old.key));
+            self.queue.remove(&queued(old.timer.deadline, old.key));
         }
-        self.queue.insert((deadline, key));
+        self.queue.insert(queued(deadline, key));
     }
 
     /// Cancels the timer `key`, if any, and returns it.
@@ -310,11 +367,11 @@ impl Timers {
     /// Cancels the timer `(kind, group_id, subject)`, if any.
     pub fn cancel_at(&mut self, kind: TimerKind, group_id: &str, subject: &str) -> Option<Timer> {
         let group = self.by_group.get_mut(group_id)?;
-        let entry = group.by_kind[kind.index()].remove(subject)?;
+        let entry = group.by_kind[kind.index()].remove(&lookup(subject) as &dyn SubjectText)?;
         if group.is_empty() {
             self.by_group.remove(group_id);
         }
-        self.queue.remove(&(entry.timer.deadline, entry.key));
+        self.queue.remove(&queued(entry.timer.deadline, entry.key));
         Some(entry.timer)
     }
 
@@ -328,7 +385,7 @@ impl Timers {
                 continue;
             }
             for (_, entry) in std::mem::take(timers) {
-                self.queue.remove(&(entry.timer.deadline, entry.key));
+                self.queue.remove(&queued(entry.timer.deadline, entry.key));
             }
         }
         if group.is_empty() {
@@ -344,20 +401,20 @@ impl Timers {
     /// The timer `(kind, group_id, subject)`, looked up without building a key.
     pub fn get_at(&self, kind: TimerKind, group_id: &str, subject: &str) -> Option<&Timer> {
         self.by_group.get(group_id)?.by_kind[kind.index()]
-            .get(subject)
+            .get(&lookup(subject) as &dyn SubjectText)
             .map(|e| &e.timer)
     }
 
     /// The first timer due at or before `now`, removed.
     pub fn pop_due(&mut self, now: i64) -> Option<(TimerKey, Timer)> {
         // Peek first: the common answer is "nothing due", and it must not copy a key.
-        if self.queue.first()?.0 > now {
+        if self.queue.last()?.0 .0 > now {
             return None;
         }
-        let (_, key) = self.queue.pop_first()?;
+        let Reverse((_, key)) = self.queue.pop_last()?;
         let group = self.by_group.get_mut(&*key.group_id)?;
-        let (subject, entry) =
-            group.by_kind[key.kind.index()].remove_entry(key.subject.as_str())?;
+        let (subject, entry) = group.by_kind[key.kind.index()]
+            .remove_entry(&lookup(&key.subject) as &dyn SubjectText)?;
         if group.is_empty() {
             self.by_group.remove(&*key.group_id);
         }
@@ -369,12 +426,12 @@ impl Timers {
 
     /// The earliest deadline.
     pub fn next_deadline(&self) -> Option<i64> {
-        self.queue.first().map(|(d, _)| *d)
+        self.queue.last().map(|Reverse((d, _))| *d)
     }
 
     /// Every timer in firing order.
     pub fn iter(&self) -> impl Iterator<Item = (&TimerKey, &Timer)> {
-        self.queue.iter().filter_map(|(_, k)| {
+        self.queue.iter().rev().filter_map(|Reverse((_, k))| {
             self.get_at(k.kind, &k.group_id, &k.subject)
                 .map(|t| (k.as_ref(), t))
         })
@@ -545,5 +602,102 @@ mod tests {
             "an empty group's entry is dropped"
         );
         assert_eq!(t.len(), 1);
+    }
+
+    /// Against a model (one ordered map of `(deadline, key)`): whatever the order of the
+    /// operations, the wheel holds the same timers, lists them in firing order and fires them
+    /// in that order. The maps inside are ordered from the last key to the first; only what
+    /// they hold may be seen.
+    #[cfg(not(target_arch = "wasm32"))]
+    mod model {
+        use super::*;
+        use proptest::prelude::*;
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            Schedule(TimerKind, usize, usize, i64),
+            ScheduleNew(TimerKind, usize, usize, i64),
+            Cancel(TimerKind, usize, usize),
+            CancelGroup(usize, Option<TimerKind>),
+            PopDue(i64),
+        }
+
+        const GROUPS: [&str; 3] = ["a", "b", "g"];
+        const SUBJECTS: [&str; 5] = ["", "m", "m0", "m1", "n"];
+
+        fn kind() -> impl Strategy<Value = TimerKind> {
+            prop_oneof![
+                Just(TimerKind::SessionTimeout),
+                Just(TimerKind::RebalanceTimeout),
+                Just(TimerKind::Retention),
+            ]
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            let (g, s, d) = (0..GROUPS.len(), 0..SUBJECTS.len(), 0i64..40);
+            prop_oneof![
+                4 => (kind(), g.clone(), s.clone(), d.clone())
+                    .prop_map(|(k, g, s, d)| Op::Schedule(k, g, s, d)),
+                2 => (kind(), g.clone(), s.clone(), d.clone())
+                    .prop_map(|(k, g, s, d)| Op::ScheduleNew(k, g, s, d)),
+                2 => (kind(), g.clone(), s).prop_map(|(k, g, s)| Op::Cancel(k, g, s)),
+                1 => (g, proptest::option::of(kind())).prop_map(|(g, k)| Op::CancelGroup(g, k)),
+                2 => d.prop_map(Op::PopDue),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn the_wheel_holds_and_fires_what_the_model_does(
+                ops in proptest::collection::vec(op(), 0..80)
+            ) {
+                let mut t = Timers::default();
+                let mut model: BTreeMap<TimerKey, i64> = BTreeMap::new();
+                for op in ops {
+                    match op {
+                        Op::Schedule(k, g, s, d) | Op::ScheduleNew(k, g, s, d) => {
+                            if matches!(op, Op::Schedule(..)) {
+                                t.schedule_at(k, GROUPS[g], SUBJECTS[s], d, TimerData::None);
+                            } else {
+                                t.schedule_new_at(k, GROUPS[g], SUBJECTS[s], d, TimerData::None);
+                            }
+                            model.insert(key(k, GROUPS[g], SUBJECTS[s]), d);
+                        }
+                        Op::Cancel(k, g, s) => {
+                            let got = t.cancel_at(k, GROUPS[g], SUBJECTS[s]).map(|x| x.deadline);
+                            prop_assert_eq!(got, model.remove(&key(k, GROUPS[g], SUBJECTS[s])));
+                        }
+                        Op::CancelGroup(g, k) => {
+                            t.cancel_group(GROUPS[g], k);
+                            model.retain(|key, _| {
+                                &*key.group_id != GROUPS[g] || k.is_some_and(|k| k != key.kind)
+                            });
+                        }
+                        Op::PopDue(now) => {
+                            let due = model
+                                .iter()
+                                .filter(|(_, &d)| d <= now)
+                                .min_by(|(a, da), (b, db)| da.cmp(db).then_with(|| a.cmp(b)))
+                                .map(|(k, &d)| (k.clone(), d));
+                            if let Some((k, _)) = &due {
+                                model.remove(k);
+                            }
+                            prop_assert_eq!(t.pop_due(now).map(|(k, x)| (k, x.deadline)), due);
+                        }
+                    }
+                    let mut expected: Vec<(TimerKey, i64)> =
+                        model.iter().map(|(k, &d)| (k.clone(), d)).collect();
+                    expected.sort_by(|(a, da), (b, db)| da.cmp(db).then_with(|| a.cmp(b)));
+                    let listed: Vec<(TimerKey, i64)> =
+                        t.iter().map(|(k, x)| (k.clone(), x.deadline)).collect();
+                    prop_assert_eq!(listed, expected);
+                    prop_assert_eq!(t.next_deadline(), model.values().min().copied());
+                    for (k, &d) in &model {
+                        let got = t.get_at(k.kind, &k.group_id, &k.subject).map(|x| x.deadline);
+                        prop_assert_eq!(got, Some(d));
+                    }
+                }
+            }
+        }
     }
 }

@@ -181,28 +181,24 @@ impl Coordinator {
         crate::ordered::sort_by(&mut touched_members, |a, b| {
             (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2))
         });
-        // The members are armed from the last in key order to the first. Their timers are
-        // new keys of one deadline, and a B-tree node is searched from its first key: taken in
-        // descending order, each new key is placed after one comparison a level instead of
-        // after every key of the node (the timers that result do not depend on the order).
-        let mut end = touched_members.len();
-        while let Some(&(g, m, ..)) = end.checked_sub(1).and_then(|k| touched_members.get(k)) {
-            // The member's records in the input, walked from the last: the last one that wrote
-            // to the member says what it is now; only a member with nothing but target records
-            // is looked up.
+        // In key order: the timers' maps are ordered so that a key after all the others is the
+        // cheapest to place (`timers::Timers`).
+        let mut i = 0;
+        while let Some(&(g, m, ..)) = touched_members.get(i) {
+            // The member's records in the input, in order: the last one that wrote to the
+            // member says what it is now; only a member with nothing but target records is
+            // looked up.
             let mut after = MemberAfter::Untouched;
             let mut added = false;
-            while let Some(&(g2, m2, _, a, new)) =
-                end.checked_sub(1).and_then(|k| touched_members.get(k))
-            {
+            while let Some(&(g2, m2, _, a, new)) = touched_members.get(i) {
                 if (g2, m2) != (g, m) {
                     break;
                 }
-                if after == MemberAfter::Untouched {
+                if a != MemberAfter::Untouched {
                     after = a;
                 }
                 added |= new;
-                end -= 1;
+                i += 1;
             }
             if after == MemberAfter::Untouched {
                 after = self
