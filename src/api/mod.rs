@@ -390,7 +390,7 @@ impl ReplayBytes {
             };
             records.push((key, value));
         }
-        crate::records::in_place::read_log(dialect, records.into_iter()).ok()
+        crate::records::in_place::read_log(dialect, &records).ok()
     }
 }
 

@@ -201,8 +201,7 @@ impl Coordinator {
         records: &[(&[u8], Option<&[u8]>)],
         now_ms: i64,
     ) -> Result<Output, BoundaryError> {
-        let read =
-            crate::records::in_place::read_log(self.config.dialect, records.iter().copied())?;
+        let read = crate::records::in_place::read_log(self.config.dialect, records)?;
         let input = Input {
             now_ms,
             kind: InputKind::Replay {

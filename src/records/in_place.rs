@@ -132,10 +132,10 @@ impl<'a> MemberRecord<'a> {
 /// error it would give, at `records[i]`.
 pub(crate) fn read_log<'a>(
     dialect: Dialect,
-    records: impl ExactSizeIterator<Item = (&'a [u8], Option<&'a [u8]>)>,
+    records: &[(&'a [u8], Option<&'a [u8]>)],
 ) -> Result<Vec<(usize, ReadRecord<'a>)>, BoundaryError> {
     let mut out = Vec::with_capacity(records.len());
-    for (i, (key, value)) in records.enumerate() {
+    for (i, &(key, value)) in records.iter().enumerate() {
         if let Some(record) = read(dialect, key, value) {
             out.push((i, ReadRecord::InPlace(record)));
         } else if let Some(record) = record_from_bytes_at(dialect, key, value, "records", i)? {
