@@ -380,7 +380,7 @@ impl ReplayBytes {
     pub(crate) fn records(
         &self,
         dialect: crate::records::Dialect,
-    ) -> Option<Vec<(usize, crate::records::in_place::ReadRecord<'_>)>> {
+    ) -> Option<crate::records::in_place::ReadLog<'_>> {
         let mut records = Vec::with_capacity(self.spans.len());
         for &(start, key_end, value_end) in &self.spans {
             let key = self.bytes.get(start..key_end)?;

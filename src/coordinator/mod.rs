@@ -208,7 +208,11 @@ impl Coordinator {
                 records: Vec::new(),
             },
         };
-        self.run(input, read.iter().map(|(i, r)| (*i, Replayed::from(r))))
+        let records = read.records.iter();
+        self.run(
+            input,
+            records.map(|(i, r)| (*i, Replayed::read(r, &read.tasks))),
+        )
     }
 
     /// [`Coordinator::handle`] after the boundary checks, with a `Replay`'s decoded records.
@@ -325,14 +329,18 @@ impl Coordinator {
         }
         #[cfg(feature = "replay-text")]
         if let Some(decoded) = crate::api::replay_from_text(text) {
-            if let Some(records) = decoded.records(self.config.dialect) {
+            if let Some(read) = decoded.records(self.config.dialect) {
                 let input = Input {
                     now_ms: decoded.now_ms,
                     kind: InputKind::Replay {
                         records: Vec::new(),
                     },
                 };
-                return self.run(input, records.iter().map(|(i, r)| (*i, Replayed::from(r))));
+                let records = read.records.iter();
+                return self.run(
+                    input,
+                    records.map(|(i, r)| (*i, Replayed::read(r, &read.tasks))),
+                );
             }
         }
         Input::parse_tree(text).and_then(|input| self.handle(input))

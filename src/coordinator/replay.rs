@@ -9,7 +9,7 @@ use crate::error::{BoundaryCode, BoundaryError};
 use crate::group::{self, Group, MemberAfter};
 use crate::ordered::Ordered;
 #[cfg(feature = "replay-text")]
-use crate::records::in_place::{MemberRecord, ReadRecord};
+use crate::records::in_place::{MemberRecord, ReadRecord, TaskIdsRef};
 use crate::records::{record_from_json_at, Record};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
@@ -19,7 +19,7 @@ use crate::timers::{TimerData, TimerKey, TimerKind};
 pub(super) enum Replayed<'r> {
     Record(&'r Record),
     #[cfg(feature = "replay-text")]
-    InPlace(&'r MemberRecord<'r>),
+    InPlace(&'r MemberRecord<'r>, &'r [TaskIdsRef<'r>]),
 }
 
 impl<'r> Replayed<'r> {
@@ -27,7 +27,7 @@ impl<'r> Replayed<'r> {
         match self {
             Replayed::Record(r) => r.key.group_id(),
             #[cfg(feature = "replay-text")]
-            Replayed::InPlace(r) => r.group_id,
+            Replayed::InPlace(r, _) => r.group_id,
         }
     }
 
@@ -35,7 +35,7 @@ impl<'r> Replayed<'r> {
         match self {
             Replayed::Record(r) => r.key.member_id(),
             #[cfg(feature = "replay-text")]
-            Replayed::InPlace(r) => Some(r.member_id),
+            Replayed::InPlace(r, _) => Some(r.member_id),
         }
     }
 
@@ -48,17 +48,18 @@ impl<'r> Replayed<'r> {
         match self {
             Replayed::Record(r) => r.is_consistent(),
             #[cfg(feature = "replay-text")]
-            Replayed::InPlace(_) => true,
+            Replayed::InPlace(..) => true,
         }
     }
 }
 
 #[cfg(feature = "replay-text")]
-impl<'r> From<&'r ReadRecord<'r>> for Replayed<'r> {
-    fn from(r: &'r ReadRecord<'r>) -> Self {
+impl<'r> Replayed<'r> {
+    /// A record of a log read back, its task lists read from the log's `tasks`.
+    pub(super) fn read(r: &'r ReadRecord<'r>, tasks: &'r [TaskIdsRef<'r>]) -> Self {
         match r {
             ReadRecord::Decoded(r) => Replayed::Record(r),
-            ReadRecord::InPlace(r) => Replayed::InPlace(r),
+            ReadRecord::InPlace(r) => Replayed::InPlace(r, tasks),
         }
     }
 }
@@ -102,7 +103,9 @@ impl Coordinator {
                 let effect = match r {
                     Replayed::Record(r) => group::apply(groups, r, &limits, dialect),
                     #[cfg(feature = "replay-text")]
-                    Replayed::InPlace(r) => Ok(group::apply_in_place(groups, r, dialect)),
+                    Replayed::InPlace(r, tasks) => {
+                        Ok(group::apply_in_place(groups, r, tasks, dialect))
+                    }
                 }
                 .map_err(|e| {
                     BoundaryError::new(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{DialectState, Group, Member, MemberState};
 #[cfg(feature = "replay-text")]
-use crate::records::in_place::{MemberRecord, MemberValue, TaskList};
+use crate::records::in_place::{list as list_of, MemberRecord, MemberValue, TaskIdsRef, TaskList};
 use crate::records::{Dialect, MemberMetadataValue, Record, RecordKey, RecordValue};
 #[cfg(feature = "replay-text")]
 use crate::tasks::task_map_of;
@@ -189,6 +189,7 @@ pub(crate) fn apply(
 pub(crate) fn apply_in_place(
     groups: &mut BTreeMap<String, Group>,
     record: &MemberRecord<'_>,
+    tasks: &[TaskIdsRef<'_>],
     dialect: Dialect,
 ) -> ApplyEffect {
     let mut effect = ApplyEffect::default();
@@ -202,8 +203,7 @@ pub(crate) fn apply_in_place(
     let shared = &group.soft.subtopology_ids;
     let map = |list: &TaskList| {
         task_map_of(
-            record
-                .list(*list)
+            list_of(tasks, *list)
                 .iter()
                 .map(|t| (t.subtopology_id, t.partitions())),
             shared,
@@ -239,10 +239,9 @@ pub(crate) fn apply_in_place(
                 warmup: map(warmup_pending),
             };
             let active_epochs = active_epochs(
-                record
-                    .list(*active)
+                list_of(tasks, *active)
                     .iter()
-                    .chain(record.list(*active_pending))
+                    .chain(list_of(tasks, *active_pending))
                     .map(|t| (t.subtopology_id, t.partitions(), t.epochs())),
                 *member_epoch,
                 shared,

@@ -21,16 +21,26 @@ pub(crate) enum ReadRecord<'a> {
 }
 
 /// A member metadata, target or current assignment record, borrowed from its bytes: every
-/// `TaskIds` of its lists read once, in one list, which each of its task lists is a range of.
+/// `TaskIds` of its lists read once into the log's one list of them ([`ReadLog::tasks`]),
+/// which each of its task lists is a range of.
 #[derive(Clone, Debug)]
 pub(crate) struct MemberRecord<'a> {
     pub(crate) group_id: &'a str,
     pub(crate) member_id: &'a str,
     pub(crate) value: MemberValue<'a>,
-    tasks: Vec<TaskIdsRef<'a>>,
 }
 
-/// A task list of a [`MemberRecord`]: its range of the record's `TaskIds`.
+/// The records of a log read back ([`read_log`]), with the `TaskIds` of all its member
+/// records in one list: one allocation for a list of records rather than one a record.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ReadLog<'a> {
+    /// Each record with its index in the input.
+    pub(crate) records: Vec<(usize, ReadRecord<'a>)>,
+    /// What the task lists of the records read in place are ranges of.
+    pub(crate) tasks: Vec<TaskIdsRef<'a>>,
+}
+
+/// A task list of a [`MemberRecord`]: its range of the log's `TaskIds` ([`ReadLog::tasks`]).
 pub(crate) type TaskList = (usize, usize);
 
 /// The value of a [`MemberRecord`].
@@ -119,11 +129,13 @@ impl<'a> TaskIdsRef<'a> {
     }
 }
 
-impl<'a> MemberRecord<'a> {
-    /// The `TaskIds` of one of its lists, in order.
-    pub(crate) fn list(&self, (start, end): TaskList) -> &[TaskIdsRef<'a>] {
-        self.tasks.get(start..end).unwrap_or_default()
-    }
+/// The `TaskIds` of task list `list` of a record read in place, in order, from the log's
+/// `tasks`.
+pub(crate) fn list<'s, 'a>(
+    tasks: &'s [TaskIdsRef<'a>],
+    (start, end): TaskList,
+) -> &'s [TaskIdsRef<'a>] {
+    tasks.get(start..end).unwrap_or_default()
 }
 
 /// The records of a log read back, each its key's and value's bytes (`None`: a tombstone),
@@ -133,24 +145,30 @@ impl<'a> MemberRecord<'a> {
 pub(crate) fn read_log<'a>(
     dialect: Dialect,
     records: &[(&'a [u8], Option<&'a [u8]>)],
-) -> Result<Vec<(usize, ReadRecord<'a>)>, BoundaryError> {
-    let mut out = Vec::with_capacity(records.len());
+) -> Result<ReadLog<'a>, BoundaryError> {
+    let mut log = ReadLog {
+        records: Vec::with_capacity(records.len()),
+        // A member record of a group of two subtopologies lists about two.
+        tasks: Vec::with_capacity(2 * records.len()),
+    };
     for (i, &(key, value)) in records.iter().enumerate() {
-        if let Some(record) = read(dialect, key, value) {
-            out.push((i, ReadRecord::InPlace(record)));
+        if let Some(record) = read(dialect, key, value, &mut log.tasks) {
+            log.records.push((i, ReadRecord::InPlace(record)));
         } else if let Some(record) = record_from_bytes_at(dialect, key, value, "records", i)? {
-            out.push((i, ReadRecord::Decoded(record)));
+            log.records.push((i, ReadRecord::Decoded(record)));
         }
     }
-    Ok(out)
+    Ok(log)
 }
 
 /// The record, when it is a target or current assignment record (not a tombstone) that the
-/// general decoder would take; `None` sends it the general way.
+/// general decoder would take, its `TaskIds` appended to `tasks`; `None` sends it the general
+/// way, and leaves `tasks` as it was.
 pub(crate) fn read<'a>(
     dialect: Dialect,
     key: &'a [u8],
     value: Option<&'a [u8]>,
+    tasks: &mut Vec<TaskIdsRef<'a>>,
 ) -> Option<MemberRecord<'a>> {
     let mut k = Reader::new(key);
     let t = record_type(dialect, k.i16().ok()?)?;
@@ -165,14 +183,18 @@ pub(crate) fn read<'a>(
     let group_id = k.key_str().ok()?;
     let member_id = k.key_str().ok()?;
     k.finish().ok()?;
-    let mut tasks = Vec::new();
-    let value = read_value(dialect, t, &mut Reader::new(value?), &mut tasks).ok()?;
-    Some(MemberRecord {
-        group_id,
-        member_id,
-        value,
-        tasks,
-    })
+    let before = tasks.len();
+    match read_value(dialect, t, &mut Reader::new(value?), tasks) {
+        Ok(value) => Some(MemberRecord {
+            group_id,
+            member_id,
+            value,
+        }),
+        Err(_) => {
+            tasks.truncate(before);
+            None
+        }
+    }
 }
 
 fn read_value<'a>(
@@ -372,7 +394,8 @@ mod tests {
             };
             let value = RecordValue::CurrentMemberAssignment(v);
             let (kb, vb) = (encode_key(dialect, &key), encode_value(dialect, &value));
-            let read = read(dialect, &kb, Some(&vb)).expect("read in place");
+            let mut tasks = vec![task_ids_before()];
+            let read = read(dialect, &kb, Some(&vb), &mut tasks).expect("read in place");
             assert_eq!((read.group_id, read.member_id), ("g", "m"));
             let Ok(RecordValue::CurrentMemberAssignment(g)) =
                 decode_value(dialect, RecordType::CurrentMemberAssignment, &vb)
@@ -390,8 +413,8 @@ mod tests {
             };
             assert_eq!((member_epoch, previous_member_epoch, state), (5, 4, 1));
             let expected = super::super::codec::current_task_lists(&g);
-            for (list, general_list) in lists.iter().zip(expected) {
-                assert_eq!(both(read.list(*list)), general(general_list));
+            for (&one, general_list) in lists.iter().zip(expected) {
+                assert_eq!(both(list(&tasks, one)), general(general_list));
             }
             // A tombstone, a truncated value and bytes after the end go the general way.
             assert!(read_none(dialect, &kb, None));
@@ -402,8 +425,20 @@ mod tests {
         }
     }
 
+    /// A `TaskIds` another record left in the log's list.
+    fn task_ids_before() -> TaskIdsRef<'static> {
+        TaskIdsRef {
+            subtopology_id: "before",
+            partitions: &[],
+            epochs: &[],
+        }
+    }
+
+    /// Whether the record goes the general way, leaving the log's `TaskIds` as they were.
     fn read_none(dialect: Dialect, key: &[u8], value: Option<&[u8]>) -> bool {
-        read(dialect, key, value).is_none()
+        let mut tasks = vec![task_ids_before()];
+        let none = read(dialect, key, value, &mut tasks).is_none();
+        none && tasks.len() == 1
     }
 
     #[test]
@@ -419,14 +454,15 @@ mod tests {
             warmup_tasks: vec![ids("b", &[2], None)],
         });
         let (kb, vb) = (encode_key(dialect, &key), encode_value(dialect, &value));
-        let record = read(dialect, &kb, Some(&vb)).expect("read in place");
+        let mut tasks = Vec::new();
+        let record = read(dialect, &kb, Some(&vb), &mut tasks).expect("read in place");
         let MemberValue::Target([active, standby, warmup]) = record.value else {
             panic!("a target");
         };
-        let ab = both(record.list(active));
+        let ab = both(list(&tasks, active));
         assert_eq!(ab, [("a".to_string(), vec![0, 1], vec![])]);
-        assert!(record.list(standby).is_empty());
-        let wb = both(record.list(warmup));
+        assert!(list(&tasks, standby).is_empty());
+        let wb = both(list(&tasks, warmup));
         assert_eq!(wb, [("b".to_string(), vec![2], vec![])]);
         let other = encode_key(
             dialect,
