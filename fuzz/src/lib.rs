@@ -520,7 +520,9 @@ pub fn record_bytes_input(selector: u8, key: &[u8], value: Option<&[u8]>) -> Vec
     out
 }
 
-/// Target `record_bytes`: key and value decoding, canonical round trips, and the `Replay` path.
+/// Target `record_bytes`: key and value decoding, canonical round trips, and the `Replay` path
+/// (against `Coordinator::replay` of the decoded record and `Coordinator::replay_bytes` of the
+/// bytes).
 pub fn record_bytes(data: &[u8]) {
     if data.len() < 3 {
         return;
@@ -600,6 +602,24 @@ pub fn record_bytes(data: &[u8]) {
     let mut live = start.clone();
     let out_text = live.handle_json(&input.to_string());
     let out: Value = serde_json::from_str(&out_text).expect("handle_json output is JSON");
+    // The same bytes as a broker hands them over: the same answer and the same state.
+    #[cfg(feature = "replay-text")]
+    {
+        let mut broker = start.clone();
+        let value = (!value_bytes.is_empty()).then_some(value_bytes);
+        let broker_text = match broker.replay_bytes(&[(key_bytes, value)], now) {
+            Ok(o) => o.to_json_string(dialect, broker.config().record_bytes),
+            Err(e) => streams_group_coordinator::api::boundary_error_json(&e).to_string(),
+        };
+        assert_eq!(
+            broker_text, out_text,
+            "replay_bytes and a Replay input answer differently"
+        );
+        assert!(
+            same_state(&live, &broker),
+            "replay_bytes and a Replay input leave different states"
+        );
+    }
     let mut direct = start.clone();
     let direct_result = match (&key, &record) {
         (Ok(None), _) => Ok(None),
