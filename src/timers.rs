@@ -177,11 +177,6 @@ impl SubjectText for Lookup<'_> {
     }
 }
 
-/// The by-subject maps' look-up key for `subject`.
-fn lookup(subject: &str) -> Lookup<'_> {
-    Lookup(subject)
-}
-
 impl<'a> Borrow<dyn SubjectText + 'a> for Subject {
     fn borrow(&self) -> &(dyn SubjectText + 'a) {
         self
@@ -313,7 +308,7 @@ impl Timers {
         let Some(entry) = self
             .by_group
             .get_mut(group_id)
-            .and_then(|g| g.by_kind[kind.index()].get_mut(&lookup(subject) as &dyn SubjectText))
+            .and_then(|g| g.by_kind[kind.index()].get_mut(&Lookup(subject) as &dyn SubjectText))
         else {
             return Some(data);
         };
@@ -367,7 +362,7 @@ impl Timers {
     /// Cancels the timer `(kind, group_id, subject)`, if any.
     pub fn cancel_at(&mut self, kind: TimerKind, group_id: &str, subject: &str) -> Option<Timer> {
         let group = self.by_group.get_mut(group_id)?;
-        let entry = group.by_kind[kind.index()].remove(&lookup(subject) as &dyn SubjectText)?;
+        let entry = group.by_kind[kind.index()].remove(&Lookup(subject) as &dyn SubjectText)?;
         if group.is_empty() {
             self.by_group.remove(group_id);
         }
@@ -401,7 +396,7 @@ impl Timers {
     /// The timer `(kind, group_id, subject)`, looked up without building a key.
     pub fn get_at(&self, kind: TimerKind, group_id: &str, subject: &str) -> Option<&Timer> {
         self.by_group.get(group_id)?.by_kind[kind.index()]
-            .get(&lookup(subject) as &dyn SubjectText)
+            .get(&Lookup(subject) as &dyn SubjectText)
             .map(|e| &e.timer)
     }
 
@@ -414,7 +409,7 @@ impl Timers {
         let Reverse((_, key)) = self.queue.pop_last()?;
         let group = self.by_group.get_mut(&*key.group_id)?;
         let (subject, entry) = group.by_kind[key.kind.index()]
-            .remove_entry(&lookup(&key.subject) as &dyn SubjectText)?;
+            .remove_entry(&Lookup(&key.subject) as &dyn SubjectText)?;
         if group.is_empty() {
             self.by_group.remove(&*key.group_id);
         }

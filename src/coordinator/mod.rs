@@ -202,6 +202,17 @@ impl Coordinator {
         now_ms: i64,
     ) -> Result<Output, BoundaryError> {
         let read = crate::records::in_place::read_log(self.config.dialect, records)?;
+        self.replay_read(now_ms, &read)
+    }
+
+    /// A `Replay` at `now_ms` of the records of a log read back ([`Coordinator::replay_bytes`],
+    /// and a `Replay` input's text of bytes-form records).
+    #[cfg(feature = "replay-text")]
+    fn replay_read(
+        &mut self,
+        now_ms: i64,
+        read: &crate::records::in_place::ReadLog<'_>,
+    ) -> Result<Output, BoundaryError> {
         let input = Input {
             now_ms,
             kind: InputKind::Replay {
@@ -330,17 +341,7 @@ impl Coordinator {
         #[cfg(feature = "replay-text")]
         if let Some(decoded) = crate::api::replay_from_text(text) {
             if let Some(read) = decoded.records(self.config.dialect) {
-                let input = Input {
-                    now_ms: decoded.now_ms,
-                    kind: InputKind::Replay {
-                        records: Vec::new(),
-                    },
-                };
-                let records = read.records.iter();
-                return self.run(
-                    input,
-                    records.map(|(i, r)| (*i, Replayed::read(r, &read.tasks))),
-                );
+                return self.replay_read(decoded.now_ms, &read);
             }
         }
         Input::parse_tree(text).and_then(|input| self.handle(input))

@@ -32,7 +32,7 @@ pub(crate) struct MemberRecord<'a> {
 
 /// The records of a log read back ([`read_log`]), with the `TaskIds` of all its member
 /// records in one list: one allocation for a list of records rather than one a record.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct ReadLog<'a> {
     /// Each record with its index in the input.
     pub(crate) records: Vec<(usize, ReadRecord<'a>)>,
@@ -161,8 +161,8 @@ pub(crate) fn read_log<'a>(
     Ok(log)
 }
 
-/// The record, when it is a target or current assignment record (not a tombstone) that the
-/// general decoder would take, its `TaskIds` appended to `tasks`; `None` sends it the general
+/// The record, when it is a member metadata, target or current assignment record (not a
+/// tombstone) that the general decoder would take, its `TaskIds` appended to `tasks`; `None` sends it the general
 /// way, and leaves `tasks` as it was.
 pub(crate) fn read<'a>(
     dialect: Dialect,
