@@ -1,6 +1,7 @@
 //! The owner index (PROTOCOL 2.5): who holds each task, keyed by process id, built from every
 //! member's assigned and pending-revocation tasks.
 
+use std::cmp::Reverse;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -12,7 +13,12 @@ pub struct OwnerIndex {
     /// subtopology -> partition -> its holders; a task that nobody holds has no entry. Keyed by
     /// subtopology first, so that a look-up builds no key and compares its subtopology id once,
     /// then integers. One map type for the three kinds of task (one lookup per task).
-    tasks: BTreeMap<String, BTreeMap<i32, Holders>>,
+    ///
+    /// Partitions are stored from the last to the first: members mostly arrive holding higher
+    /// partitions than those before them (a log read back, joins in id order), and a B-tree
+    /// node is searched from its first key, so that a new last partition is placed after one
+    /// comparison a level. Nothing iterates the partitions.
+    tasks: BTreeMap<String, BTreeMap<Reverse<i32>, Holders>>,
 }
 
 /// The holders of one task. Process ids are shared by the tasks one `add` places (one copy a
@@ -105,7 +111,7 @@ impl OwnerIndex {
                     continue;
                 };
                 for &p in parts {
-                    let holders = tasks.entry(p).or_default();
+                    let holders = tasks.entry(Reverse(p)).or_default();
                     match kind {
                         Kind::Active => set_active(&mut holders.active, process),
                         Kind::Standby => add_copy(&mut holders.standby, process),
@@ -125,7 +131,7 @@ impl OwnerIndex {
                         continue;
                     };
                     for p in parts {
-                        let Some(holders) = tasks.get_mut(p) else {
+                        let Some(holders) = tasks.get_mut(&Reverse(*p)) else {
                             continue;
                         };
                         match kind {
@@ -138,7 +144,7 @@ impl OwnerIndex {
                             Kind::Warmup => remove_copy(&mut holders.warmup, process),
                         }
                         if holders.is_empty() {
-                            tasks.remove(p);
+                            tasks.remove(&Reverse(*p));
                         }
                     }
                     if tasks.is_empty() {
@@ -151,7 +157,7 @@ impl OwnerIndex {
 
     /// The tasks of subtopology `sub`, created empty (its id copied once, not per task);
     /// always `Some`.
-    fn subtopology(&mut self, sub: &str) -> Option<&mut BTreeMap<i32, Holders>> {
+    fn subtopology(&mut self, sub: &str) -> Option<&mut BTreeMap<Reverse<i32>, Holders>> {
         if !self.tasks.contains_key(sub) {
             self.tasks.insert(sub.to_string(), BTreeMap::new());
         }
@@ -160,7 +166,7 @@ impl OwnerIndex {
 
     /// The holders of `(sub, p)`.
     fn holders(&self, sub: &str, p: i32) -> Option<&Holders> {
-        self.tasks.get(sub)?.get(&p)
+        self.tasks.get(sub)?.get(&Reverse(p))
     }
 
     /// The process holding `(sub, p)` as active.
