@@ -394,11 +394,19 @@ fn apply_tombstone(
 
 /// Runs `f` on the member `member_id`, created empty when the group does not have it yet, with
 /// whether it was created: one look-up for a known member, and a key copied only for a new one.
+///
+/// The last member is tried first, with one comparison: a log read back lists each member's
+/// records together, in member id order, so its current assignment mostly follows its metadata,
+/// and a B-tree node is searched from its first key, which makes the last key the costliest
+/// to find (every key of each node on the way down).
 fn with_member<R>(
     members: &mut BTreeMap<String, Member>,
     member_id: &str,
     f: impl FnOnce(&mut Member, bool) -> R,
 ) -> R {
+    if let Some(last) = members.last_entry().filter(|e| e.key() == member_id) {
+        return f(last.into_mut(), false);
+    }
     if let Some(member) = members.get_mut(member_id) {
         return f(member, false);
     }
