@@ -912,13 +912,13 @@ pub fn tell(log: &ParsedLog) -> Value {
                     let next: BTreeMap<String, Assignment> = g
                         .targets
                         .iter()
-                        .filter(|(m, _)| g.members.contains_key(*m))
+                        .filter(|(m, _)| g.members.contains_key(m))
                         .map(|(m, a)| (m.clone(), a.clone()))
                         .to_map();
                     let previous: BTreeMap<String, Assignment> = t
                         .last_targets
                         .iter()
-                        .filter(|(m, _)| g.members.contains_key(*m))
+                        .filter(|(m, _)| g.members.contains_key(m))
                         .map(|(m, a)| (m.clone(), a.clone()))
                         .to_map();
                     let moved = tasks_moved(&previous, &next);

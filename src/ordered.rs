@@ -42,6 +42,74 @@ pub(crate) trait Ordered: Iterator + Sized {
 
 impl<I: Iterator> Ordered for I {}
 
+/// A text key of a map stored from the last key to the first ([`Desc`] keys, looked up as
+/// [`DescLookup`]). A B-tree node is searched from its first key, so that a key greater than
+/// every key of the map passes every key of each node on its way down: the costliest place to
+/// insert or find, and the commonest where keys mostly arrive in ascending order (a log read
+/// back in id order, members joining by name, a session deadline that is the latest of all).
+/// Stored the other way round, such a key is placed or found after one comparison a level.
+pub(crate) trait DescText {
+    fn text(&self) -> &str;
+}
+
+/// A text looked up in a map of [`DescText`] keys (`&DescLookup(id) as &dyn DescText`),
+/// without building a key.
+pub(crate) struct DescLookup<'a>(pub(crate) &'a str);
+
+impl DescText for DescLookup<'_> {
+    fn text(&self) -> &str {
+        self.0
+    }
+}
+
+impl PartialEq for dyn DescText + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl Eq for dyn DescText + '_ {}
+
+impl Ord for dyn DescText + '_ {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.text().cmp(self.text())
+    }
+}
+
+impl PartialOrd for dyn DescText + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// An owned text key in [`DescText`]'s order: from the last text to the first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Desc(pub(crate) String);
+
+impl DescText for Desc {
+    fn text(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn DescText + 'a> for Desc {
+    fn borrow(&self) -> &(dyn DescText + 'a) {
+        self
+    }
+}
+
+impl Ord for Desc {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.cmp(&self.0)
+    }
+}
+
+impl PartialOrd for Desc {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// Walks `rest`, entries of a map in key order, up to `key` and takes its entry if it is there:
 /// a merge walk beside another list in the same order, one comparison per entry passed.
 pub(crate) fn seek<'m, T>(

@@ -6,6 +6,8 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use crate::ordered::{DescLookup, DescText};
+
 /// Timer kinds, in the order that breaks deadline ties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TimerKind {
@@ -156,50 +158,15 @@ impl GroupTimers {
 #[derive(Clone, Debug)]
 struct Subject(Arc<TimerKey>);
 
-/// What a by-subject map compares: a key's subject, or a `&str` looked up ([`Lookup`]), in
-/// [`Subject`]'s order.
-trait SubjectText {
-    fn text(&self) -> &str;
-}
-
-impl SubjectText for Subject {
+impl DescText for Subject {
     fn text(&self) -> &str {
         &self.0.subject
     }
 }
 
-/// A subject looked up in a by-subject map without building a key.
-struct Lookup<'a>(&'a str);
-
-impl SubjectText for Lookup<'_> {
-    fn text(&self) -> &str {
-        self.0
-    }
-}
-
-impl<'a> Borrow<dyn SubjectText + 'a> for Subject {
-    fn borrow(&self) -> &(dyn SubjectText + 'a) {
+impl<'a> Borrow<dyn DescText + 'a> for Subject {
+    fn borrow(&self) -> &(dyn DescText + 'a) {
         self
-    }
-}
-
-impl PartialEq for dyn SubjectText + '_ {
-    fn eq(&self, other: &Self) -> bool {
-        self.text() == other.text()
-    }
-}
-
-impl Eq for dyn SubjectText + '_ {}
-
-impl Ord for dyn SubjectText + '_ {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.text().cmp(self.text())
-    }
-}
-
-impl PartialOrd for dyn SubjectText + '_ {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 
@@ -213,7 +180,7 @@ impl Eq for Subject {}
 
 impl Ord for Subject {
     fn cmp(&self, other: &Self) -> Ordering {
-        (self as &dyn SubjectText).cmp(other as &dyn SubjectText)
+        (self as &dyn DescText).cmp(other as &dyn DescText)
     }
 }
 
@@ -308,7 +275,7 @@ impl Timers {
         let Some(entry) = self
             .by_group
             .get_mut(group_id)
-            .and_then(|g| g.by_kind[kind.index()].get_mut(&Lookup(subject) as &dyn SubjectText))
+            .and_then(|g| g.by_kind[kind.index()].get_mut(&DescLookup(subject) as &dyn DescText))
         else {
             return Some(data);
         };
@@ -362,7 +329,7 @@ impl Timers {
     /// Cancels the timer `(kind, group_id, subject)`, if any.
     pub fn cancel_at(&mut self, kind: TimerKind, group_id: &str, subject: &str) -> Option<Timer> {
         let group = self.by_group.get_mut(group_id)?;
-        let entry = group.by_kind[kind.index()].remove(&Lookup(subject) as &dyn SubjectText)?;
+        let entry = group.by_kind[kind.index()].remove(&DescLookup(subject) as &dyn DescText)?;
         if group.is_empty() {
             self.by_group.remove(group_id);
         }
@@ -396,7 +363,7 @@ impl Timers {
     /// The timer `(kind, group_id, subject)`, looked up without building a key.
     pub fn get_at(&self, kind: TimerKind, group_id: &str, subject: &str) -> Option<&Timer> {
         self.by_group.get(group_id)?.by_kind[kind.index()]
-            .get(&Lookup(subject) as &dyn SubjectText)
+            .get(&DescLookup(subject) as &dyn DescText)
             .map(|e| &e.timer)
     }
 
@@ -409,7 +376,7 @@ impl Timers {
         let Reverse((_, key)) = self.queue.pop_last()?;
         let group = self.by_group.get_mut(&*key.group_id)?;
         let (subject, entry) = group.by_kind[key.kind.index()]
-            .remove_entry(&Lookup(&key.subject) as &dyn SubjectText)?;
+            .remove_entry(&DescLookup(&key.subject) as &dyn DescText)?;
         if group.is_empty() {
             self.by_group.remove(&*key.group_id);
         }

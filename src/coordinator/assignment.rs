@@ -67,11 +67,10 @@ impl<'a> Members<'a> {
             // The members before and after `with`'s id, found by two range searches rather
             // than a comparison per member.
             Some((wid, md)) => {
-                use std::ops::Bound::{Excluded, Unbounded};
                 list.extend(
                     group
                         .members
-                        .range::<str, _>((Unbounded, Excluded(wid)))
+                        .before(wid)
                         .filter(|(id, _)| keep(id))
                         .map(stored),
                 );
@@ -83,7 +82,7 @@ impl<'a> Members<'a> {
                 list.extend(
                     group
                         .members
-                        .range::<str, _>((Excluded(wid), Unbounded))
+                        .after(wid)
                         .filter(|(id, _)| keep(id))
                         .map(stored),
                 );

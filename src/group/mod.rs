@@ -2,6 +2,7 @@
 //! (recomputed whenever a record is applied) and soft state (memory only, PROTOCOL 2.1).
 
 pub(crate) mod member_id;
+mod member_map;
 pub mod naming;
 mod owners;
 mod replay;
@@ -17,6 +18,7 @@ use crate::records::{
 use crate::tasks::{Assignment, TaskEpochs};
 use crate::topology::{Configuration, SourcePatterns};
 
+pub use member_map::MemberMap;
 pub use owners::OwnerIndex;
 #[cfg(feature = "replay-text")]
 pub(crate) use replay::apply_in_place;
@@ -171,7 +173,7 @@ pub struct Group {
     /// What only the group's dialect keeps: its topic view and configured topology.
     pub dialect: DialectState,
     /// The members, by id.
-    pub members: BTreeMap<String, Member>,
+    pub members: MemberMap,
     /// Each member's target assignment.
     pub targets: BTreeMap<String, Assignment>,
     /// Derived: instance id -> member id.
@@ -268,7 +270,7 @@ impl Group {
             assignment_epoch: 0,
             topology: None,
             dialect: DialectState::new(dialect),
-            members: BTreeMap::new(),
+            members: MemberMap::new(),
             targets: BTreeMap::new(),
             static_index: BTreeMap::new(),
             owners: OwnerIndex::default(),

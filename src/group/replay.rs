@@ -392,30 +392,6 @@ fn apply_tombstone(
     Ok(effect)
 }
 
-/// Runs `f` on the member `member_id`, created empty when the group does not have it yet, with
-/// whether it was created: one look-up for a known member, and a key copied only for a new one.
-///
-/// The last member is tried first, with one comparison: a log read back lists each member's
-/// records together, in member id order, so its current assignment mostly follows its metadata,
-/// and a B-tree node is searched from its first key, which makes the last key the costliest
-/// to find (every key of each node on the way down).
-fn with_member<R>(
-    members: &mut BTreeMap<String, Member>,
-    member_id: &str,
-    f: impl FnOnce(&mut Member, bool) -> R,
-) -> R {
-    if let Some(last) = members.last_entry().filter(|e| e.key() == member_id) {
-        return f(last.into_mut(), false);
-    }
-    if let Some(member) = members.get_mut(member_id) {
-        return f(member, false);
-    }
-    let member = members
-        .entry(member_id.to_string())
-        .or_insert_with(|| Member::new(member_id));
-    f(member, true)
-}
-
 /// Stores a member metadata record's value in place, keeping the derived indexes (owners,
 /// static index) and the endpoint-information epoch exact; whether the member is new.
 fn set_metadata(
@@ -423,13 +399,7 @@ fn set_metadata(
     member_id: &str,
     metadata: MemberMetadataValue,
 ) -> (bool, MemberAfter) {
-    // Most member metadata records are a new member's (a join, a log read back): one search
-    // that inserts, the key copied even when the member is known.
-    let (member, added) = match group.members.entry(member_id.to_string()) {
-        std::collections::btree_map::Entry::Occupied(e) => (e.into_mut(), false),
-        std::collections::btree_map::Entry::Vacant(e) => (e.insert(Member::new(member_id)), true),
-    };
-    {
+    group.members.with(member_id, |member, added| {
         let old = std::mem::replace(&mut member.metadata, metadata);
         let member = &*member;
         match (old.user_endpoint.is_some(), member.endpoint().is_some()) {
@@ -469,7 +439,7 @@ fn set_metadata(
             endpoint_event,
         );
         (added, MemberAfter::of(member))
-    }
+    })
 }
 
 /// Stores a member's tasks (and what `edit` sets) in place, keeping the derived indexes and the
@@ -481,7 +451,7 @@ fn set_assignment(
     pending: Assignment,
     edit: impl FnOnce(&mut Member),
 ) -> (bool, MemberAfter) {
-    with_member(&mut group.members, member_id, |member, added| {
+    group.members.with(member_id, |member, added| {
         let was_unreconciled = !added && !member.is_reconciled_to(group.assignment_epoch);
         edit(member);
         if was_unreconciled {
