@@ -196,4 +196,83 @@ mod tests {
         assert_eq!(m.remove("b").map(|m| m.member_id), Some("b".to_string()));
         assert!(m.get("b").is_none());
     }
+
+    mod model {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Ids that share prefixes, so that the reversed order is tested where it differs
+        /// from a plain reversal of lengths.
+        const IDS: [&str; 8] = ["", "a", "aa", "ab", "b", "m1", "m10", "m2"];
+
+        #[derive(Clone, Debug)]
+        enum Op {
+            Insert(usize, i32),
+            With(usize, i32),
+            Remove(usize),
+        }
+
+        fn op() -> impl Strategy<Value = Op> {
+            let id = 0..IDS.len();
+            prop_oneof![
+                (id.clone(), any::<i32>()).prop_map(|(i, e)| Op::Insert(i, e)),
+                (id.clone(), any::<i32>()).prop_map(|(i, e)| Op::With(i, e)),
+                id.prop_map(Op::Remove),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn holds_and_orders_what_an_ascending_map_does(
+                ops in proptest::collection::vec(op(), 0..60)
+            ) {
+                let mut m = MemberMap::new();
+                let mut model: BTreeMap<String, i32> = BTreeMap::new();
+                for op in ops {
+                    match op {
+                        Op::Insert(i, e) => {
+                            let mut member = Member::new(IDS[i]);
+                            member.member_epoch = e;
+                            let old = m.insert(IDS[i].to_string(), member).map(|m| m.member_epoch);
+                            prop_assert_eq!(old, model.insert(IDS[i].to_string(), e));
+                        }
+                        Op::With(i, e) => {
+                            let added = m.with(IDS[i], |member, added| {
+                                member.member_epoch = e;
+                                added
+                            });
+                            prop_assert_eq!(added, model.insert(IDS[i].to_string(), e).is_none());
+                        }
+                        Op::Remove(i) => {
+                            let got = m.remove(IDS[i]).map(|m| m.member_epoch);
+                            prop_assert_eq!(got, model.remove(IDS[i]));
+                        }
+                    }
+                    let listed: Vec<(String, i32)> =
+                        m.iter().map(|(k, v)| (k.clone(), v.member_epoch)).collect();
+                    let expected: Vec<(String, i32)> =
+                        model.iter().map(|(k, &e)| (k.clone(), e)).collect();
+                    prop_assert_eq!(&listed, &expected);
+                    prop_assert_eq!(m.len(), model.len());
+                    for id in IDS {
+                        prop_assert_eq!(m.get(id).map(|v| v.member_epoch), model.get(id).copied());
+                        let before: Vec<&String> = m.before(id).map(|(k, _)| k).collect();
+                        let after: Vec<&String> = m.after(id).map(|(k, _)| k).collect();
+                        let model_before: Vec<&String> =
+                            model
+                            .range::<str, _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(id))).map(|(k, _)| k).collect();
+                        let model_after: Vec<&String> = model
+                            .range::<str, _>((
+                                std::ops::Bound::Excluded(id),
+                                std::ops::Bound::Unbounded,
+                            ))
+                            .map(|(k, _)| k)
+                            .collect();
+                        prop_assert_eq!(before, model_before);
+                        prop_assert_eq!(after, model_after);
+                    }
+                }
+            }
+        }
+    }
 }
