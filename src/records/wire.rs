@@ -127,6 +127,13 @@ impl<'a> Reader<'a> {
 
     /// Kafka's unsigned varint: at most 5 bytes, value within 32 bits.
     pub(crate) fn uvarint(&mut self) -> WireResult<u32> {
+        // Nearly every varint of a record (lengths, counts, tag counts) fits in one byte.
+        if let Some((&b, rest)) = self.buf.split_first() {
+            if b & 0x80 == 0 {
+                self.buf = rest;
+                return Ok(u32::from(b));
+            }
+        }
         let mut value: u64 = 0;
         for i in 0..5 {
             let b = self
@@ -396,4 +403,31 @@ pub(crate) fn put_tagged<S: Sink + ?Sized, P: Payload + ?Sized>(
 /// An empty tagged-field section.
 pub(crate) fn put_no_tagged_fields<S: Sink + ?Sized>(out: &mut S) {
     put_uvarint(out, 0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_read_back_what_was_written_on_either_side_of_each_byte_boundary() {
+        for v in [
+            0u32,
+            1,
+            0x7f,
+            0x80,
+            0x3fff,
+            0x4000,
+            0x1f_ffff,
+            0x20_0000,
+            u32::MAX,
+        ] {
+            let mut out = Vec::new();
+            put_uvarint(&mut out, u64::from(v));
+            out.push(0xaa);
+            let mut r = Reader::new(&out);
+            assert_eq!(r.uvarint().ok(), Some(v), "{v:#x}");
+            assert_eq!(r.remaining(), 1, "{v:#x}: only its own bytes taken");
+        }
+    }
 }
