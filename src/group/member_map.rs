@@ -197,6 +197,8 @@ mod tests {
         assert!(m.get("b").is_none());
     }
 
+    // proptest is a dev-dependency of native targets only.
+    #[cfg(not(target_arch = "wasm32"))]
     mod model {
         use super::*;
         use proptest::prelude::*;
