@@ -99,8 +99,9 @@ impl<'a> std::borrow::Borrow<dyn DescText + 'a> for Desc {
 }
 
 impl Ord for Desc {
+    /// The looked-up form's order, which `Borrow` requires to be the same.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.0.cmp(&self.0)
+        (self as &dyn DescText).cmp(other as &dyn DescText)
     }
 }
 

@@ -13,10 +13,6 @@ use crate::ordered::{Desc, DescLookup, DescText};
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct MemberMap(BTreeMap<Desc, Box<Member>>);
 
-fn key<'a>(id: &'a str) -> DescLookup<'a> {
-    DescLookup(id)
-}
-
 impl MemberMap {
     /// An empty map.
     pub fn new() -> Self {
@@ -35,17 +31,19 @@ impl MemberMap {
 
     /// The member `id`.
     pub fn get(&self, id: &str) -> Option<&Member> {
-        self.0.get(&key(id) as &dyn DescText).map(|m| &**m)
+        self.0.get(&DescLookup(id) as &dyn DescText).map(|m| &**m)
     }
 
     /// The member `id`, to change.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Member> {
-        self.0.get_mut(&key(id) as &dyn DescText).map(|m| &mut **m)
+        self.0
+            .get_mut(&DescLookup(id) as &dyn DescText)
+            .map(|m| &mut **m)
     }
 
     /// Whether `id` is a member.
     pub fn contains_key(&self, id: &str) -> bool {
-        self.0.contains_key(&key(id) as &dyn DescText)
+        self.0.contains_key(&DescLookup(id) as &dyn DescText)
     }
 
     /// Stores `member` as `id`, returning the member it replaces.
@@ -55,7 +53,7 @@ impl MemberMap {
 
     /// Removes the member `id`.
     pub fn remove(&mut self, id: &str) -> Option<Member> {
-        self.0.remove(&key(id) as &dyn DescText).map(|m| *m)
+        self.0.remove(&DescLookup(id) as &dyn DescText).map(|m| *m)
     }
 
     /// Runs `f` on the member `id`, made (by [`Member::new`]) if it is not there, and tells it
@@ -81,11 +79,6 @@ impl MemberMap {
         self.0.iter().rev().map(|(k, m)| (&k.0, &**m))
     }
 
-    /// The members, to change, in ascending id order.
-    pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = (&String, &mut Member)> + '_ {
-        self.0.iter_mut().rev().map(|(k, m)| (&k.0, &mut **m))
-    }
-
     /// The member ids in ascending order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + '_ {
         self.0.keys().rev().map(|k| &k.0)
@@ -96,18 +89,13 @@ impl MemberMap {
         self.0.values().rev().map(|m| &**m)
     }
 
-    /// The members, to change, in ascending id order.
-    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Member> + '_ {
-        self.0.values_mut().rev().map(|m| &mut **m)
-    }
-
     /// The members with ids below `id`, ascending: one search, not a comparison per member.
     pub fn before<'a>(
         &'a self,
         id: &'a str,
     ) -> impl DoubleEndedIterator<Item = (&'a String, &'a Member)> + 'a {
         self.0
-            .range::<dyn DescText, _>((Excluded(&key(id) as &dyn DescText), Unbounded))
+            .range::<dyn DescText, _>((Excluded(&DescLookup(id) as &dyn DescText), Unbounded))
             .rev()
             .map(|(k, m)| (&k.0, &**m))
     }
@@ -118,7 +106,7 @@ impl MemberMap {
         id: &'a str,
     ) -> impl DoubleEndedIterator<Item = (&'a String, &'a Member)> + 'a {
         self.0
-            .range::<dyn DescText, _>((Unbounded, Excluded(&key(id) as &dyn DescText)))
+            .range::<dyn DescText, _>((Unbounded, Excluded(&DescLookup(id) as &dyn DescText)))
             .rev()
             .map(|(k, m)| (&k.0, &**m))
     }
@@ -260,14 +248,12 @@ mod tests {
                         prop_assert_eq!(m.get(id).map(|v| v.member_epoch), model.get(id).copied());
                         let before: Vec<&String> = m.before(id).map(|(k, _)| k).collect();
                         let after: Vec<&String> = m.after(id).map(|(k, _)| k).collect();
-                        let model_before: Vec<&String> =
-                            model
-                            .range::<str, _>((std::ops::Bound::Unbounded, std::ops::Bound::Excluded(id))).map(|(k, _)| k).collect();
+                        let model_before: Vec<&String> = model
+                            .range::<str, _>((Unbounded, Excluded(id)))
+                            .map(|(k, _)| k)
+                            .collect();
                         let model_after: Vec<&String> = model
-                            .range::<str, _>((
-                                std::ops::Bound::Excluded(id),
-                                std::ops::Bound::Unbounded,
-                            ))
+                            .range::<str, _>((Excluded(id), Unbounded))
                             .map(|(k, _)| k)
                             .collect();
                         prop_assert_eq!(before, model_before);
