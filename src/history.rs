@@ -25,7 +25,7 @@ use crate::assignor::{tasks_moved, tasks_reassigned};
 use crate::group::{self, Group, MemberState};
 use crate::ordered::Ordered;
 use crate::records::{record_from_json, Dialect, Record, RecordKey, RecordValue};
-use crate::tasks::{count, Assignment};
+use crate::tasks::{count, Assignment, TargetMap};
 
 /// One record read from a log, with where it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -580,7 +580,7 @@ struct Tracker {
     topology: Option<&'static str>,
     topics: bool,
     /// Targets as of the last target assignment metadata record.
-    last_targets: BTreeMap<String, Assignment>,
+    last_targets: TargetMap,
     /// Timestamp of the target assignment metadata record of each assignment epoch.
     target_at: BTreeMap<i32, Option<i64>>,
     /// Members at -2 (a static member away).
@@ -1013,7 +1013,7 @@ pub fn tell(log: &ParsedLog) -> Value {
             (RecordKey::GroupMetadata { .. }, None) => {
                 t.deleted = true;
                 t.target_at.clear();
-                t.last_targets.clear();
+                t.last_targets = TargetMap::new();
                 t.away.clear();
                 t.events.push(event(
                     "GROUP_DELETED",

@@ -60,6 +60,7 @@ pub mod topology;
 
 mod coordinator;
 mod error;
+mod id_map;
 mod java;
 mod ordered;
 mod partition;
@@ -70,6 +71,7 @@ pub use api::{Explain, Input, InputKind, Output, Response};
 pub use config::Config;
 pub use coordinator::{Coordinator, Snapshot, TopicImage};
 pub use error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
+pub use id_map::{IdMap, Iter as IdMapIter};
 pub use partition::partition_for;
 pub use records::Dialect;
 

@@ -447,6 +447,9 @@ impl fmt::Debug for TaskEpochs {
     }
 }
 
+/// The target assignment of a group: each member's by member id, in ascending id order.
+pub type TargetMap = crate::IdMap<Assignment>;
+
 /// The three roles a member can hold tasks in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Assignment {

@@ -10,7 +10,7 @@ use proptest::test_runner::{Config, TestRunner};
 use streams_group_coordinator::assignor::{
     tasks_moved, tasks_reassigned, GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec, Warmup,
 };
-use streams_group_coordinator::tasks::{count, Assignment, TaskMap};
+use streams_group_coordinator::tasks::{count, Assignment, TargetMap, TaskMap};
 
 type Target = BTreeMap<String, Assignment>;
 type Task = (String, i32);
@@ -841,7 +841,7 @@ fn assignor_compute_reports_exactly_the_changes_of_assign() {
             .map(|(s, p)| (s.to_string(), p))
             .collect();
         // Lent previous targets: members whose `how` is odd have none there.
-        let lent_targets: Target = members
+        let lent_targets: TargetMap = members
             .iter()
             .zip(&how)
             .filter(|(_, &h)| h % 2 == 0)
@@ -994,8 +994,9 @@ fn assignor_memo_computes_as_the_maps_do() {
         } else {
             g.replicas
         };
+        let stored: TargetMap = targets.clone().into_iter().collect();
         let base = GroupSpec {
-            previous_targets: lent.then_some(&targets),
+            previous_targets: lent.then_some(&stored),
             num_warmup_replicas: 3,
             acceptable_recovery_lag: 50,
             ..GroupSpec::new(&members, &subs, replicas)

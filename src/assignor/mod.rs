@@ -34,7 +34,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::tasks::{count, Assignment};
+use crate::tasks::{count, Assignment, TargetMap};
 
 pub use manual::{validate_manual, ManualTarget};
 pub use sticky::{Computation, Memo, StickyAssignor, Warmup};
@@ -96,7 +96,7 @@ pub struct GroupSpec<'a> {
     pub num_warmup_replicas: i32,
     /// The previous targets by member id, read instead of each member's `previous` when set:
     /// the coordinator lends its stored targets rather than copying one per member.
-    pub previous_targets: Option<&'a BTreeMap<String, Assignment>>,
+    pub previous_targets: Option<&'a TargetMap>,
     /// What the group's last computation left ([`Computation::into_memo`]), when every member
     /// it had still holds exactly the target it computed (as lent or as its own `previous`).
     /// Those members' previous targets are then read from it, in task indices, instead of from

@@ -1963,7 +1963,7 @@ mod tests {
         ];
         let subs = [sub("0", 4, true)];
         let own = assign(&members, &subs, 1);
-        let targets: BTreeMap<String, Assignment> = members
+        let targets: crate::tasks::TargetMap = members
             .iter()
             .filter(|m| m.member_id != "c")
             .map(|m| (m.member_id.to_string(), m.previous.clone().into_owned()))

@@ -17,7 +17,7 @@ use crate::group::{Group, MemberSoft, TaskOffset};
 use crate::ordered::Ordered;
 use crate::records::build;
 use crate::records::MemberMetadataValue;
-use crate::tasks::Assignment;
+use crate::tasks::{Assignment, TargetMap};
 use crate::timers::{TimerData, TimerKey, TimerKind};
 use crate::topology::{self, Configuration};
 
@@ -97,10 +97,10 @@ impl<'a> Members<'a> {
     }
 
     /// Each member with its entry in `targets` (sorted by id too), by one walk of both.
-    pub(crate) fn with_targets<'t, T>(
+    pub(crate) fn with_targets<'t>(
         &self,
-        targets: &'t BTreeMap<String, T>,
-    ) -> impl Iterator<Item = (&MemberView<'a>, Option<(&'t String, &'t T)>)> + Clone {
+        targets: &'t TargetMap,
+    ) -> impl Iterator<Item = (&MemberView<'a>, Option<(&'t String, &'t Assignment)>)> + Clone {
         let mut rest = targets.iter().peekable();
         self.0.iter().map(move |m| {
             while rest.next_if(|(id, _)| id.as_str() < m.id).is_some() {}
@@ -119,7 +119,7 @@ impl Coordinator {
         &self,
         group_id: &str,
         members: &Members<'_>,
-        previous: &BTreeMap<String, Assignment>,
+        previous: &TargetMap,
         configured: Option<&Configuration>,
         epoch: i32,
         reported: Reported<'_>,
@@ -444,7 +444,7 @@ impl Coordinator {
         &self,
         subs: &[topology::ConfiguredSubtopology],
         members: &Members<'_>,
-        previous: &BTreeMap<String, Assignment>,
+        previous: &TargetMap,
         epoch: i32,
     ) -> Result<(), ProtocolError> {
         let count =

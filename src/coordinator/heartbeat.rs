@@ -4,7 +4,6 @@
 //! topology step, the topic view, statuses and the response.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use super::dialect::Committed;
 use super::{Batch, Coordinator};
@@ -16,7 +15,7 @@ use crate::ordered;
 use crate::reconcile::reconcile_owned;
 use crate::records::build;
 use crate::records::{KeyValue, MemberMetadataValue};
-use crate::tasks::{is_subset, task_map, Assignment};
+use crate::tasks::{is_subset, task_map, Assignment, TargetMap};
 use crate::timers::{TimerData, TimerKind};
 use crate::topology::{self, Configuration};
 
@@ -536,7 +535,7 @@ impl Coordinator {
             && self.config.initial_rebalance_delay_ms > 0
             && group.members.is_empty()
             && !delay_pending;
-        let mut previous: Cow<'g, BTreeMap<String, Assignment>> = Cow::Borrowed(&group.targets);
+        let mut previous: Cow<'g, TargetMap> = Cow::Borrowed(&group.targets);
         if let Some(h) = replaced {
             let targets = previous.to_mut();
             let t = targets.remove(&h.member_id).unwrap_or_default();

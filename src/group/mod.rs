@@ -2,7 +2,6 @@
 //! (recomputed whenever a record is applied) and soft state (memory only, PROTOCOL 2.1).
 
 pub(crate) mod member_id;
-mod member_map;
 pub mod naming;
 mod owners;
 mod replay;
@@ -10,16 +9,19 @@ mod state;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::id_map::IdMap;
 use crate::ordered::Ordered;
 use crate::records::build::GroupMetadataFields;
 use crate::records::{
     Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
 };
-use crate::tasks::{Assignment, TaskEpochs};
+use crate::tasks::{Assignment, TargetMap, TaskEpochs};
 use crate::topology::{Configuration, SourcePatterns};
 
-pub use member_map::MemberMap;
 pub use owners::OwnerIndex;
+
+/// The members of a group by id, in ascending id order.
+pub type MemberMap = IdMap<Member>;
 #[cfg(feature = "replay-text")]
 pub(crate) use replay::apply_in_place;
 pub use replay::ApplyError;
@@ -175,7 +177,7 @@ pub struct Group {
     /// The members, by id.
     pub members: MemberMap,
     /// Each member's target assignment.
-    pub targets: BTreeMap<String, Assignment>,
+    pub targets: TargetMap,
     /// Derived: instance id -> member id.
     pub static_index: BTreeMap<String, String>,
     /// Derived: who holds each task.
@@ -271,7 +273,7 @@ impl Group {
             topology: None,
             dialect: DialectState::new(dialect),
             members: MemberMap::new(),
-            targets: BTreeMap::new(),
+            targets: TargetMap::new(),
             static_index: BTreeMap::new(),
             owners: OwnerIndex::default(),
             orphaned: BTreeSet::new(),

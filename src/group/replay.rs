@@ -399,7 +399,7 @@ fn set_metadata(
     member_id: &str,
     metadata: MemberMetadataValue,
 ) -> (bool, MemberAfter) {
-    group.members.with(member_id, |member, added| {
+    group.members.with(member_id, Member::new, |member, added| {
         let old = std::mem::replace(&mut member.metadata, metadata);
         let member = &*member;
         match (old.user_endpoint.is_some(), member.endpoint().is_some()) {
@@ -451,7 +451,7 @@ fn set_assignment(
     pending: Assignment,
     edit: impl FnOnce(&mut Member),
 ) -> (bool, MemberAfter) {
-    group.members.with(member_id, |member, added| {
+    group.members.with(member_id, Member::new, |member, added| {
         let was_unreconciled = !added && !member.is_reconciled_to(group.assignment_epoch);
         edit(member);
         if was_unreconciled {

@@ -1,25 +1,32 @@
-//! The members of a group by id, read in ascending id order but stored from the last id to the
+//! A map by id (member ids), read in ascending id order but stored from the last id to the
 //! first ([`Desc`]): members join, and a log is read back, mostly in ascending id order, and a
-//! new last id is the costliest key of an ascending B-tree to place (see [`DescText`]).
+//! new last id is the costliest key of an ascending B-tree to place (see [`DescText`]). The
+//! group's members and its target assignment are kept in one.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::Bound::{Excluded, Unbounded};
 
-use crate::group::Member;
 use crate::ordered::{Desc, DescLookup, DescText};
 
-/// Members by id; every iterator yields them in ascending id order.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct MemberMap(BTreeMap<Desc, Box<Member>>);
+/// Values by id; every iterator yields them in ascending id order. The values are boxed: a new
+/// last id lands at the front of its node, and the node then shifts pointers, not values.
+#[derive(Clone, PartialEq, Eq)]
+pub struct IdMap<V>(BTreeMap<Desc, Box<V>>);
 
-impl MemberMap {
+impl<V> Default for IdMap<V> {
+    fn default() -> Self {
+        IdMap(BTreeMap::new())
+    }
+}
+
+impl<V> IdMap<V> {
     /// An empty map.
     pub fn new() -> Self {
-        MemberMap(BTreeMap::new())
+        Self::default()
     }
 
-    /// How many members.
+    /// How many ids.
     pub fn len(&self) -> usize {
         self.0.len()
     }
@@ -29,112 +36,155 @@ impl MemberMap {
         self.0.is_empty()
     }
 
-    /// The member `id`.
-    pub fn get(&self, id: &str) -> Option<&Member> {
-        self.0.get(&DescLookup(id) as &dyn DescText).map(|m| &**m)
+    /// The value of `id`.
+    pub fn get(&self, id: &str) -> Option<&V> {
+        self.0.get(&DescLookup(id) as &dyn DescText).map(|v| &**v)
     }
 
-    /// The member `id`, to change.
-    pub fn get_mut(&mut self, id: &str) -> Option<&mut Member> {
+    /// The value of `id`, to change.
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut V> {
         self.0
             .get_mut(&DescLookup(id) as &dyn DescText)
-            .map(|m| &mut **m)
+            .map(|v| &mut **v)
     }
 
-    /// Whether `id` is a member.
+    /// Whether `id` is there.
     pub fn contains_key(&self, id: &str) -> bool {
         self.0.contains_key(&DescLookup(id) as &dyn DescText)
     }
 
-    /// Stores `member` as `id`, returning the member it replaces.
-    pub fn insert(&mut self, id: String, member: Member) -> Option<Member> {
-        self.0.insert(Desc(id), Box::new(member)).map(|m| *m)
+    /// Stores `value` as `id`, returning the value it replaces.
+    pub fn insert(&mut self, id: String, value: V) -> Option<V> {
+        self.0.insert(Desc(id), Box::new(value)).map(|v| *v)
     }
 
-    /// Removes the member `id`.
-    pub fn remove(&mut self, id: &str) -> Option<Member> {
-        self.0.remove(&DescLookup(id) as &dyn DescText).map(|m| *m)
+    /// Removes `id`.
+    pub fn remove(&mut self, id: &str) -> Option<V> {
+        self.0.remove(&DescLookup(id) as &dyn DescText).map(|v| *v)
     }
 
-    /// Runs `f` on the member `id`, made (by [`Member::new`]) if it is not there, and tells it
-    /// whether it was made. The greatest id (stored first) is tried first: one comparison where
-    /// a log read back has just put it.
-    pub fn with<R>(&mut self, id: &str, f: impl FnOnce(&mut Member, bool) -> R) -> R {
+    /// Runs `f` on the value of `id`, made by `make` if it is not there, and tells it whether it
+    /// was made. The greatest id (stored first) is tried first: one comparison where a log read
+    /// back has just put it.
+    pub fn with<R>(
+        &mut self,
+        id: &str,
+        make: impl FnOnce(&str) -> V,
+        f: impl FnOnce(&mut V, bool) -> R,
+    ) -> R {
         if let Some(first) = self.0.first_entry().filter(|e| e.key().0 == id) {
             return f(first.into_mut(), false);
         }
-        if let Some(member) = self.get_mut(id) {
-            return f(member, false);
+        if let Some(value) = self.get_mut(id) {
+            return f(value, false);
         }
         f(
             self.0
                 .entry(Desc(id.to_string()))
-                .or_insert_with(|| Box::new(Member::new(id))),
+                .or_insert_with(|| Box::new(make(id))),
             true,
         )
     }
 
-    /// The members in ascending id order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&String, &Member)> + '_ {
-        self.0.iter().rev().map(|(k, m)| (&k.0, &**m))
+    /// The ids and values in ascending id order.
+    pub fn iter(&self) -> Iter<'_, V> {
+        Iter(self.0.iter().rev())
     }
 
-    /// The member ids in ascending order.
+    /// The ids in ascending order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + '_ {
         self.0.keys().rev().map(|k| &k.0)
     }
 
-    /// The members in ascending id order.
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Member> + '_ {
-        self.0.values().rev().map(|m| &**m)
+    /// The values in ascending id order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &V> + '_ {
+        self.0.values().rev().map(|v| &**v)
     }
 
-    /// The members with ids below `id`, ascending: one search, not a comparison per member.
+    /// The entries with ids below `id`, ascending: one search, not a comparison per entry.
     pub fn before<'a>(
         &'a self,
         id: &'a str,
-    ) -> impl DoubleEndedIterator<Item = (&'a String, &'a Member)> + 'a {
+    ) -> impl DoubleEndedIterator<Item = (&'a String, &'a V)> + 'a {
         self.0
             .range::<dyn DescText, _>((Excluded(&DescLookup(id) as &dyn DescText), Unbounded))
             .rev()
-            .map(|(k, m)| (&k.0, &**m))
+            .map(|(k, v)| (&k.0, &**v))
     }
 
-    /// The members with ids above `id`, ascending.
+    /// The entries with ids above `id`, ascending.
     pub fn after<'a>(
         &'a self,
         id: &'a str,
-    ) -> impl DoubleEndedIterator<Item = (&'a String, &'a Member)> + 'a {
+    ) -> impl DoubleEndedIterator<Item = (&'a String, &'a V)> + 'a {
         self.0
             .range::<dyn DescText, _>((Unbounded, Excluded(&DescLookup(id) as &dyn DescText)))
             .rev()
-            .map(|(k, m)| (&k.0, &**m))
+            .map(|(k, v)| (&k.0, &**v))
     }
 }
 
-impl fmt::Debug for MemberMap {
+/// The entries of an [`IdMap`] in ascending id order.
+pub struct Iter<'a, V>(std::iter::Rev<std::collections::btree_map::Iter<'a, Desc, Box<V>>>);
+
+impl<'a, V> Iterator for Iter<'a, V> {
+    type Item = (&'a String, &'a V);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next().map(|(k, v)| (&k.0, &**v))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl<V> DoubleEndedIterator for Iter<'_, V> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (&k.0, &**v))
+    }
+}
+
+impl<V> ExactSizeIterator for Iter<'_, V> {}
+
+impl<V> Clone for Iter<'_, V> {
+    fn clone(&self) -> Self {
+        Iter(self.0.clone())
+    }
+}
+
+impl<'a, V> IntoIterator for &'a IdMap<V> {
+    type Item = (&'a String, &'a V);
+    type IntoIter = Iter<'a, V>;
+
+    fn into_iter(self) -> Iter<'a, V> {
+        self.iter()
+    }
+}
+
+impl<V: fmt::Debug> fmt::Debug for IdMap<V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
 }
 
-impl std::ops::Index<&str> for MemberMap {
-    type Output = Member;
+impl<V> std::ops::Index<&str> for IdMap<V> {
+    type Output = V;
 
-    /// The member `id`; panics if there is none, as a map's index does (tests only).
-    fn index(&self, id: &str) -> &Member {
+    /// The value of `id`; panics if there is none, as a map's index does (tests only).
+    fn index(&self, id: &str) -> &V {
         match self.get(id) {
-            Some(m) => m,
-            None => panic!("no member {id}"),
+            Some(v) => v,
+            None => panic!("no entry {id}"),
         }
     }
 }
 
-impl FromIterator<(String, Member)> for MemberMap {
-    fn from_iter<I: IntoIterator<Item = (String, Member)>>(iter: I) -> Self {
-        MemberMap(
+impl<V> FromIterator<(String, V)> for IdMap<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
+        IdMap(
             iter.into_iter()
-                .map(|(k, m)| (Desc(k), Box::new(m)))
+                .map(|(k, v)| (Desc(k), Box::new(v)))
                 .collect(),
         )
     }
@@ -144,9 +194,10 @@ impl FromIterator<(String, Member)> for MemberMap {
 mod tests {
     use super::*;
 
-    fn map(ids: &[&str]) -> MemberMap {
+    /// A map of each id to itself.
+    fn map(ids: &[&str]) -> IdMap<String> {
         ids.iter()
-            .map(|id| (id.to_string(), Member::new(id)))
+            .map(|id| (id.to_string(), id.to_string()))
             .collect()
     }
 
@@ -155,7 +206,7 @@ mod tests {
         let m = map(&["b", "d", "a", "c"]);
         let ids: Vec<&str> = m.keys().map(String::as_str).collect();
         assert_eq!(ids, ["a", "b", "c", "d"]);
-        let ids: Vec<&str> = m.values().map(|m| m.member_id.as_str()).collect();
+        let ids: Vec<&str> = m.values().map(String::as_str).collect();
         assert_eq!(ids, ["a", "b", "c", "d"]);
         assert_eq!(format!("{m:?}").find("\"a\""), Some(1));
     }
@@ -172,16 +223,22 @@ mod tests {
     }
 
     #[test]
-    fn with_tells_whether_it_made_the_member() {
+    fn with_tells_whether_it_made_the_value() {
         let mut m = map(&["a", "c"]);
-        assert!(!m.with("c", |_, added| added), "the greatest");
-        assert!(!m.with("a", |_, added| added), "a known one");
-        let (id, added) = m.with("b", |m, added| (m.member_id.clone(), added));
+        assert!(
+            !m.with("c", str::to_string, |_, added| added),
+            "the greatest"
+        );
+        assert!(
+            !m.with("a", str::to_string, |_, added| added),
+            "a known one"
+        );
+        let (id, added) = m.with("b", str::to_string, |v, added| (v.clone(), added));
         assert!(added);
         assert_eq!(id, "b");
         assert_eq!(m.len(), 3);
         assert!(m.contains_key("b"));
-        assert_eq!(m.remove("b").map(|m| m.member_id), Some("b".to_string()));
+        assert_eq!(m.remove("b"), Some("b".to_string()));
         assert!(m.get("b").is_none());
     }
 
@@ -216,36 +273,31 @@ mod tests {
             fn holds_and_orders_what_an_ascending_map_does(
                 ops in proptest::collection::vec(op(), 0..60)
             ) {
-                let mut m = MemberMap::new();
+                let mut m: IdMap<i32> = IdMap::new();
                 let mut model: BTreeMap<String, i32> = BTreeMap::new();
                 for op in ops {
                     match op {
                         Op::Insert(i, e) => {
-                            let mut member = Member::new(IDS[i]);
-                            member.member_epoch = e;
-                            let old = m.insert(IDS[i].to_string(), member).map(|m| m.member_epoch);
+                            let old = m.insert(IDS[i].to_string(), e);
                             prop_assert_eq!(old, model.insert(IDS[i].to_string(), e));
                         }
                         Op::With(i, e) => {
-                            let added = m.with(IDS[i], |member, added| {
-                                member.member_epoch = e;
+                            let added = m.with(IDS[i], |_| 0, |v, added| {
+                                *v = e;
                                 added
                             });
                             prop_assert_eq!(added, model.insert(IDS[i].to_string(), e).is_none());
                         }
                         Op::Remove(i) => {
-                            let got = m.remove(IDS[i]).map(|m| m.member_epoch);
-                            prop_assert_eq!(got, model.remove(IDS[i]));
+                            prop_assert_eq!(m.remove(IDS[i]), model.remove(IDS[i]));
                         }
                     }
-                    let listed: Vec<(String, i32)> =
-                        m.iter().map(|(k, v)| (k.clone(), v.member_epoch)).collect();
-                    let expected: Vec<(String, i32)> =
-                        model.iter().map(|(k, &e)| (k.clone(), e)).collect();
+                    let listed: Vec<(&String, &i32)> = m.iter().collect();
+                    let expected: Vec<(&String, &i32)> = model.iter().collect();
                     prop_assert_eq!(&listed, &expected);
                     prop_assert_eq!(m.len(), model.len());
                     for id in IDS {
-                        prop_assert_eq!(m.get(id).map(|v| v.member_epoch), model.get(id).copied());
+                        prop_assert_eq!(m.get(id), model.get(id));
                         let before: Vec<&String> = m.before(id).map(|(k, _)| k).collect();
                         let after: Vec<&String> = m.after(id).map(|(k, _)| k).collect();
                         let model_before: Vec<&String> = model
