@@ -135,9 +135,10 @@ pub(crate) fn sort_indices(order: &mut [usize], cmp: &dyn Fn(usize, usize) -> Or
     order.sort_by(|&a, &b| cmp(a, b));
 }
 
-/// `items.sort_by(cmp)`: the same stable order, through [`sort_indices`].
+/// `items.sort_by(cmp)`: the same stable order, through [`sort_indices`]. A list already in
+/// order (a log read back names its members in id order) costs one comparison an item.
 pub(crate) fn sort_by<T>(items: &mut Vec<T>, cmp: impl Fn(&T, &T) -> Ordering) {
-    if items.len() < 2 {
+    if items.is_sorted_by(|a, b| cmp(a, b) != Ordering::Greater) {
         return;
     }
     let mut order: Vec<usize> = (0..items.len()).collect();
@@ -208,6 +209,10 @@ mod tests {
         let mut std = items;
         std.sort_by_key(|a| a.0);
         assert_eq!(ours, std);
+        // Already in order, equal keys included: left as it is.
+        let mut again = std.clone();
+        sort_by(&mut again, |a, b| a.0.cmp(&b.0));
+        assert_eq!(again, std);
         let mut none: Vec<u8> = Vec::new();
         sort(&mut none);
         assert!(none.is_empty());
