@@ -9,7 +9,7 @@
 
 use super::codec::{min_size, record_type};
 use super::json::record_from_bytes_at;
-use super::wire::{Reader, WireError, WireResult};
+use super::wire::{Reader, Recent, WireError, WireResult};
 use super::{Dialect, Endpoint, KeyValue, MemberMetadataValue, Record, RecordType};
 use crate::error::BoundaryError;
 
@@ -38,6 +38,25 @@ pub(crate) struct ReadLog<'a> {
     pub(crate) records: Vec<(usize, ReadRecord<'a>)>,
     /// What the task lists of the records read in place are ranges of.
     pub(crate) tasks: Vec<TaskIdsRef<'a>>,
+}
+
+/// The strings the records of one log repeat, each read once and then only compared: the
+/// group id, the id of the member whose records come in a row, and the subtopology ids.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Seen<'a> {
+    group_id: Recent<'a, 1>,
+    member_id: Recent<'a, 1>,
+    subtopology_ids: Recent<'a, 4>,
+}
+
+impl Seen<'_> {
+    pub(crate) const fn new() -> Self {
+        Seen {
+            group_id: Recent::new(),
+            member_id: Recent::new(),
+            subtopology_ids: Recent::new(),
+        }
+    }
 }
 
 /// A task list of a [`MemberRecord`]: its range of the log's `TaskIds` ([`ReadLog::tasks`]).
@@ -151,8 +170,9 @@ pub(crate) fn read_log<'a>(
         // A member record of a group of two subtopologies lists about two.
         tasks: Vec::with_capacity(2 * records.len()),
     };
+    let mut seen = Seen::new();
     for (i, &(key, value)) in records.iter().enumerate() {
-        if let Some(record) = read(dialect, key, value, &mut log.tasks) {
+        if let Some(record) = read(dialect, key, value, &mut log.tasks, &mut seen) {
             log.records.push((i, ReadRecord::InPlace(record)));
         } else if let Some(record) = record_from_bytes_at(dialect, key, value, "records", i)? {
             log.records.push((i, ReadRecord::Decoded(record)));
@@ -162,13 +182,15 @@ pub(crate) fn read_log<'a>(
 }
 
 /// The record, when it is a member metadata, target or current assignment record (not a
-/// tombstone) that the general decoder would take, its `TaskIds` appended to `tasks`; `None` sends it the general
-/// way, and leaves `tasks` as it was.
+/// tombstone) that the general decoder would take, its `TaskIds` appended to `tasks` and its
+/// strings compared with those `seen` before; `None` sends it the general way, and leaves
+/// `tasks` as it was.
 pub(crate) fn read<'a>(
     dialect: Dialect,
     key: &'a [u8],
     value: Option<&'a [u8]>,
     tasks: &mut Vec<TaskIdsRef<'a>>,
+    seen: &mut Seen<'a>,
 ) -> Option<MemberRecord<'a>> {
     let mut k = Reader::new(key);
     let t = record_type(dialect, k.i16().ok()?)?;
@@ -180,11 +202,11 @@ pub(crate) fn read<'a>(
     ) {
         return None;
     }
-    let group_id = k.key_str().ok()?;
-    let member_id = k.key_str().ok()?;
+    let group_id = k.key_str_in(&mut seen.group_id).ok()?;
+    let member_id = k.key_str_in(&mut seen.member_id).ok()?;
     k.finish().ok()?;
     let before = tasks.len();
-    match read_value(dialect, t, &mut Reader::new(value?), tasks) {
+    match read_value(dialect, t, &mut Reader::new(value?), tasks, seen) {
         Ok(value) => Some(MemberRecord {
             group_id,
             member_id,
@@ -202,6 +224,7 @@ fn read_value<'a>(
     t: RecordType,
     r: &mut Reader<'a>,
     tasks: &mut Vec<TaskIdsRef<'a>>,
+    seen: &mut Seen<'a>,
 ) -> WireResult<MemberValue<'a>> {
     if r.i16()? != 0 {
         return Err(WireError::new("unsupported value version"));
@@ -211,7 +234,7 @@ fn read_value<'a>(
     } else if t == RecordType::TargetAssignmentMember {
         let mut lists = [(0, 0); 3];
         for list in &mut lists {
-            *list = read_list(r, false, tasks)?;
+            *list = read_list(r, false, tasks, seen)?;
         }
         MemberValue::Target(lists)
     } else {
@@ -221,7 +244,7 @@ fn read_value<'a>(
         let state = r.i8()?;
         let mut lists = [(0, 0); 6];
         for list in &mut lists {
-            *list = read_list(r, v42, tasks)?;
+            *list = read_list(r, v42, tasks, seen)?;
         }
         MemberValue::Current {
             member_epoch,
@@ -290,6 +313,7 @@ fn read_list<'a>(
     r: &mut Reader<'a>,
     with_epochs: bool,
     tasks: &mut Vec<TaskIdsRef<'a>>,
+    seen: &mut Seen<'a>,
 ) -> WireResult<TaskList> {
     let len = r
         .compact_len()?
@@ -299,13 +323,17 @@ fn read_list<'a>(
     }
     let start = tasks.len();
     for _ in 0..len {
-        tasks.push(read_task_ids(r, with_epochs)?);
+        tasks.push(read_task_ids(r, with_epochs, seen)?);
     }
     Ok((start, tasks.len()))
 }
 
-fn read_task_ids<'a>(r: &mut Reader<'a>, with_epochs: bool) -> WireResult<TaskIdsRef<'a>> {
-    let subtopology_id = r.compact_str()?;
+fn read_task_ids<'a>(
+    r: &mut Reader<'a>,
+    with_epochs: bool,
+    seen: &mut Seen<'a>,
+) -> WireResult<TaskIdsRef<'a>> {
+    let subtopology_id = r.compact_str_in(&mut seen.subtopology_ids)?;
     let partitions = read_ints(r)?.ok_or_else(|| WireError::new("null partitions"))?;
     let mut epochs: &'a [u8] = &[];
     r.tagged_fields(|tag, p| {
@@ -395,7 +423,8 @@ mod tests {
             let value = RecordValue::CurrentMemberAssignment(v);
             let (kb, vb) = (encode_key(dialect, &key), encode_value(dialect, &value));
             let mut tasks = vec![task_ids_before()];
-            let read = read(dialect, &kb, Some(&vb), &mut tasks).expect("read in place");
+            let read =
+                read(dialect, &kb, Some(&vb), &mut tasks, &mut Seen::new()).expect("read in place");
             assert_eq!((read.group_id, read.member_id), ("g", "m"));
             let Ok(RecordValue::CurrentMemberAssignment(g)) =
                 decode_value(dialect, RecordType::CurrentMemberAssignment, &vb)
@@ -425,6 +454,60 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_log_of_many_members_and_subtopologies_reads_each_record_its_own_strings() {
+        let dialect = Dialect::Kafka42;
+        let subs = ["0", "1", "2", "3", "4", "é"];
+        let mut owned = Vec::new();
+        for (m, group) in [("m1", "g"), ("m2", "g"), ("m1", "h"), ("m3", "h")] {
+            let key = RecordKey::TargetAssignmentMember {
+                group_id: group.into(),
+                member_id: m.into(),
+            };
+            let value = RecordValue::TargetAssignmentMember(TargetAssignmentMemberValue {
+                active_tasks: subs.iter().map(|s| ids(s, &[1], None)).collect(),
+                standby_tasks: subs.iter().rev().map(|s| ids(s, &[2], None)).collect(),
+                warmup_tasks: vec![],
+            });
+            owned.push((encode_key(dialect, &key), encode_value(dialect, &value)));
+        }
+        let records: Vec<(&[u8], Option<&[u8]>)> = owned
+            .iter()
+            .map(|(k, v)| (k.as_slice(), Some(v.as_slice())))
+            .collect();
+        let Ok(log) = read_log(dialect, &records) else {
+            panic!("the log reads");
+        };
+        let read: Vec<(&str, &str, Vec<&str>)> = log
+            .records
+            .iter()
+            .map(|(_, r)| {
+                let ReadRecord::InPlace(r) = r else {
+                    panic!("read in place");
+                };
+                let MemberValue::Target([active, standby, _]) = r.value else {
+                    panic!("a target");
+                };
+                let subtopologies = list(&log.tasks, active)
+                    .iter()
+                    .chain(list(&log.tasks, standby))
+                    .map(|t| t.subtopology_id)
+                    .collect();
+                (r.group_id, r.member_id, subtopologies)
+            })
+            .collect();
+        let both_ways: Vec<&str> = subs.iter().chain(subs.iter().rev()).copied().collect();
+        assert_eq!(
+            read,
+            [
+                ("g", "m1", both_ways.clone()),
+                ("g", "m2", both_ways.clone()),
+                ("h", "m1", both_ways.clone()),
+                ("h", "m3", both_ways),
+            ]
+        );
+    }
+
     /// A `TaskIds` another record left in the log's list.
     fn task_ids_before() -> TaskIdsRef<'static> {
         TaskIdsRef {
@@ -437,7 +520,7 @@ mod tests {
     /// Whether the record goes the general way, leaving the log's `TaskIds` as they were.
     fn read_none(dialect: Dialect, key: &[u8], value: Option<&[u8]>) -> bool {
         let mut tasks = vec![task_ids_before()];
-        let none = read(dialect, key, value, &mut tasks).is_none();
+        let none = read(dialect, key, value, &mut tasks, &mut Seen::new()).is_none();
         none && tasks.len() == 1
     }
 
@@ -455,7 +538,8 @@ mod tests {
         });
         let (kb, vb) = (encode_key(dialect, &key), encode_value(dialect, &value));
         let mut tasks = Vec::new();
-        let record = read(dialect, &kb, Some(&vb), &mut tasks).expect("read in place");
+        let record =
+            read(dialect, &kb, Some(&vb), &mut tasks, &mut Seen::new()).expect("read in place");
         let MemberValue::Target([active, standby, warmup]) = record.value else {
             panic!("a target");
         };

@@ -11,6 +11,44 @@ use super::model::Uuid;
 /// Kafka refuses strings longer than this (`0x7fff` bytes) in keys and values alike.
 pub(crate) const MAX_STRING_BYTES: usize = 0x7fff;
 
+fn utf8(raw: &[u8]) -> WireResult<&str> {
+    std::str::from_utf8(raw).map_err(|e| WireError::new(format!("invalid UTF-8: {e}")))
+}
+
+/// The last `N` strings read from one input, which a string with the same bytes is taken
+/// from without checking its UTF-8 again: a log read back repeats its group id in every
+/// record, a member's id over its records in a row, and a few subtopology ids throughout.
+#[cfg(feature = "replay-text")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Recent<'a, const N: usize> {
+    strs: [&'a str; N],
+    /// The slot the next new string takes.
+    next: usize,
+}
+
+#[cfg(feature = "replay-text")]
+impl<'a, const N: usize> Recent<'a, N> {
+    pub(crate) const fn new() -> Self {
+        Recent {
+            strs: [""; N],
+            next: 0,
+        }
+    }
+
+    /// `raw` as a string: a recent one with the same bytes, else checked and kept.
+    fn get(&mut self, raw: &'a [u8]) -> WireResult<&'a str> {
+        if let Some(&known) = self.strs.iter().find(|s| s.as_bytes() == raw) {
+            return Ok(known);
+        }
+        let s = utf8(raw)?;
+        if let Some(slot) = self.strs.get_mut(self.next) {
+            *slot = s;
+            self.next = (self.next + 1) % N;
+        }
+        Ok(s)
+    }
+}
+
 /// One step of a path to the field where decoding stopped.
 #[derive(Clone, Debug)]
 enum Seg {
@@ -162,15 +200,43 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
-    /// The next `len` bytes as a string, borrowed.
-    fn str_of(&mut self, len: usize) -> WireResult<&'a str> {
+    /// The next `len` bytes, the bytes of a string.
+    fn str_bytes(&mut self, len: usize) -> WireResult<&'a [u8]> {
         if len > MAX_STRING_BYTES {
             return Err(WireError::new(format!(
                 "string length {len} exceeds {MAX_STRING_BYTES}"
             )));
         }
-        let raw = self.take(len)?;
-        std::str::from_utf8(raw).map_err(|e| WireError::new(format!("invalid UTF-8: {e}")))
+        self.take(len)
+    }
+
+    /// The next `len` bytes as a string, borrowed.
+    fn str_of(&mut self, len: usize) -> WireResult<&'a str> {
+        utf8(self.str_bytes(len)?)
+    }
+
+    /// [`Reader::key_str`], taken from `recent` when one of its strings has these bytes.
+    #[cfg(feature = "replay-text")]
+    pub(crate) fn key_str_in<const N: usize>(
+        &mut self,
+        recent: &mut Recent<'a, N>,
+    ) -> WireResult<&'a str> {
+        let len = self.i16()?;
+        let len = usize::try_from(len)
+            .map_err(|_| WireError::new(format!("null or negative string length {len}")))?;
+        recent.get(self.str_bytes(len)?)
+    }
+
+    /// [`Reader::compact_str`], taken from `recent` when one of its strings has these bytes.
+    #[cfg(feature = "replay-text")]
+    pub(crate) fn compact_str_in<const N: usize>(
+        &mut self,
+        recent: &mut Recent<'a, N>,
+    ) -> WireResult<&'a str> {
+        let len = self
+            .compact_len()?
+            .ok_or_else(|| WireError::new("null in a non-nullable string"))?;
+        recent.get(self.str_bytes(len)?)
     }
 
     /// A non-flexible (key) string: int16 length, never null here.
@@ -429,5 +495,25 @@ mod tests {
             assert_eq!(r.uvarint().ok(), Some(v), "{v:#x}");
             assert_eq!(r.remaining(), 1, "{v:#x}: only its own bytes taken");
         }
+    }
+
+    #[cfg(feature = "replay-text")]
+    #[test]
+    fn recent_strings_are_the_bytes_read_and_still_refuse_bad_utf8() {
+        let input: Vec<u8> = [&b"\x02a\x02b\x02a\x03\xc3\xa9\x02c\x02a"[..], b"\x02\xff"].concat();
+        let mut r = Reader::new(&input);
+        let mut recent = Recent::<2>::new();
+        let read: Vec<&str> = (0..6)
+            .map(|_| r.compact_str_in(&mut recent).unwrap_or("error"))
+            .collect();
+        // "a" was pushed out by "é" and "c", then read again from its bytes.
+        assert_eq!(read, ["a", "b", "a", "é", "c", "a"]);
+        assert!(r.compact_str_in(&mut recent).is_err(), "0xff is no UTF-8");
+        let mut none = Reader::new(b"\x00");
+        assert!(none.compact_str_in(&mut recent).is_err(), "null");
+        let mut key = Reader::new(b"\x00\x01a\x00\x01a");
+        let mut one = Recent::<1>::new();
+        assert_eq!(key.key_str_in(&mut one).ok(), Some("a"));
+        assert_eq!(key.key_str_in(&mut one).ok(), Some("a"));
     }
 }
