@@ -57,25 +57,29 @@ enum Seg {
 }
 
 /// A decoding failure; the path is collected innermost-first while the error bubbles up, so
-/// the success path never builds strings.
+/// the success path never builds strings. Boxed: a reader's every `Result` is then a value or
+/// one pointer, returned in registers rather than through memory.
 #[derive(Clone, Debug)]
-pub(crate) struct WireError {
+pub(crate) struct WireError(Box<Failure>);
+
+#[derive(Clone, Debug)]
+struct Failure {
     path: Vec<Seg>,
     message: String,
 }
 
 impl WireError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        WireError {
+        WireError(Box::new(Failure {
             path: Vec::new(),
             message: message.into(),
-        }
+        }))
     }
 
     /// `root.a[0].b` for a root name such as `CurrentMemberAssignmentValue`.
     pub(crate) fn render(&self, root: &str) -> (String, String) {
         let mut field = String::from(root);
-        for seg in self.path.iter().rev() {
+        for seg in self.0.path.iter().rev() {
             match seg {
                 Seg::Field(name) => {
                     field.push('.');
@@ -88,7 +92,7 @@ impl WireError {
                 }
             }
         }
-        (field, self.message.clone())
+        (field, self.0.message.clone())
     }
 }
 
@@ -103,14 +107,14 @@ pub(crate) trait Context<T> {
 impl<T> Context<T> for WireResult<T> {
     fn at(self, field: &'static str) -> WireResult<T> {
         self.map_err(|mut e| {
-            e.path.push(Seg::Field(field));
+            e.0.path.push(Seg::Field(field));
             e
         })
     }
 
     fn index(self, i: usize) -> WireResult<T> {
         self.map_err(|mut e| {
-            e.path.push(Seg::Index(i));
+            e.0.path.push(Seg::Index(i));
             e
         })
     }
@@ -164,6 +168,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Kafka's unsigned varint: at most 5 bytes, value within 32 bits.
+    #[inline]
     pub(crate) fn uvarint(&mut self) -> WireResult<u32> {
         // Nearly every varint of a record (lengths, counts, tag counts) fits in one byte.
         if let Some((&b, rest)) = self.buf.split_first() {
@@ -172,6 +177,12 @@ impl<'a> Reader<'a> {
                 return Ok(u32::from(b));
             }
         }
+        self.long_uvarint()
+    }
+
+    /// [`Reader::uvarint`] of more than one byte, or none.
+    #[cold]
+    fn long_uvarint(&mut self) -> WireResult<u32> {
         let mut value: u64 = 0;
         for i in 0..5 {
             let b = self
