@@ -27,6 +27,15 @@ pub struct OwnerIndex {
 struct Holders {
     /// The process holding it as active.
     active: Option<Arc<str>>,
+    /// Its standby and warm-up copies; `None` when it has neither. Boxed: many tasks have no
+    /// copy, and a new partition lands at the front of its node (below), shifting the node's
+    /// other holders, which three words each cost less to move than eight.
+    replicas: Option<Box<Replicas>>,
+}
+
+/// The standby and warm-up copies of one task, never both empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Replicas {
     /// process -> number of copies as standby (a multiset, so removing one copy keeps the
     /// others), in process order; a task has a copy on a few processes at most.
     standby: Vec<(Arc<str>, u32)>,
@@ -36,7 +45,41 @@ struct Holders {
 
 impl Holders {
     fn is_empty(&self) -> bool {
-        self.active.is_none() && self.standby.is_empty() && self.warmup.is_empty()
+        self.active.is_none() && self.replicas.is_none()
+    }
+
+    /// The copies of `kind` (standby or warm-up).
+    fn copies(&self, kind: Kind) -> &[(Arc<str>, u32)] {
+        match (&self.replicas, kind) {
+            (Some(r), Kind::Standby) => &r.standby,
+            (Some(r), Kind::Warmup) => &r.warmup,
+            _ => &[],
+        }
+    }
+
+    /// One more copy of `kind` on `process`.
+    fn add_copy(&mut self, kind: Kind, process: &mut Process<'_>) {
+        let replicas = self.replicas.get_or_insert_with(Box::default);
+        match kind {
+            Kind::Standby => add_copy(&mut replicas.standby, process),
+            Kind::Warmup => add_copy(&mut replicas.warmup, process),
+            Kind::Active => {}
+        }
+    }
+
+    /// One copy of `kind` fewer on `process`, if it has one.
+    fn remove_copy(&mut self, kind: Kind, process: &str) {
+        let Some(replicas) = self.replicas.as_mut() else {
+            return;
+        };
+        match kind {
+            Kind::Standby => remove_copy(&mut replicas.standby, process),
+            Kind::Warmup => remove_copy(&mut replicas.warmup, process),
+            Kind::Active => {}
+        }
+        if replicas.standby.is_empty() && replicas.warmup.is_empty() {
+            self.replicas = None;
+        }
     }
 }
 
@@ -114,8 +157,7 @@ impl OwnerIndex {
                     let holders = tasks.entry(Reverse(p)).or_default();
                     match kind {
                         Kind::Active => set_active(&mut holders.active, process),
-                        Kind::Standby => add_copy(&mut holders.standby, process),
-                        Kind::Warmup => add_copy(&mut holders.warmup, process),
+                        Kind::Standby | Kind::Warmup => holders.add_copy(kind, process),
                     }
                 }
             }
@@ -140,8 +182,7 @@ impl OwnerIndex {
                                     holders.active = None;
                                 }
                             }
-                            Kind::Standby => remove_copy(&mut holders.standby, process),
-                            Kind::Warmup => remove_copy(&mut holders.warmup, process),
+                            Kind::Standby | Kind::Warmup => holders.remove_copy(kind, process),
                         }
                         if holders.is_empty() {
                             tasks.remove(&Reverse(*p));
@@ -176,8 +217,10 @@ impl OwnerIndex {
 
     /// Whether `process` holds `(sub, p)` as standby or warm-up.
     pub fn holds_replica(&self, process: &str, sub: &str, p: i32) -> bool {
-        self.holders(sub, p)
-            .is_some_and(|h| find(&h.standby, process).is_ok() || find(&h.warmup, process).is_ok())
+        self.holders(sub, p).is_some_and(|h| {
+            find(h.copies(Kind::Standby), process).is_ok()
+                || find(h.copies(Kind::Warmup), process).is_ok()
+        })
     }
 }
 
