@@ -88,13 +88,16 @@ impl Coordinator {
     ) -> Result<(), BoundaryError> {
         // Keys borrowed from the records: a replay allocates nothing per record for them.
         let mut touched: BTreeSet<&'r str> = BTreeSet::new();
+        let mut count = 0;
         for (_, r) in records.clone() {
             touched.insert(r.group_id());
+            count += 1;
         }
         // Collected as a list, then sorted and deduplicated once: a log names each member in
         // several records, and one sort costs less than a tree insertion per record.
         // Each with the record's position and the member as the record left it.
-        let mut touched_members: Vec<(&'r str, &'r str, usize, MemberAfter, bool)> = Vec::new();
+        let mut touched_members: Vec<(&'r str, &'r str, usize, MemberAfter, bool)> =
+            Vec::with_capacity(count);
         let mut added_member: BTreeSet<&'r str> = BTreeSet::new();
         let limits = self.limits();
         let dialect = self.config.dialect;

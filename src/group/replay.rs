@@ -529,7 +529,7 @@ fn unmap_instance(
 /// Per-task epochs of the active tasks, assigned and pending revocation (PROTOCOL 4.8): a list
 /// without `AssignmentEpochs` (or with a length mismatch) reads as `member_epoch` for each task.
 fn active_epochs<'s, P, E>(
-    active: impl Iterator<Item = (&'s str, P, E)>,
+    active: impl Iterator<Item = (&'s str, P, E)> + Clone,
     member_epoch: i32,
     shared: &[Arc<str>],
 ) -> TaskEpochs
@@ -537,7 +537,7 @@ where
     P: ExactSizeIterator<Item = i32>,
     E: ExactSizeIterator<Item = i32>,
 {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(active.clone().map(|(_, p, _)| p.len()).sum());
     for (sub, partitions, epochs) in active {
         if partitions.len() == 0 {
             continue;
