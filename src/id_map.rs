@@ -65,18 +65,23 @@ impl<V> IdMap<V> {
 
     /// Runs `f` on the value of `id`, made by `make` if it is not there, and tells it whether it
     /// was made. The greatest id (stored first) is tried first: one comparison where a log read
-    /// back has just put it.
+    /// back has just put it, and an id after it (the next member of such a log) is new without
+    /// a search.
     pub fn with<R>(
         &mut self,
         id: &str,
         make: impl FnOnce(&str) -> V,
         f: impl FnOnce(&mut V, bool) -> R,
     ) -> R {
-        if let Some(first) = self.0.first_entry().filter(|e| e.key().0 == id) {
-            return f(first.into_mut(), false);
-        }
-        if let Some(value) = self.get_mut(id) {
-            return f(value, false);
+        let after_all = match self.0.first_entry() {
+            Some(first) if first.key().0 == id => return f(first.into_mut(), false),
+            Some(first) => first.key().0.as_str() < id,
+            None => true,
+        };
+        if !after_all {
+            if let Some(value) = self.get_mut(id) {
+                return f(value, false);
+            }
         }
         f(
             self.0
@@ -240,6 +245,11 @@ mod tests {
         assert!(m.contains_key("b"));
         assert_eq!(m.remove("b"), Some("b".to_string()));
         assert!(m.get("b").is_none());
+        // After every id: made without a search, and the greatest from then on.
+        assert!(m.with("d", str::to_string, |_, added| added));
+        assert!(!m.with("d", str::to_string, |_, added| added));
+        let ids: Vec<&str> = m.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["a", "c", "d"]);
     }
 
     // proptest is a dev-dependency of native targets only.
