@@ -562,6 +562,10 @@ pub(crate) fn task_map_of<'s, P>(
 where
     P: ExactSizeIterator<Item = i32> + Clone,
 {
+    // Most lists of a record are empty (a stable member's standby, warm-up and pending ones).
+    if list.clone().next().is_none() {
+        return TaskMap::new();
+    }
     let mut previous: Option<&str> = None;
     let sorted = list.clone().all(|(sub, parts)| {
         let ascending = previous.is_none_or(|p| p < sub);
