@@ -299,12 +299,11 @@ impl Timers {
         deadline: i64,
         data: TimerData,
     ) {
-        if !self.by_group.contains_key(group_id) {
+        // One search for a group with timers; a new one is made, then found.
+        let Some(group) = self.by_group.get_mut(group_id) else {
             self.by_group
                 .insert(group_id.to_string(), GroupTimers::new(group_id));
-        }
-        let Some(group) = self.by_group.get_mut(group_id) else {
-            return;
+            return self.insert(kind, group_id, subject, deadline, data);
         };
         let key = Arc::new(TimerKey {
             kind,

@@ -150,8 +150,10 @@ impl OwnerIndex {
                 if parts.is_empty() {
                     continue;
                 }
-                let Some(tasks) = self.subtopology(sub) else {
-                    continue;
+                // One search for a known subtopology (its id copied only when it is new).
+                let tasks = match self.tasks.get_mut(sub) {
+                    Some(tasks) => tasks,
+                    None => self.tasks.entry(sub.to_string()).or_default(),
                 };
                 for &p in parts {
                     let holders = tasks.entry(Reverse(p)).or_default();
@@ -194,15 +196,6 @@ impl OwnerIndex {
                 }
             }
         }
-    }
-
-    /// The tasks of subtopology `sub`, created empty (its id copied once, not per task);
-    /// always `Some`.
-    fn subtopology(&mut self, sub: &str) -> Option<&mut BTreeMap<Reverse<i32>, Holders>> {
-        if !self.tasks.contains_key(sub) {
-            self.tasks.insert(sub.to_string(), BTreeMap::new());
-        }
-        self.tasks.get_mut(sub)
     }
 
     /// The holders of `(sub, p)`.

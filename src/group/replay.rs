@@ -93,12 +93,10 @@ pub(crate) fn apply(
     if !record.is_consistent() {
         return Err(ApplyError::KeyValueMismatch);
     }
-    // Look up before inserting: a record of a known group allocates no key.
-    if !groups.contains_key(group_id) {
-        groups.insert(group_id.to_string(), Group::new(group_id, dialect));
-    }
+    // One search for a known group (no key allocated); a new one is made, then found.
     let Some(group) = groups.get_mut(group_id) else {
-        return Err(ApplyError::KeyValueMismatch);
+        groups.insert(group_id.to_string(), Group::new(group_id, dialect));
+        return apply(groups, record, limits, dialect);
     };
     match (&record.key, value) {
         (RecordKey::GroupMetadata { .. }, RecordValue::GroupMetadata(v)) => {
@@ -194,11 +192,10 @@ pub(crate) fn apply_in_place(
 ) -> ApplyEffect {
     let mut effect = ApplyEffect::default();
     let group_id = record.group_id;
-    if !groups.contains_key(group_id) {
-        groups.insert(group_id.to_string(), Group::new(group_id, dialect));
-    }
+    // One search for a known group; a new one is made, then found.
     let Some(group) = groups.get_mut(group_id) else {
-        return effect;
+        groups.insert(group_id.to_string(), Group::new(group_id, dialect));
+        return apply_in_place(groups, record, tasks, dialect);
     };
     let shared = &group.soft.subtopology_ids;
     let map = |list: &TaskList| {
