@@ -57,28 +57,38 @@ impl Holders {
         }
     }
 
-    /// One more copy of `kind` on `process`.
+    /// One more copy of `kind` (standby or warm-up) on `process`.
     fn add_copy(&mut self, kind: Kind, process: &mut Process<'_>) {
+        if matches!(kind, Kind::Active) {
+            return;
+        }
         let replicas = self.replicas.get_or_insert_with(Box::default);
-        match kind {
-            Kind::Standby => add_copy(&mut replicas.standby, process),
-            Kind::Warmup => add_copy(&mut replicas.warmup, process),
-            Kind::Active => {}
+        if let Some(copies) = replicas.of(kind) {
+            add_copy(copies, process);
         }
     }
 
-    /// One copy of `kind` fewer on `process`, if it has one.
+    /// One copy of `kind` (standby or warm-up) fewer on `process`, if it has one.
     fn remove_copy(&mut self, kind: Kind, process: &str) {
         let Some(replicas) = self.replicas.as_mut() else {
             return;
         };
-        match kind {
-            Kind::Standby => remove_copy(&mut replicas.standby, process),
-            Kind::Warmup => remove_copy(&mut replicas.warmup, process),
-            Kind::Active => {}
+        if let Some(copies) = replicas.of(kind) {
+            remove_copy(copies, process);
         }
         if replicas.standby.is_empty() && replicas.warmup.is_empty() {
             self.replicas = None;
+        }
+    }
+}
+
+impl Replicas {
+    /// The copies of `kind`; `None` for active tasks, which have a holder, not copies.
+    fn of(&mut self, kind: Kind) -> Option<&mut Vec<(Arc<str>, u32)>> {
+        match kind {
+            Kind::Standby => Some(&mut self.standby),
+            Kind::Warmup => Some(&mut self.warmup),
+            Kind::Active => None,
         }
     }
 }

@@ -232,9 +232,7 @@ impl<'a> Reader<'a> {
         &mut self,
         recent: &mut Recent<'a, N>,
     ) -> WireResult<&'a str> {
-        let len = self.i16()?;
-        let len = usize::try_from(len)
-            .map_err(|_| WireError::new(format!("null or negative string length {len}")))?;
+        let len = self.key_str_len()?;
         recent.get(self.str_bytes(len)?)
     }
 
@@ -244,9 +242,7 @@ impl<'a> Reader<'a> {
         &mut self,
         recent: &mut Recent<'a, N>,
     ) -> WireResult<&'a str> {
-        let len = self
-            .compact_len()?
-            .ok_or_else(|| WireError::new("null in a non-nullable string"))?;
+        let len = self.compact_str_len()?;
         recent.get(self.str_bytes(len)?)
     }
 
@@ -257,15 +253,26 @@ impl<'a> Reader<'a> {
 
     /// [`Reader::key_string`], borrowed.
     pub(crate) fn key_str(&mut self) -> WireResult<&'a str> {
-        let len = self.i16()?;
-        let len = usize::try_from(len)
-            .map_err(|_| WireError::new(format!("null or negative string length {len}")))?;
+        let len = self.key_str_len()?;
         self.str_of(len)
+    }
+
+    /// The int16 length of a key string, never null.
+    fn key_str_len(&mut self) -> WireResult<usize> {
+        let len = self.i16()?;
+        usize::try_from(len)
+            .map_err(|_| WireError::new(format!("null or negative string length {len}")))
     }
 
     /// A non-nullable compact string, borrowed.
     pub(crate) fn compact_str(&mut self) -> WireResult<&'a str> {
-        self.compact_nullable_str()?
+        let len = self.compact_str_len()?;
+        self.str_of(len)
+    }
+
+    /// The length of a non-nullable compact string.
+    fn compact_str_len(&mut self) -> WireResult<usize> {
+        self.compact_len()?
             .ok_or_else(|| WireError::new("null in a non-nullable string"))
     }
 
