@@ -10,15 +10,99 @@ use crate::tasks::{Assignment, TaskMap};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 /// Who holds each task, by process: what reconciliation checks before granting a task (2.5).
 pub struct OwnerIndex {
-    /// subtopology -> partition -> its holders; a task that nobody holds has no entry. Keyed by
-    /// subtopology first, so that a look-up builds no key and compares its subtopology id once,
-    /// then integers. One map type for the three kinds of task (one lookup per task).
-    ///
-    /// Partitions are stored from the last to the first: members mostly arrive holding higher
-    /// partitions than those before them (a log read back, joins in id order), and a B-tree
-    /// node is searched from its first key, so that a new last partition is placed after one
-    /// comparison a level. Nothing iterates the partitions.
-    tasks: BTreeMap<String, BTreeMap<Reverse<i32>, Holders>>,
+    /// subtopology -> its partitions' holders; a task that nobody holds has no holders. Keyed
+    /// by subtopology first, so that a look-up builds no key and compares its subtopology id
+    /// once, then integers. One map type for the three kinds of task (one lookup per task).
+    tasks: BTreeMap<String, Partitions>,
+}
+
+/// Consecutive partitions a [`Chunk`] holds.
+const CHUNK: usize = 16;
+
+/// The holders of one subtopology's partitions, in chunks of [`CHUNK`] consecutive partitions:
+/// partitions are mostly dense (`0..n`), so that placing a task is an index into a chunk found
+/// with a search of `n / 16` keys, and one insertion in sixteen makes a chunk; a map entry per
+/// partition cost a search, a shift of its node and a split every few insertions. A sparse
+/// subtopology (a log's scattered partitions) costs a chunk per task: 392 bytes, against about
+/// 60 for a map entry.
+///
+/// Chunks are stored from the last to the first: members mostly arrive holding higher
+/// partitions than those before them (a log read back, joins in id order), and a B-tree node is
+/// searched from its first key, so that the last chunk is found after one comparison a level.
+/// Nothing iterates the partitions. A chunk with no holder left is removed, so that equal
+/// indexes are equal values.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Partitions(BTreeMap<Reverse<i32>, Box<Chunk>>);
+
+/// The holders of [`CHUNK`] consecutive partitions and how many of them hold something.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Chunk {
+    holders: [Holders; CHUNK],
+    held: u8,
+}
+
+/// The chunk of partition `p` and its place in it (negative partitions too: a log can hold
+/// anything).
+fn chunk_of(p: i32) -> (Reverse<i32>, usize) {
+    let size = CHUNK as i32;
+    (Reverse(p.div_euclid(size)), p.rem_euclid(size) as usize)
+}
+
+impl Chunk {
+    /// Edits the holders at `i`, keeping the count of those holding something.
+    fn edit(&mut self, i: usize, edit: impl FnOnce(&mut Holders)) {
+        let Some(holders) = self.holders.get_mut(i) else {
+            return;
+        };
+        let was_empty = holders.is_empty();
+        edit(holders);
+        match (was_empty, holders.is_empty()) {
+            (true, false) => self.held += 1,
+            (false, true) => self.held = self.held.saturating_sub(1),
+            _ => {}
+        }
+    }
+}
+
+impl Partitions {
+    /// The holders of `p`, if it has any.
+    fn get(&self, p: i32) -> Option<&Holders> {
+        let (chunk, i) = chunk_of(p);
+        self.0.get(&chunk)?.holders.get(i).filter(|h| !h.is_empty())
+    }
+
+    /// Edits the holders of `p`, making its chunk if it has none.
+    fn edit_or_insert(&mut self, p: i32, edit: impl FnOnce(&mut Holders)) {
+        let (chunk, i) = chunk_of(p);
+        // One search for a known chunk; a new one is made, then found.
+        match self.0.get_mut(&chunk) {
+            Some(c) => c.edit(i, edit),
+            None => {
+                let mut c = Box::<Chunk>::default();
+                c.edit(i, edit);
+                if c.held > 0 {
+                    self.0.insert(chunk, c);
+                }
+            }
+        }
+    }
+
+    /// Edits the holders of `p` if its chunk exists, removing the chunk when nothing in it is
+    /// held any more.
+    fn edit_existing(&mut self, p: i32, edit: impl FnOnce(&mut Holders)) {
+        let (chunk, i) = chunk_of(p);
+        let Some(c) = self.0.get_mut(&chunk) else {
+            return;
+        };
+        c.edit(i, edit);
+        if c.held == 0 {
+            self.0.remove(&chunk);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The holders of one task. Process ids are shared by the tasks one `add` places (one copy a
@@ -166,11 +250,10 @@ impl OwnerIndex {
                     None => self.tasks.entry(sub.to_string()).or_default(),
                 };
                 for &p in parts {
-                    let holders = tasks.entry(Reverse(p)).or_default();
-                    match kind {
+                    tasks.edit_or_insert(p, |holders| match kind {
                         Kind::Active => set_active(&mut holders.active, process),
                         Kind::Standby | Kind::Warmup => holders.add_copy(kind, process),
-                    }
+                    });
                 }
             }
         }
@@ -184,21 +267,15 @@ impl OwnerIndex {
                     let Some(tasks) = self.tasks.get_mut(sub) else {
                         continue;
                     };
-                    for p in parts {
-                        let Some(holders) = tasks.get_mut(&Reverse(*p)) else {
-                            continue;
-                        };
-                        match kind {
+                    for &p in parts {
+                        tasks.edit_existing(p, |holders| match kind {
                             Kind::Active => {
                                 if holders.active.as_deref() == Some(process) {
                                     holders.active = None;
                                 }
                             }
                             Kind::Standby | Kind::Warmup => holders.remove_copy(kind, process),
-                        }
-                        if holders.is_empty() {
-                            tasks.remove(&Reverse(*p));
-                        }
+                        });
                     }
                     if tasks.is_empty() {
                         self.tasks.remove(sub);
@@ -210,7 +287,7 @@ impl OwnerIndex {
 
     /// The holders of `(sub, p)`.
     fn holders(&self, sub: &str, p: i32) -> Option<&Holders> {
-        self.tasks.get(sub)?.get(&Reverse(p))
+        self.tasks.get(sub)?.get(p)
     }
 
     /// The process holding `(sub, p)` as active.
@@ -258,5 +335,165 @@ impl<'a> Process<'a> {
 fn set_active(active: &mut Option<Arc<str>>, process: &mut Process<'_>) {
     if active.as_deref() != Some(process.id) {
         *active = Some(process.shared());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::TaskIds;
+
+    /// An assignment of `active` tasks and `standby` copies.
+    fn tasks(active: &[(&str, &[i32])], standby: &[(&str, &[i32])]) -> Assignment {
+        let ids = |list: &[(&str, &[i32])]| -> Vec<TaskIds> {
+            list.iter()
+                .map(|(s, p)| TaskIds {
+                    subtopology_id: s.to_string(),
+                    partitions: p.to_vec(),
+                    assignment_epochs: None,
+                })
+                .collect()
+        };
+        Assignment::from_task_ids(&ids(active), &ids(standby), &[])
+    }
+
+    #[test]
+    fn partitions_across_chunk_bounds_and_below_zero_are_each_their_own() {
+        let mut index = OwnerIndex::default();
+        let edges = [-17, -16, -1, 0, 15, 16, 31, 32, i32::MAX, i32::MIN];
+        let a = tasks(&[("0", &edges)], &[]);
+        index.add("p1", &a, &Assignment::default());
+        for p in edges {
+            assert_eq!(index.active_owner("0", p), Some("p1"), "partition {p}");
+        }
+        for p in [-15, 1, 14, 17, 33, i32::MAX - 1, i32::MIN + 1] {
+            assert_eq!(index.active_owner("0", p), None, "partition {p}");
+        }
+        index.remove("p1", &a, &Assignment::default());
+        assert_eq!(index, OwnerIndex::default(), "every chunk removed");
+    }
+
+    #[test]
+    fn a_chunk_stays_while_one_of_its_partitions_is_held() {
+        let mut index = OwnerIndex::default();
+        let first = tasks(&[("0", &[3])], &[]);
+        let second = tasks(&[], &[("0", &[5])]);
+        index.add("p1", &first, &Assignment::default());
+        index.add("p2", &second, &Assignment::default());
+        index.remove("p1", &first, &Assignment::default());
+        assert_eq!(index.active_owner("0", 3), None);
+        assert!(index.holds_replica("p2", "0", 5));
+        assert!(!index.holds_replica("p1", "0", 5));
+        // Removing what was never added changes nothing.
+        index.remove("p9", &tasks(&[("0", &[5, 40])], &[("1", &[0])]), &first);
+        assert!(index.holds_replica("p2", "0", 5));
+        index.remove("p2", &second, &Assignment::default());
+        assert_eq!(index, OwnerIndex::default());
+    }
+
+    // proptest is a dev-dependency of native targets only.
+    #[cfg(not(target_arch = "wasm32"))]
+    mod model {
+        use super::*;
+        use proptest::prelude::*;
+        use std::collections::BTreeMap;
+
+        /// What the index answers, kept per task: active holder, then each process's standby
+        /// and warm-up counts.
+        type Model = BTreeMap<(String, i32), (Option<String>, BTreeMap<String, u32>)>;
+
+        fn partition() -> impl Strategy<Value = i32> {
+            prop_oneof![-40i32..80, Just(i32::MAX), Just(i32::MIN)]
+        }
+
+        proptest! {
+            /// Adds and removes of members' tasks answer what a map entry per task would, and
+            /// an index emptied of every member equals a new one.
+            #[test]
+            fn answers_as_a_map_per_task(
+                ops in proptest::collection::vec(
+                    (0usize..3, proptest::collection::vec((0usize..2, partition(), any::<bool>()), 0..8)),
+                    0..40,
+                )
+            ) {
+                let mut index = OwnerIndex::default();
+                let mut model = Model::new();
+                let mut members: Vec<(String, Assignment)> = Vec::new();
+                for (process, list) in ops {
+                    let process = format!("p{process}");
+                    let mut active: BTreeMap<String, Vec<i32>> = BTreeMap::new();
+                    let mut standby: BTreeMap<String, Vec<i32>> = BTreeMap::new();
+                    for (sub, p, is_active) in list {
+                        let to = if is_active { &mut active } else { &mut standby };
+                        to.entry(sub.to_string()).or_default().push(p);
+                    }
+                    let ids = |m: &BTreeMap<String, Vec<i32>>| -> Vec<TaskIds> {
+                        m.iter().map(|(s, p)| TaskIds {
+                            subtopology_id: s.clone(),
+                            partitions: p.clone(),
+                            assignment_epochs: None,
+                        }).collect()
+                    };
+                    let a = Assignment::from_task_ids(&ids(&active), &ids(&standby), &[]);
+                    // Every other member leaves again, the oldest first.
+                    if members.len() > 2 {
+                        let (p, old) = members.remove(0);
+                        index.remove(&p, &old, &Assignment::default());
+                        for (s, parts) in &old.active {
+                            for &t in parts {
+                                if let Some(e) = model.get_mut(&(s.to_string(), t)) {
+                                    if e.0.as_deref() == Some(p.as_str()) {
+                                        e.0 = None;
+                                    }
+                                }
+                            }
+                        }
+                        for (s, parts) in &old.standby {
+                            for &t in parts {
+                                if let Some(e) = model.get_mut(&(s.to_string(), t)) {
+                                    if let Some(n) = e.1.get_mut(&p) {
+                                        *n -= 1;
+                                        if *n == 0 {
+                                            e.1.remove(&p);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    index.add(&process, &a, &Assignment::default());
+                    for (s, parts) in &a.active {
+                        for &t in parts {
+                            model.entry((s.to_string(), t)).or_default().0 = Some(process.clone());
+                        }
+                    }
+                    for (s, parts) in &a.standby {
+                        for &t in parts {
+                            *model.entry((s.to_string(), t)).or_default().1.entry(process.clone()).or_default() += 1;
+                        }
+                    }
+                    members.push((process, a));
+                    for s in ["0", "1"] {
+                        for t in (-40..80).chain([i32::MAX, i32::MIN]) {
+                            let want = model.get(&(s.to_string(), t));
+                            prop_assert_eq!(
+                                index.active_owner(s, t),
+                                want.and_then(|e| e.0.as_deref())
+                            );
+                            for p in ["p0", "p1", "p2"] {
+                                prop_assert_eq!(
+                                    index.holds_replica(p, s, t),
+                                    want.is_some_and(|e| e.1.contains_key(p))
+                                );
+                            }
+                        }
+                    }
+                }
+                for (p, old) in members {
+                    index.remove(&p, &old, &Assignment::default());
+                }
+                prop_assert_eq!(index, OwnerIndex::default());
+            }
+        }
     }
 }
