@@ -268,7 +268,7 @@ fn heartbeat_from_text(text: &str) -> Option<Input> {
     // not have, and a search of the text for the type's name cost more than that (the search
     // runs byte by byte in wasm).
     let parsed: HeartbeatText<'_> = serde_json::from_str(text).ok()?;
-    if parsed.now_ms < 0 || parsed.kind != "StreamsGroupHeartbeat" || nesting(text) > MAX_DEPTH {
+    if parsed.now_ms < 0 || parsed.kind != "StreamsGroupHeartbeat" || too_deep(text) {
         return None;
     }
     Some(Input {
@@ -392,6 +392,15 @@ impl ReplayBytes {
         }
         crate::records::in_place::read_log(dialect, &records).ok()
     }
+}
+
+/// Whether JSON text nests deeper than [`MAX_DEPTH`] ([`nesting`]).
+#[cfg(feature = "heartbeat-text")]
+fn too_deep(text: &str) -> bool {
+    // No more openings than the limit: no deeper either, and the count (one pass the compiler
+    // vectorises) costs a fraction of the walk. A heartbeat has a few dozen at most.
+    let openings = text.bytes().filter(|&b| b == b'{' || b == b'[').count();
+    openings > MAX_DEPTH && nesting(text) > MAX_DEPTH
 }
 
 /// How deep JSON text nests, as `check_shape` counts depth (the top level is 0, and a string
@@ -647,7 +656,13 @@ impl Output {
 
     /// The JSON text of [`Output::to_json`], written without an intermediate `Value`.
     pub fn to_json_string(&self, dialect: Dialect, record_bytes: bool) -> String {
-        serde_json::to_string(&self.json(dialect, record_bytes)).unwrap_or_default()
+        // Written into a buffer about the output's size (a steady heartbeat's is about 400
+        // bytes), not serde_json's 128 bytes grown twice on the way.
+        let mut text = Vec::with_capacity(OUTPUT_BYTES + RECORD_BYTES * self.records.len());
+        if serde_json::to_writer(&mut text, &self.json(dialect, record_bytes)).is_err() {
+            return String::new();
+        }
+        String::from_utf8(text).unwrap_or_default()
     }
 
     /// A serialisable view of this output in the contract's key order.
@@ -659,6 +674,10 @@ impl Output {
         }
     }
 }
+
+/// The first guess of an output's JSON size: a heartbeat's without records, and each record's.
+const OUTPUT_BYTES: usize = 512;
+const RECORD_BYTES: usize = 256;
 
 /// [`Output`] as the contract's JSON object: `response`, `records`, `topicsToCreate`,
 /// `explain`, `nextDeadlineMs`.
@@ -774,6 +793,13 @@ mod tests {
         assert_eq!(nesting("1"), 0);
         assert_eq!(nesting(r#"{"a": [1, {"b": "[[{{"}]}"#), 3);
         assert_eq!(nesting(r#"["\"[[", []]"#), 2);
+        let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
+        let wide = format!("[{}1]", "[],".repeat(MAX_DEPTH + 1));
+        let quoted = format!(r#"["{}"]"#, "[".repeat(MAX_DEPTH + 1));
+        assert!(too_deep(&deep));
+        assert!(!too_deep(&deep[1..deep.len() - 1]), "at the limit");
+        assert!(!too_deep(&wide), "many openings, none deep");
+        assert!(!too_deep(&quoted), "openings in a string");
     }
 
     #[test]
