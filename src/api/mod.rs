@@ -6,6 +6,7 @@ pub mod describe;
 pub mod heartbeat;
 pub mod initialize;
 pub mod response;
+mod text;
 
 use std::collections::BTreeMap;
 
@@ -658,11 +659,8 @@ impl Output {
     pub fn to_json_string(&self, dialect: Dialect, record_bytes: bool) -> String {
         // Written into a buffer about the output's size (a steady heartbeat's is about 400
         // bytes), not serde_json's 128 bytes grown twice on the way.
-        let mut text = Vec::with_capacity(OUTPUT_BYTES + RECORD_BYTES * self.records.len());
-        if serde_json::to_writer(&mut text, &self.json(dialect, record_bytes)).is_err() {
-            return String::new();
-        }
-        String::from_utf8(text).unwrap_or_default()
+        let capacity = OUTPUT_BYTES + RECORD_BYTES * self.records.len();
+        text::output_text(&self.json(dialect, record_bytes), capacity).unwrap_or_default()
     }
 
     /// A serialisable view of this output in the contract's key order.

@@ -1,0 +1,305 @@
+//! An output's JSON text written field by field, the contract's keys as constant text: serde's
+//! serialiser passes every key through its escaping scan, a byte a step, and on a steady
+//! heartbeat those scans cost more than the rest of the output's writing. Values still go
+//! through serde_json, so that every number and string is written as the serialiser writes it;
+//! the text is byte for byte [`super::OutputJson`]'s (a test compares both).
+
+use serde::Serialize;
+
+use super::heartbeat::{HeartbeatResponse, HeartbeatResponse42};
+use super::response::Response;
+use super::{Output, OutputJson, RecordsJson};
+
+/// The text being written.
+struct Text(Vec<u8>);
+
+impl Text {
+    /// Constant text: keys with their quotes, colons and commas.
+    fn raw(&mut self, text: &str) {
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    /// A value, as serde_json writes it.
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> serde_json::Result<()> {
+        serde_json::to_writer(&mut self.0, value)
+    }
+}
+
+/// The JSON text of `json` (its output's fields in the contract's order), or `None` if a value
+/// cannot be written (serde_json's error, which the caller reports as the serialiser would).
+pub(super) fn output_text(json: &OutputJson<'_>, capacity: usize) -> Option<String> {
+    let mut t = Text(Vec::with_capacity(capacity));
+    write_output(&mut t, json).ok()?;
+    String::from_utf8(t.0).ok()
+}
+
+fn write_output(t: &mut Text, json: &OutputJson<'_>) -> serde_json::Result<()> {
+    let out: &Output = json.out;
+    t.raw("{\"response\":");
+    match &out.response {
+        Some(Response::Heartbeat(r)) => write_heartbeat(t, r)?,
+        Some(Response::Heartbeat42(r)) => write_heartbeat42(t, r)?,
+        other => t.value(other)?,
+    }
+    t.raw(",\"records\":");
+    t.value(&RecordsJson(json))?;
+    t.raw(",\"topicsToCreate\":");
+    t.value(&out.topics_to_create)?;
+    t.raw(",\"explain\":");
+    t.value(&out.explain)?;
+    t.raw(",\"nextDeadlineMs\":");
+    t.value(&out.next_deadline_ms)?;
+    t.raw("}");
+    Ok(())
+}
+
+/// A draft heartbeat response, fields in schema order.
+fn write_heartbeat(t: &mut Text, r: &HeartbeatResponse) -> serde_json::Result<()> {
+    t.raw("{\"throttleTimeMs\":");
+    t.value(&r.throttle_time_ms)?;
+    t.raw(",\"errorCode\":");
+    t.value(&r.error_code)?;
+    t.raw(",\"errorMessage\":");
+    t.value(&r.error_message)?;
+    t.raw(",\"memberId\":");
+    t.value(&r.member_id)?;
+    t.raw(",\"memberEpoch\":");
+    t.value(&r.member_epoch)?;
+    t.raw(",\"heartbeatIntervalMs\":");
+    t.value(&r.heartbeat_interval_ms)?;
+    t.raw(",\"acceptableRecoveryLag\":");
+    t.value(&r.acceptable_recovery_lag)?;
+    t.raw(",\"taskOffsetIntervalMs\":");
+    t.value(&r.task_offset_interval_ms)?;
+    t.raw(",\"shouldInitializeTopology\":");
+    t.value(&r.should_initialize_topology)?;
+    t.raw(",\"groupTopologyId\":");
+    t.value(&r.group_topology_id)?;
+    t.raw(",\"status\":");
+    t.value(&r.status)?;
+    t.raw(",\"activeTasks\":");
+    t.value(&r.active_tasks)?;
+    t.raw(",\"standbyTasks\":");
+    t.value(&r.standby_tasks)?;
+    t.raw(",\"warmupTasks\":");
+    t.value(&r.warmup_tasks)?;
+    t.raw(",\"partitionsByUserEndpoint\":");
+    t.value(&r.partitions_by_user_endpoint)?;
+    t.raw("}");
+    Ok(())
+}
+
+/// A 4.2 heartbeat response, fields in schema order.
+fn write_heartbeat42(t: &mut Text, r: &HeartbeatResponse42) -> serde_json::Result<()> {
+    t.raw("{\"throttleTimeMs\":");
+    t.value(&r.throttle_time_ms)?;
+    t.raw(",\"errorCode\":");
+    t.value(&r.error_code)?;
+    t.raw(",\"errorMessage\":");
+    t.value(&r.error_message)?;
+    t.raw(",\"memberId\":");
+    t.value(&r.member_id)?;
+    t.raw(",\"memberEpoch\":");
+    t.value(&r.member_epoch)?;
+    t.raw(",\"heartbeatIntervalMs\":");
+    t.value(&r.heartbeat_interval_ms)?;
+    t.raw(",\"acceptableRecoveryLag\":");
+    t.value(&r.acceptable_recovery_lag)?;
+    t.raw(",\"taskOffsetIntervalMs\":");
+    t.value(&r.task_offset_interval_ms)?;
+    t.raw(",\"status\":");
+    t.value(&r.status)?;
+    t.raw(",\"activeTasks\":");
+    t.value(&r.active_tasks)?;
+    t.raw(",\"standbyTasks\":");
+    t.value(&r.standby_tasks)?;
+    t.raw(",\"warmupTasks\":");
+    t.value(&r.warmup_tasks)?;
+    t.raw(",\"endpointInformationEpoch\":");
+    t.value(&r.endpoint_information_epoch)?;
+    t.raw(",\"partitionsByUserEndpoint\":");
+    t.value(&r.partitions_by_user_endpoint)?;
+    t.raw("}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::common::{EndpointJson, TaskIdsJson};
+    use crate::api::heartbeat::{EndpointToPartitionsJson, StatusJson, TopicPartitionJson};
+    use crate::records::Dialect;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    /// Both ways of writing `out`, which must be the same text.
+    fn both(out: &Output, dialect: Dialect, record_bytes: bool) -> (String, String) {
+        let json = out.json(dialect, record_bytes);
+        let serde = serde_json::to_string(&json).expect("serialises");
+        (output_text(&json, 0).expect("writes"), serde)
+    }
+
+    #[test]
+    fn coordinator_outputs_are_written_as_serde_writes_them() {
+        for (dialect, name) in [
+            (Dialect::Kip1071Draft, "kip1071-draft"),
+            (Dialect::Kafka42, "kafka-4.2"),
+        ] {
+            let config =
+                serde_json::json!({"dialect": name, "group.streams.num.standby.replicas": 1});
+            let mut c = crate::Coordinator::from_json_config(&config).expect("config");
+            let mut texts = vec![
+                r#"{"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 4}]}"#.to_string(),
+                r#"{"nowMs": 0, "type": "StreamsGroupDescribe", "request": {"groupIds": ["g", "\"odd\u00e9"]}}"#.to_string(),
+            ];
+            if dialect == Dialect::Kip1071Draft {
+                texts.push(r#"{"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t", "topology": [{"subtopologyId": "0", "sourceTopics": ["in"]}]}}"#.into());
+            }
+            let topology = if dialect == Dialect::Kafka42 {
+                r#", "endpointInformationEpoch": 0, "topology": {"epoch": 0, "subtopologies": [{"subtopologyId": "0", "sourceTopics": ["in"]}]}"#
+            } else {
+                r#", "topologyId": "t""#
+            };
+            for m in ["m1", "m\"2\u{1}"] {
+                let id = serde_json::to_string(m).expect("id");
+                texts.push(format!(
+                    r#"{{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": {id}, "memberEpoch": 0, "processId": "p", "rebalanceTimeoutMs": 1000, "activeTasks": [], "standbyTasks": [], "warmupTasks": [], "userEndpoint": {{"host": "h", "port": 1}}{topology}}}}}"#
+                ));
+            }
+            let epoch = if dialect == Dialect::Kafka42 {
+                r#", "endpointInformationEpoch": 0"#
+            } else {
+                ""
+            };
+            texts.push(format!(r#"{{"nowMs": 2, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": "m1", "memberEpoch": 7{epoch}}}}}"#));
+            texts.push(r#"{"nowMs": 100000, "type": "AdvanceTime"}"#.into());
+            let mut written = 0;
+            for text in &texts {
+                let Ok(input) = crate::api::Input::parse(text) else {
+                    panic!("{text}");
+                };
+                let Ok(out) = c.handle(input) else {
+                    panic!("{text}");
+                };
+                written += out.records.len();
+                for record_bytes in [false, true] {
+                    let (ours, serde) = both(&out, dialect, record_bytes);
+                    assert_eq!(ours, serde, "{text}");
+                }
+            }
+            assert!(written > 0, "the sequence wrote records ({name})");
+        }
+    }
+
+    // proptest is a dev-dependency of native targets only.
+    #[cfg(not(target_arch = "wasm32"))]
+    mod model {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn text() -> impl Strategy<Value = String> {
+            "[a-z\"\\\\/\u{0}-\u{1f}\u{7f}\u{e9}\u{20ac}\u{1f600}]{0,6}"
+        }
+
+        fn tasks() -> impl Strategy<Value = Option<Vec<TaskIdsJson>>> {
+            proptest::option::of(proptest::collection::vec(
+                (text(), proptest::collection::vec(any::<i32>(), 0..3)).prop_map(
+                    |(subtopology_id, partitions)| TaskIdsJson {
+                        subtopology_id,
+                        partitions,
+                    },
+                ),
+                0..3,
+            ))
+        }
+
+        fn status() -> impl Strategy<Value = Option<Vec<StatusJson>>> {
+            proptest::option::of(proptest::collection::vec(
+                (any::<i8>(), text()).prop_map(|(status_code, status_detail)| StatusJson {
+                    status_code,
+                    status_detail,
+                }),
+                0..2,
+            ))
+        }
+
+        fn endpoints() -> impl Strategy<Value = Option<Vec<EndpointToPartitionsJson>>> {
+            proptest::option::of(proptest::collection::vec(
+                (text(), any::<u16>(), text()).prop_map(|(host, port, topic)| {
+                    EndpointToPartitionsJson {
+                        user_endpoint: EndpointJson { host, port },
+                        partitions: vec![TopicPartitionJson {
+                            topic,
+                            partitions: vec![0, -1],
+                        }],
+                    }
+                }),
+                0..2,
+            ))
+        }
+
+        fn output(response: Response, next: Option<i64>) -> Output {
+            Output {
+                response: Some(response),
+                records: Vec::new(),
+                topics_to_create: Vec::new(),
+                explain: Vec::new(),
+                next_deadline_ms: next,
+            }
+        }
+
+        proptest! {
+            #[test]
+            fn heartbeats_are_written_as_serde_writes_them(
+                ints in proptest::array::uniform6(any::<i32>()),
+                code in any::<i16>(),
+                strings in proptest::array::uniform3(proptest::option::of(text())),
+                flag in any::<bool>(),
+                lists in (tasks(), tasks(), tasks()),
+                status in status(),
+                endpoints in endpoints(),
+                next in proptest::option::of(any::<i64>()),
+            ) {
+                let [a, b, c, d, e, f] = ints;
+                let [message, member, topology] = strings;
+                let draft = HeartbeatResponse {
+                    throttle_time_ms: a,
+                    error_code: code,
+                    error_message: message.clone(),
+                    member_id: member.clone(),
+                    member_epoch: b,
+                    heartbeat_interval_ms: c,
+                    acceptable_recovery_lag: d,
+                    task_offset_interval_ms: e,
+                    should_initialize_topology: flag,
+                    group_topology_id: topology,
+                    status: status.clone(),
+                    active_tasks: lists.0.clone(),
+                    standby_tasks: lists.1.clone(),
+                    warmup_tasks: lists.2.clone(),
+                    partitions_by_user_endpoint: endpoints,
+                };
+                let (ours, serde) = both(&output(Response::Heartbeat(Box::new(draft)), next), Dialect::Kip1071Draft, false);
+                prop_assert_eq!(ours, serde);
+                let v42 = HeartbeatResponse42 {
+                    throttle_time_ms: a,
+                    error_code: code,
+                    error_message: message,
+                    member_id: member.unwrap_or_default(),
+                    member_epoch: b,
+                    heartbeat_interval_ms: c,
+                    acceptable_recovery_lag: d,
+                    task_offset_interval_ms: e,
+                    status,
+                    active_tasks: lists.0,
+                    standby_tasks: lists.1,
+                    warmup_tasks: lists.2,
+                    endpoint_information_epoch: f,
+                    partitions_by_user_endpoint: None,
+                };
+                let (ours, serde) = both(&output(Response::Heartbeat42(Box::new(v42)), next), Dialect::Kafka42, false);
+                prop_assert_eq!(ours, serde);
+            }
+        }
+    }
+}
