@@ -3,6 +3,12 @@
 (`sgc_call`: five export calls per request) and version 2 (`sgc_call2`: one), on one instance.
 
     .venv/bin/python examples/wasi-host/bench.py [--members 1000] [--rounds 5] [--abi 1|2] [--module M]
+    .venv/bin/python examples/wasi-host/bench.py --fuel [--module M]...
+
+With `--fuel`, each module given (default the one built) runs the same heartbeats with
+wasmtime's fuel metering instead of a clock and prints the fuel (about one unit a wasm
+instruction) a steady heartbeat costs, with its owned task lists and without: the same figures
+on every run, to compare two builds on a shared machine.
 """
 import argparse
 import json
@@ -19,9 +25,74 @@ def main():
     parser.add_argument("--members", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--abi", type=int, choices=(1, 2), default=None, help="only this version")
-    parser.add_argument("--module", default=host.DEFAULT_MODULE)
+    parser.add_argument("--module", action="append", default=None)
+    parser.add_argument("--fuel", action="store_true", help="count fuel instead of time")
     args = parser.parse_args()
-    plugin = host.Plugin(args.module, abi=2)
+    modules = args.module or [host.DEFAULT_MODULE]
+    if args.fuel:
+        for module in modules:
+            owned, plain = fuel(module, args.members)
+            print(f"{os.path.basename(module)}: {owned:,.0f} fuel a steady heartbeat with its "
+                  f"owned tasks, {plain:,.0f} without")
+        return
+    plugin = host.Plugin(modules[0], abi=2)
+    h, members, now, build = stable_group(plugin, args.members)
+    lines = []
+    for _ in range(args.rounds):
+        lines += heartbeats(members, now, owned=True)
+        now += 5 * len(members)
+    print(f"built a stable {args.members}-member group in {build:.1f} s")
+    # The same heartbeats again and again: a steady member's heartbeat changes nothing, so
+    # each version sees the same state. Both versions alternate to share machine noise.
+    versions = [args.abi] if args.abi else [1, 2]
+    best = {}
+    for _ in range(3):
+        for abi in versions:
+            plugin.abi = abi
+            t0 = time.perf_counter()
+            for line in lines:
+                status, _ = plugin.call(h, line)
+                assert status == 0
+            elapsed = time.perf_counter() - t0
+            best[abi] = min(best.get(abi, elapsed), elapsed)
+    for abi in versions:
+        elapsed = best[abi]
+        how = "sgc_call, 5 export calls" if abi == 1 else "sgc_call2, 1 export call"
+        print(f"wasmtime-py ABI v{abi}: {len(lines) / elapsed:,.0f} heartbeats/s "
+              f"({elapsed / len(lines) * 1e6:.1f} us each; {how} per request, best of 3)")
+
+
+def heartbeats(members, now, owned):
+    """Every member's steady heartbeat, 5 ms apart, with its owned task lists or without."""
+    out = []
+    for i, m in enumerate(members):
+        request = {"groupId": "bench", "memberId": m["id"], "memberEpoch": m["epoch"]}
+        if owned:
+            request.update(activeTasks=m["a"], standbyTasks=m["s"], warmupTasks=[])
+        out.append(json.dumps({"nowMs": now + 5 * i, "type": "StreamsGroupHeartbeat",
+                               "request": request}))
+    return out
+
+
+def fuel(module, count):
+    """Fuel a steady heartbeat costs in `module`: (with owned tasks, without)."""
+    plugin = host.Plugin(module, abi=2, fuel=True)
+    h, members, now, _ = stable_group(plugin, count)
+    per = []
+    for owned in (True, False):
+        lines = heartbeats(members, now, owned)
+        now += 5 * len(lines)
+        before = plugin.fuel_used()
+        for line in lines:
+            status, _ = plugin.call(h, line)
+            assert status == 0
+        per.append((plugin.fuel_used() - before) / len(lines))
+    return per
+
+
+def stable_group(plugin, count):
+    """A stable `count`-member group in `plugin`: its handle, members, the time and how long
+    it took to build."""
     h = plugin.create({"group.streams.num.standby.replicas": 1})
 
     def call(obj):
@@ -38,7 +109,7 @@ def main():
     now = 1
     members = []
     t0 = time.perf_counter()
-    for i in range(args.members):
+    for i in range(count):
         out = call({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
             "groupId": "bench", "memberId": f"m{i:05}", "memberEpoch": 0, "topologyId": "t",
             "processId": f"p{i // 10}", "rebalanceTimeoutMs": 600000,
@@ -61,32 +132,7 @@ def main():
             break
     build = time.perf_counter() - t0
     assert g["response"]["groups"][0]["groupState"] == "Stable"
-    lines = []
-    for _ in range(args.rounds):
-        for m in members:
-            lines.append(json.dumps({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": {
-                "groupId": "bench", "memberId": m["id"], "memberEpoch": m["epoch"],
-                "activeTasks": m["a"], "standbyTasks": m["s"], "warmupTasks": []}}))
-            now += 5
-    print(f"built a stable {args.members}-member group in {build:.1f} s")
-    # The same heartbeats again and again: a steady member's heartbeat changes nothing, so
-    # each version sees the same state. Both versions alternate to share machine noise.
-    versions = [args.abi] if args.abi else [1, 2]
-    best = {}
-    for _ in range(3):
-        for abi in versions:
-            plugin.abi = abi
-            t0 = time.perf_counter()
-            for line in lines:
-                status, _ = plugin.call(h, line)
-                assert status == 0
-            elapsed = time.perf_counter() - t0
-            best[abi] = min(best.get(abi, elapsed), elapsed)
-    for abi in versions:
-        elapsed = best[abi]
-        how = "sgc_call, 5 export calls" if abi == 1 else "sgc_call2, 1 export call"
-        print(f"wasmtime-py ABI v{abi}: {len(lines) / elapsed:,.0f} heartbeats/s "
-              f"({elapsed / len(lines) * 1e6:.1f} us each; {how} per request, best of 3)")
+    return h, members, now, build
 
 
 if __name__ == "__main__":

@@ -29,14 +29,20 @@ U64 = (1 << 64) - 1
 
 ENGINE = wasmtime.Engine()
 _MODULES = {}
+# Counted execution: wasmtime's fuel, about one unit a wasm instruction, the same count on every
+# run (what `bench.py --fuel` measures where a shared machine's clock cannot be trusted).
+_FUEL_CONFIG = wasmtime.Config()
+_FUEL_CONFIG.consume_fuel = True
+FUEL_ENGINE = wasmtime.Engine(_FUEL_CONFIG)
+FUEL = 1 << 62
 
 
-def compiled(module_path):
-    """The module compiled once per process (a restart instantiates it again, as a broker
-    keeps its compiled plugin when it rebuilds a coordinator)."""
-    key = os.path.abspath(module_path)
+def compiled(module_path, engine=ENGINE):
+    """The module compiled once per process and engine (a restart instantiates it again, as a
+    broker keeps its compiled plugin when it rebuilds a coordinator)."""
+    key = (os.path.abspath(module_path), id(engine))
     if key not in _MODULES:
-        _MODULES[key] = wasmtime.Module.from_file(ENGINE, key)
+        _MODULES[key] = wasmtime.Module.from_file(engine, key[0])
     return _MODULES[key]
 
 
@@ -98,15 +104,17 @@ class Plugin:
     output is read straight out of linear memory. `abi=1` drives the version 1 exports (alloc,
     call, output_ptr, output_len, free: five calls and two copies per request)."""
 
-    def __init__(self, module_path=DEFAULT_MODULE, abi=None):
-        self.engine = ENGINE
+    def __init__(self, module_path=DEFAULT_MODULE, abi=None, fuel=False):
+        self.engine = FUEL_ENGINE if fuel else ENGINE
         self.store = wasmtime.Store(self.engine)
+        if fuel:
+            self.store.set_fuel(FUEL)
         wasi = wasmtime.WasiConfig()
         wasi.inherit_stderr()
         self.store.set_wasi(wasi)
         linker = wasmtime.Linker(self.engine)
         linker.define_wasi()
-        self.instance = linker.instantiate(self.store, compiled(module_path))
+        self.instance = linker.instantiate(self.store, compiled(module_path, self.engine))
         ex = self.instance.exports(self.store)
         self.memory = ex["memory"]
         names = ("sgc_alloc", "sgc_free", "sgc_create", "sgc_destroy", "sgc_call",
@@ -127,6 +135,10 @@ class Plugin:
             raw = RawCall.make(self.store, self.fn["sgc_call2"], ["i32", "i32", "i32"], "i64")
             public = self.fn["sgc_call2"]
             self.raw_call2 = raw or (lambda h, p, n: public(self.store, h, p, n))
+
+    def fuel_used(self):
+        """Fuel spent so far (a plugin made with `fuel=True`)."""
+        return FUEL - self.store.get_fuel()
 
     def _with_bytes(self, data, call):
         if not data:
