@@ -53,73 +53,59 @@ fn write_output(t: &mut Text, json: &OutputJson<'_>) -> serde_json::Result<()> {
     Ok(())
 }
 
+/// Writes `value`'s fields as an object, each `"key": field` in the order given (the schema's).
+macro_rules! object {
+    ($t:expr, $value:expr, $first:literal => $field:ident $(, $key:literal => $rest:ident)* $(,)?) => {{
+        $t.raw(concat!("{\"", $first, "\":"));
+        $t.value(&$value.$field)?;
+        $(
+            $t.raw(concat!(",\"", $key, "\":"));
+            $t.value(&$value.$rest)?;
+        )*
+        $t.raw("}");
+    }};
+}
+
 /// A draft heartbeat response, fields in schema order.
 fn write_heartbeat(t: &mut Text, r: &HeartbeatResponse) -> serde_json::Result<()> {
-    t.raw("{\"throttleTimeMs\":");
-    t.value(&r.throttle_time_ms)?;
-    t.raw(",\"errorCode\":");
-    t.value(&r.error_code)?;
-    t.raw(",\"errorMessage\":");
-    t.value(&r.error_message)?;
-    t.raw(",\"memberId\":");
-    t.value(&r.member_id)?;
-    t.raw(",\"memberEpoch\":");
-    t.value(&r.member_epoch)?;
-    t.raw(",\"heartbeatIntervalMs\":");
-    t.value(&r.heartbeat_interval_ms)?;
-    t.raw(",\"acceptableRecoveryLag\":");
-    t.value(&r.acceptable_recovery_lag)?;
-    t.raw(",\"taskOffsetIntervalMs\":");
-    t.value(&r.task_offset_interval_ms)?;
-    t.raw(",\"shouldInitializeTopology\":");
-    t.value(&r.should_initialize_topology)?;
-    t.raw(",\"groupTopologyId\":");
-    t.value(&r.group_topology_id)?;
-    t.raw(",\"status\":");
-    t.value(&r.status)?;
-    t.raw(",\"activeTasks\":");
-    t.value(&r.active_tasks)?;
-    t.raw(",\"standbyTasks\":");
-    t.value(&r.standby_tasks)?;
-    t.raw(",\"warmupTasks\":");
-    t.value(&r.warmup_tasks)?;
-    t.raw(",\"partitionsByUserEndpoint\":");
-    t.value(&r.partitions_by_user_endpoint)?;
-    t.raw("}");
+    object!(t, r,
+        "throttleTimeMs" => throttle_time_ms,
+        "errorCode" => error_code,
+        "errorMessage" => error_message,
+        "memberId" => member_id,
+        "memberEpoch" => member_epoch,
+        "heartbeatIntervalMs" => heartbeat_interval_ms,
+        "acceptableRecoveryLag" => acceptable_recovery_lag,
+        "taskOffsetIntervalMs" => task_offset_interval_ms,
+        "shouldInitializeTopology" => should_initialize_topology,
+        "groupTopologyId" => group_topology_id,
+        "status" => status,
+        "activeTasks" => active_tasks,
+        "standbyTasks" => standby_tasks,
+        "warmupTasks" => warmup_tasks,
+        "partitionsByUserEndpoint" => partitions_by_user_endpoint,
+    );
     Ok(())
 }
 
 /// A 4.2 heartbeat response, fields in schema order.
 fn write_heartbeat42(t: &mut Text, r: &HeartbeatResponse42) -> serde_json::Result<()> {
-    t.raw("{\"throttleTimeMs\":");
-    t.value(&r.throttle_time_ms)?;
-    t.raw(",\"errorCode\":");
-    t.value(&r.error_code)?;
-    t.raw(",\"errorMessage\":");
-    t.value(&r.error_message)?;
-    t.raw(",\"memberId\":");
-    t.value(&r.member_id)?;
-    t.raw(",\"memberEpoch\":");
-    t.value(&r.member_epoch)?;
-    t.raw(",\"heartbeatIntervalMs\":");
-    t.value(&r.heartbeat_interval_ms)?;
-    t.raw(",\"acceptableRecoveryLag\":");
-    t.value(&r.acceptable_recovery_lag)?;
-    t.raw(",\"taskOffsetIntervalMs\":");
-    t.value(&r.task_offset_interval_ms)?;
-    t.raw(",\"status\":");
-    t.value(&r.status)?;
-    t.raw(",\"activeTasks\":");
-    t.value(&r.active_tasks)?;
-    t.raw(",\"standbyTasks\":");
-    t.value(&r.standby_tasks)?;
-    t.raw(",\"warmupTasks\":");
-    t.value(&r.warmup_tasks)?;
-    t.raw(",\"endpointInformationEpoch\":");
-    t.value(&r.endpoint_information_epoch)?;
-    t.raw(",\"partitionsByUserEndpoint\":");
-    t.value(&r.partitions_by_user_endpoint)?;
-    t.raw("}");
+    object!(t, r,
+        "throttleTimeMs" => throttle_time_ms,
+        "errorCode" => error_code,
+        "errorMessage" => error_message,
+        "memberId" => member_id,
+        "memberEpoch" => member_epoch,
+        "heartbeatIntervalMs" => heartbeat_interval_ms,
+        "acceptableRecoveryLag" => acceptable_recovery_lag,
+        "taskOffsetIntervalMs" => task_offset_interval_ms,
+        "status" => status,
+        "activeTasks" => active_tasks,
+        "standbyTasks" => standby_tasks,
+        "warmupTasks" => warmup_tasks,
+        "endpointInformationEpoch" => endpoint_information_epoch,
+        "partitionsByUserEndpoint" => partitions_by_user_endpoint,
+    );
     Ok(())
 }
 
