@@ -14,10 +14,16 @@ use streams_group_coordinator::Coordinator;
 
 #[path = "../tests/common/replay_log.rs"]
 mod replay_log;
-use replay_log::{group_records, raw_records, replay_inputs, CHUNK, MEMBERS};
+use replay_log::{group_records, raw_records, replay_inputs, settle_allocator, CHUNK, MEMBERS};
 
 fn fresh(dialect: Dialect) -> Coordinator {
     Coordinator::from_json_config(&json!({"dialect": dialect.name()})).expect("config")
+}
+
+/// A fresh coordinator for a timed pass, once the previous pass's is freed for good.
+fn settled(dialect: Dialect) -> Coordinator {
+    settle_allocator();
+    fresh(dialect)
 }
 
 fn replay(crit: &mut Criterion) {
@@ -40,7 +46,7 @@ fn replay(crit: &mut Criterion) {
         // The same run, reported once per record and once per byte.
         let bytes_form = |b: &mut criterion::Bencher<'_>| {
             b.iter_batched(
-                || fresh(dialect),
+                || settled(dialect),
                 |mut c| {
                     for input in &inputs {
                         std::hint::black_box(c.handle_json(input));
@@ -58,7 +64,7 @@ fn replay(crit: &mut Criterion) {
             .collect();
         group.bench_function("raw_bytes_records", |b| {
             b.iter_batched(
-                || fresh(dialect),
+                || settled(dialect),
                 |mut c| {
                     for chunk in raw.chunks(CHUNK) {
                         let _ = std::hint::black_box(c.replay_bytes(chunk, 1000));
@@ -70,7 +76,7 @@ fn replay(crit: &mut Criterion) {
         });
         group.bench_function("decoded_records", |b| {
             b.iter_batched(
-                || fresh(dialect),
+                || settled(dialect),
                 |mut c| {
                     let _ = std::hint::black_box(c.replay(&records, 1000));
                     c

@@ -16,7 +16,7 @@ use streams_group_coordinator::Coordinator;
 
 #[path = "../tests/common/replay_log.rs"]
 mod replay_log;
-use replay_log::{group_records, raw_records, replay_inputs, CHUNK, MEMBERS};
+use replay_log::{group_records, raw_records, replay_inputs, settle_allocator, CHUNK, MEMBERS};
 
 /// Counts allocations and live bytes: figures the shared machine's load does not disturb.
 struct Counting;
@@ -64,6 +64,7 @@ fn main() {
             let mut c = Coordinator::from_json_config(&config).expect("config");
             let live_before = LIVE.load(Ordering::Relaxed);
             let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+            settle_allocator();
             let start = Instant::now();
             if raw {
                 for chunk in borrowed.chunks(CHUNK) {
