@@ -261,9 +261,22 @@ impl Harness {
             "time after {text}"
         );
 
-        // The emitted records, then (for a `Replay`) the replayed ones, into the shadow.
+        // The text is what the general way gives: the input decoded by `Input::parse` rather
+        // than a fast decoder (a heartbeat's, a replay's text), and the output written by
+        // serde from the derived serialisers rather than by the core's own writer
+        // (`api::text`), byte for byte.
         let dialect = self.live.config().dialect;
         let with_bytes = self.live.config().record_bytes;
+        let general = match before.clone().handle(input.clone()) {
+            Ok(o) => o.to_json(dialect, with_bytes).to_string(),
+            Err(e) => panic!("the general way refused ({e:?}) what handle_json accepted"),
+        };
+        assert_eq!(
+            out_text, general,
+            "the general way answers {text} otherwise"
+        );
+
+        // The emitted records, then (for a `Replay`) the replayed ones, into the shadow.
         let mut records: Vec<Record> = Vec::new();
         for (i, r) in obj["records"]
             .as_array()
