@@ -162,6 +162,9 @@ pub enum Fed {
 pub struct Harness {
     pub live: Coordinator,
     pub shadow: Coordinator,
+    /// Every record the shadow was given: what a fresh shadow is rebuilt from when one of its
+    /// timers is due at its own clock (see [`Harness::feed_output`]).
+    pub shadow_log: Vec<Record>,
 }
 
 /// Partition counts above this are not fed, for the fuzzer's speed: the coordinator's limits
@@ -172,9 +175,15 @@ pub const MAX_FED_PARTITIONS: i64 = 10_000;
 impl Harness {
     pub fn new(config: &Value) -> Harness {
         let live = Coordinator::from_json_config(config).expect("base config");
+        Harness::of(live)
+    }
+
+    /// A harness on `live`, its shadow a copy of it (no record given yet).
+    pub fn of(live: Coordinator) -> Harness {
         Harness {
             shadow: live.clone(),
             live,
+            shadow_log: Vec::new(),
         }
     }
 
@@ -302,8 +311,24 @@ impl Harness {
             }
         }
         // The shadow's clock stays where it started, so that none of its own timers (armed by
-        // the replays) ever fires: it only ever sees records.
+        // the replays) ever fires: it only ever sees records. A replayed timeout below zero (a
+        // member known only from its assignment records has the default rebalance timeout,
+        // -1 ms) arms a timer already due at that clock: then a fresh shadow, which has no
+        // timer to fire, is rebuilt from every record instead.
         let at = self.shadow.now_ms();
+        self.shadow_log.extend(records.iter().cloned());
+        if self
+            .shadow
+            .timers()
+            .next_deadline()
+            .is_some_and(|d| d <= at)
+        {
+            let mut fresh = Coordinator::new(self.shadow.config().clone())
+                .expect("the shadow's config builds a coordinator");
+            records = std::mem::take(&mut self.shadow_log);
+            self.shadow_log.clone_from(&records);
+            std::mem::swap(&mut self.shadow, &mut fresh);
+        }
         match self.shadow.replay(&records, at) {
             Err(e) => panic!("the records of {text} do not replay: {e:?}\noutput: {out_text}"),
             Ok(o) => assert!(o.records.is_empty(), "a shadow timer fired after {text}"),
@@ -809,10 +834,7 @@ pub fn settings(data: &[u8]) {
         Ok(&config),
         "an accepted config, written out, parses otherwise: {explicit}"
     );
-    let mut harness = Harness {
-        shadow: coordinator.clone(),
-        live: coordinator,
-    };
+    let mut harness = Harness::of(coordinator);
     for input in session_inputs(config.dialect) {
         harness.feed(&input.to_string());
     }
