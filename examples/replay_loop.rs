@@ -62,9 +62,9 @@ fn main() {
         for pass in 0..passes {
             let config = json!({"dialect": dialect.name()});
             let mut c = Coordinator::from_json_config(&config).expect("config");
+            settle_allocator();
             let live_before = LIVE.load(Ordering::Relaxed);
             let allocations = ALLOCATIONS.load(Ordering::Relaxed);
-            settle_allocator();
             let start = Instant::now();
             if raw {
                 for chunk in borrowed.chunks(CHUNK) {

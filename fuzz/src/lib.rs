@@ -323,11 +323,9 @@ impl Harness {
             .next_deadline()
             .is_some_and(|d| d <= at)
         {
-            let mut fresh = Coordinator::new(self.shadow.config().clone())
+            self.shadow = Coordinator::new(self.shadow.config().clone())
                 .expect("the shadow's config builds a coordinator");
-            records = std::mem::take(&mut self.shadow_log);
-            self.shadow_log.clone_from(&records);
-            std::mem::swap(&mut self.shadow, &mut fresh);
+            records.clone_from(&self.shadow_log);
         }
         match self.shadow.replay(&records, at) {
             Err(e) => panic!("the records of {text} do not replay: {e:?}\noutput: {out_text}"),
