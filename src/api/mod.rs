@@ -5,6 +5,8 @@ mod decode;
 pub mod describe;
 pub mod heartbeat;
 pub mod initialize;
+#[cfg(feature = "replay-text")]
+mod replay_text;
 pub mod response;
 mod text;
 
@@ -18,6 +20,8 @@ use crate::error::{BoundaryCode, BoundaryError, JsonPath};
 use crate::records::json::RecordJson;
 use crate::records::{Dialect, Record};
 use crate::topology::TopicToCreate;
+#[cfg(feature = "replay-text")]
+pub(crate) use replay_text::replay_from_text;
 
 pub use common::*;
 pub use decode::decode_value;
@@ -279,120 +283,6 @@ fn heartbeat_from_text(text: &str) -> Option<Input> {
             request: parsed.request,
         },
     })
-}
-
-/// A `Replay` input's text whose records are all in the bytes form (the form of a log read
-/// back), its base64 decoded into one buffer: no JSON tree of the records is built, and
-/// [`ReplayBytes::records`] reads them from there. It answers only when the general path
-/// ([`Input::parse`], then the coordinator's decoding) would accept the text with the same
-/// records: the typed decoding refuses unknown and duplicate fields and requires both strings
-/// of every record; the list and its strings are within the limits; every string is valid
-/// base64 (and `records` checks that each is a record this dialect decodes). Anything else
-/// (`None`) takes the general path, which gives every error its path.
-#[cfg(feature = "replay-text")]
-pub(crate) fn replay_from_text(text: &str) -> Option<ReplayBytes> {
-    // The strings are borrowed from the text: base64 and `"Replay"` need no escapes, and a
-    // text that has some anyway fails here and is read the general way.
-
-    /// A field that must be present and may be null.
-    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
-        Option::<&'de str>::deserialize(d)
-    }
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct ReplayText<'a> {
-        #[serde(rename = "nowMs")]
-        now_ms: i64,
-        #[serde(rename = "type")]
-        kind: &'a str,
-        #[serde(borrow)]
-        records: Vec<BytesRecord<'a>>,
-    }
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct BytesRecord<'a> {
-        #[serde(rename = "keyBytes")]
-        key_bytes: &'a str,
-        #[serde(rename = "valueBytes", borrow, deserialize_with = "present")]
-        value_bytes: Option<&'a str>,
-    }
-
-    if !text.contains("\"Replay\"") {
-        return None;
-    }
-    let parsed: ReplayText<'_> = serde_json::from_str(text).ok()?;
-    let fits = |s: &str| s.len() <= MAX_STRING_BYTES;
-    if parsed.now_ms < 0
-        || parsed.kind != "Replay"
-        || parsed.records.len() > MAX_LIST_LEN
-        || !parsed
-            .records
-            .iter()
-            .all(|r| fits(r.key_bytes) && r.value_bytes.is_none_or(fits))
-    {
-        return None;
-    }
-    use crate::records::json::append_base64;
-    // Room for every record's bytes at once: each string decodes into at most three bytes for
-    // every four characters, plus three.
-    let text_len: usize = parsed
-        .records
-        .iter()
-        .map(|r| r.key_bytes.len() + r.value_bytes.map_or(0, str::len))
-        .sum();
-    let mut bytes = Vec::with_capacity((text_len / 4 + 2 * parsed.records.len() + 1) * 3);
-    let mut spans = Vec::with_capacity(parsed.records.len());
-    for r in &parsed.records {
-        let start = bytes.len();
-        if !append_base64(r.key_bytes, &mut bytes) {
-            return None;
-        }
-        let key_end = bytes.len();
-        let value_end = match r.value_bytes {
-            Some(v) if append_base64(v, &mut bytes) => Some(bytes.len()),
-            Some(_) => return None,
-            None => None,
-        };
-        spans.push((start, key_end, value_end));
-    }
-    Some(ReplayBytes {
-        now_ms: parsed.now_ms,
-        bytes,
-        spans,
-    })
-}
-
-/// A `Replay` input's records in the bytes form, decoded from base64 into one buffer
-/// ([`replay_from_text`]): what its records are read from, in place where they can be.
-#[cfg(feature = "replay-text")]
-pub(crate) struct ReplayBytes {
-    pub(crate) now_ms: i64,
-    bytes: Vec<u8>,
-    /// Each record's key start, key end (its value's start) and value end (`None`: a tombstone).
-    spans: Vec<(usize, usize, Option<usize>)>,
-}
-
-#[cfg(feature = "replay-text")]
-impl ReplayBytes {
-    /// The records, each with its index in the input: target and current assignment records
-    /// read in place, the others decoded; records of other kinds are left out, as the general
-    /// path skips them. `None` when the general path would refuse one (it is then asked, for
-    /// the error and its path).
-    pub(crate) fn records(
-        &self,
-        dialect: crate::records::Dialect,
-    ) -> Option<crate::records::in_place::ReadLog<'_>> {
-        let mut records = Vec::with_capacity(self.spans.len());
-        for &(start, key_end, value_end) in &self.spans {
-            let key = self.bytes.get(start..key_end)?;
-            let value = match value_end {
-                Some(end) => Some(self.bytes.get(key_end..end)?),
-                None => None,
-            };
-            records.push((key, value));
-        }
-        crate::records::in_place::read_log(dialect, &records).ok()
-    }
 }
 
 /// Whether JSON text nests deeper than [`MAX_DEPTH`] ([`nesting`]).
