@@ -31,11 +31,9 @@ pub(crate) fn replay_from_text(text: &str) -> Option<ReplayBytes> {
         text: text.as_bytes(),
         at: 0,
     };
-    // Every base64 character is at most three quarters of a byte once decoded: one buffer of
-    // that size holds every record.
     let mut out = ReplayBytes {
         now_ms: 0,
-        bytes: Vec::with_capacity(text.len() / 4 * 3),
+        bytes: Vec::new(),
         spans: Vec::new(),
     };
     let (mut now_ms, mut kind, mut records) = (false, false, false);
@@ -178,6 +176,11 @@ impl<'a> Scan<'a> {
     /// The list of records.
     fn records(&mut self, out: &mut ReplayBytes) -> Option<()> {
         self.expect(b'[')?;
+        // A base64 character is three quarters of a byte once decoded: a buffer of three
+        // quarters of the text left holds every record (sized here, so that other inputs,
+        // which fail at their first key, allocate nothing).
+        out.bytes
+            .reserve(self.text.len().saturating_sub(self.at) / 4 * 3);
         self.skip_whitespace();
         if self.text.get(self.at) == Some(&b']') {
             self.at += 1;
