@@ -206,6 +206,10 @@ impl Coordinator {
         if req.shutdown_application && group.soft.shutdown_requester.is_none() {
             group.soft.shutdown_requester = Some(member_id.to_string());
         }
+        // Most heartbeats report no offsets: no look-up of the member for them.
+        if req.task_offsets.is_none() && req.task_end_offsets.is_none() {
+            return;
+        }
         if let Some(stored) = group.members.get_mut(member_id) {
             if req.task_offsets.is_some() {
                 stored.soft.task_offsets = req.task_offsets.as_ref().map(|l| offsets(l));

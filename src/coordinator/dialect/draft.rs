@@ -290,8 +290,7 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
             && req.warmup_tasks.is_some()
             && req.rebalance_timeout_ms != -1;
         // What the response reads comes from the member found above (scheduling the timer
-        // changed neither group nor member); it is looked up once more, mutably, for the
-        // last-sent values below.
+        // changed neither group nor member).
         let statuses = statuses::draft(group, member);
         let group_topology_id = group
             .topology
@@ -301,31 +300,34 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
         let send_endpoints = join || member.soft.last_endpoint_epoch != Some(endpoint_epoch);
         // The map is O(group); build it only when this member is to receive it.
         let endpoints = send_endpoints.then(|| endpoints::draft(group));
-        let Some(stored) = c
-            .groups
-            .get_mut(gid)
-            .and_then(|g| g.members.get_mut(member_id))
-        else {
-            bug("the member of a committed heartbeat is gone");
-        };
-        let send_status = join || stored.soft.last_status.as_ref() != Some(&statuses);
+        let send_status = join || member.soft.last_status.as_ref() != Some(&statuses);
         let send_topology_id =
-            join || stored.soft.last_topology_id.as_ref() != Some(&group_topology_id);
-        // Last-sent values change rarely: copy them only when they do.
-        if send_status {
-            stored.soft.last_status = Some(statuses.clone());
-        }
-        if send_topology_id {
-            stored.soft.last_topology_id = Some(group_topology_id.clone());
-        }
-        stored.soft.last_endpoint_epoch = Some(endpoint_epoch);
-
+            join || member.soft.last_topology_id.as_ref() != Some(&group_topology_id);
+        let member_epoch = member.member_epoch;
         let send_tasks = join || full || tasks_changed;
         let (active, standby, warmup) = if send_tasks {
-            stored.assigned.to_task_ids()
+            member.assigned.to_task_ids()
         } else {
             Default::default()
         };
+        // Last-sent values change rarely: the member is looked up again, to change, only when
+        // one of them does.
+        if send_status || send_topology_id || send_endpoints {
+            let Some(stored) = c
+                .groups
+                .get_mut(gid)
+                .and_then(|g| g.members.get_mut(member_id))
+            else {
+                bug("the member of a committed heartbeat is gone");
+            };
+            if send_status {
+                stored.soft.last_status = Some(statuses.clone());
+            }
+            if send_topology_id {
+                stored.soft.last_topology_id = Some(group_topology_id.clone());
+            }
+            stored.soft.last_endpoint_epoch = Some(endpoint_epoch);
+        }
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
             send_tasks.then(|| task_ids_json(&l))
         };
@@ -334,7 +336,7 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
             error_code: 0,
             error_message: None,
             member_id: Some(member_id.to_string()),
-            member_epoch: stored.member_epoch,
+            member_epoch,
             heartbeat_interval_ms: c.config.heartbeat_interval_ms,
             acceptable_recovery_lag: c.config.acceptable_recovery_lag,
             task_offset_interval_ms: c.config.task_offset_interval_ms,
