@@ -241,9 +241,9 @@ pub(crate) fn record_from_bytes_at(
 /// `text` up to its first `"`, decoded onto the end of `out`; answers how many characters came
 /// before the quote, or `None` when they are not exactly a text `STANDARD` accepts (padded,
 /// canonical: no bits left over in the last character) or no quote follows (`out` may then
-/// hold part of the bytes). Base64 needs no escapes, so the quote ends the string; a `\\` is
+/// hold part of the bytes). Base64 needs no escapes, so the quote ends the string; a `\` is
 /// no base64 character. One pass decodes and finds the end (a search for the quote first, then
-/// the decoding, cost 3% more of a replay): a log replay reads two such strings a record.
+/// the decoding, cost 2.6% more of a replay): a log replay reads two such strings a record.
 #[cfg(feature = "replay-text")]
 pub(crate) fn append_base64_string(text: &[u8], out: &mut Vec<u8>) -> Option<usize> {
     /// Marks a byte that is not in the alphabet; valid values are below 64.
