@@ -192,6 +192,37 @@ test('int64 values: BigInt accepted in inputs, BigInt beyond 2^53 in outputs', (
   assert.equal(stringify(obj), text);
 });
 
+test('a run of 16 digits is found wherever it lies, by the wrapper and by the module', async () => {
+  const { hasLongDigitRun } = await import(join(PKG, 'api.mjs'));
+  const longRun = (text) => /[0-9]{16}/.test(text);
+  const digits = (n) => Array.from({ length: n }, (_, i) => String((i * 7) % 10)).join('');
+  // Runs of 1-40 digits at every offset of a text and at its ends, alone or beside others.
+  const texts = [''];
+  for (let run = 1; run <= 40; run++) {
+    for (let at = 0; at <= 34; at++) {
+      const pad = 'x'.repeat(at);
+      texts.push(pad + digits(run), digits(run) + pad, `${pad}${digits(run)}:${digits(17 - (run % 17))},`);
+      texts.push(`${pad}"${digits(run)}"${digits(at % 16)}`);
+    }
+  }
+  for (const text of texts) assert.equal(hasLongDigitRun(text), longRun(text), JSON.stringify(text));
+
+  // The module's own check, behind handleJsonObject: an output text when it has no run of 16
+  // digits, else the output converted exactly. The group id, echoed in the output, places a run.
+  const handleJsonObject = Object.getPrototypeOf(Coordinator.prototype).handleJsonObject;
+  const c = new Coordinator();
+  for (let run = 14; run <= 18; run++) {
+    for (let at = 0; at < 32; at++) {
+      const groupId = 'x'.repeat(at) + digits(run);
+      const input = JSON.stringify({ nowMs: 1, type: 'StreamsGroupDescribe', request: { groupIds: [groupId] } });
+      const out = handleJsonObject.call(c, input);
+      const text = c.handle(input);
+      assert.equal(typeof out === 'string', !longRun(text), `${groupId}: ${text}`);
+      assert.deepEqual(typeof out === 'string' ? JSON.parse(out) : out, JSON.parse(text));
+    }
+  }
+});
+
 test('objects answer the same whether they cross as JSON text or field by field', async () => {
   const { isPlainJson, withoutUndefined } = await import(join(PKG, 'api.mjs'));
   // The glue's own handle: the field-by-field conversion the wrapper falls back to.

@@ -55,18 +55,27 @@ fn has_big_integer(value: &Value) -> bool {
 }
 
 /// Whether `text` has a run of 16 or more digits: the only way it can hold an integer beyond
-/// 2^53 (a run inside a string only sends the output the slower exact way).
+/// 2^53 (a run inside a string only sends the output the slower exact way). Any such run covers
+/// one of every 16th byte, so only those are looked at, and the run around a digit measured: a
+/// few dozen looks for a heartbeat's output instead of a test of every byte.
 fn has_long_digit_run(text: &str) -> bool {
-    let mut run = 0;
-    for b in text.bytes() {
-        if b.is_ascii_digit() {
-            run += 1;
-            if run >= 16 {
+    let bytes = text.as_bytes();
+    let digit = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_digit);
+    let mut at = 15;
+    while at < bytes.len() {
+        if digit(at) {
+            let (mut start, mut end) = (at, at + 1);
+            while start > 0 && digit(start - 1) {
+                start -= 1;
+            }
+            while digit(end) {
+                end += 1;
+            }
+            if end - start >= 16 {
                 return true;
             }
-        } else {
-            run = 0;
         }
+        at += 16;
     }
     false
 }
