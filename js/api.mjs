@@ -104,19 +104,124 @@ export function hasLongDigitRun(text) {
 
 const isDigitCode = (c) => c >= 48 && c <= 57;
 
+const NOT_PLAIN = -1;
+const NO_ROOM = -2;
+/** What `writePlainJson` may write past its `limit` before it notices: a number, a comma and
+ * the closing brackets of `MAX_PLAIN_DEPTH` levels. */
+const WRITE_SLACK = 128;
+const encoder = new TextEncoder();
+
 /**
- * `handle` of JSON text through one reusable input buffer in the module's memory, when the
- * glue has one (the Node module, built for speed; docs/performance.md): the text is encoded
- * straight into the buffer (`encodeInto` on a view kept between calls), `handleBuffered` is
- * one export call, and the output is decoded where it lies. The glue's `handleText` writes the
- * input a UTF-16 unit at a time and makes three export calls. The function answers null for
- * texts longer than `BUFFERED_MAX` (so the buffer stays small), which then take the glue's own
- * way; it is null without the exports.
+ * Writes `value` into `out` (bytes) from `at` as the UTF-8 of `JSON.stringify(value)`, when
+ * `isPlainJson(value)`: one walk does the check, the engine's stringify and `encodeInto`, and
+ * no string is made between them (docs/performance.md). Answers where the text ends, or
+ * `NOT_PLAIN` (-1) where `isPlainJson` answers false, or `NO_ROOM` (-2) when the text would
+ * pass `limit` (up to `WRITE_SLACK` bytes past it may have been written by then).
  */
-function bufferedText(glue) {
+export function writePlainJson(value, out, at, limit, depth = 0) {
+  switch (typeof value) {
+    case 'string':
+      return writeString(value, out, at, limit, true);
+    case 'boolean':
+      return at > limit ? NO_ROOM : writeAscii(value ? 'true' : 'false', out, at);
+    case 'number':
+      if (!Number.isSafeInteger(value)) return NOT_PLAIN;
+      return at > limit ? NO_ROOM : writeInteger(value, out, at);
+    case 'object': {
+      if (at > limit) return NO_ROOM;
+      if (value === null) return writeAscii('null', out, at);
+      if (depth >= MAX_PLAIN_DEPTH) return NOT_PLAIN;
+      if (Array.isArray(value)) {
+        out[at++] = 91; // [
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out[at++] = 44; // ,
+          const v = value[i];
+          at = v === undefined ? writeAscii('null', out, at) : writePlainJson(v, out, at, limit, depth + 1);
+          if (at < 0) return at;
+        }
+        out[at++] = 93; // ]
+        return at;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+      out[at++] = 123; // {
+      let first = true;
+      for (const k in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, k)) return NOT_PLAIN;
+        const v = value[k];
+        if (v === undefined) continue;
+        if (!first) out[at++] = 44; // ,
+        first = false;
+        // A key is written as stringify writes it, lone surrogates escaped (isPlainJson checks
+        // only values).
+        at = writeString(k, out, at, limit, false);
+        if (at < 0) return at;
+        out[at++] = 58; // :
+        at = writePlainJson(v, out, at, limit, depth + 1);
+        if (at < 0) return at;
+      }
+      out[at++] = 125; // }
+      return at;
+    }
+    default:
+      return NOT_PLAIN;
+  }
+}
+
+/** A string, quoted; one without characters to escape or encode is copied a unit at a time. */
+function writeString(s, out, at, limit, wellFormed) {
+  const n = s.length;
+  if (at + n + 2 > limit) return NO_ROOM;
+  const start = at;
+  out[at++] = 34; // "
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c > 126 || c === 34 || c === 92) {
+      if (wellFormed && !(WELL_FORMED ? s.isWellFormed() : !SURROGATE.test(s))) return NOT_PLAIN;
+      const quoted = JSON.stringify(s);
+      const { read, written } = encoder.encodeInto(quoted, out.subarray(start, limit));
+      return read < quoted.length ? NO_ROOM : start + written;
+    }
+    out[at++] = c;
+  }
+  out[at++] = 34;
+  return at;
+}
+
+function writeAscii(text, out, at) {
+  for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+  return at;
+}
+
+/** A safe integer's digits (`-0` as `0`, as JSON writes it). */
+function writeInteger(n, out, at) {
+  if (n < 0) {
+    out[at++] = 45; // -
+    n = -n;
+  }
+  let digits = 1;
+  for (let p = 10; p <= n; p *= 10) digits++;
+  const end = at + digits;
+  for (let i = end - 1; i >= at; i--) {
+    out[i] = 48 + (n % 10);
+    n = Math.floor(n / 10);
+  }
+  return end;
+}
+
+/**
+ * `handle` through one reusable input buffer in the module's memory, when the glue has one
+ * (the Node module, built for speed; docs/performance.md): text is encoded straight into the
+ * buffer (`encodeInto` on a view kept between calls) and plain objects written there as their
+ * JSON (`writePlainJson`), `handleBuffered` is one export call, and the output is decoded
+ * where it lies. The glue's `handleText` writes the input a UTF-16 unit at a time and makes
+ * three export calls. `text` and `plain` answer null for inputs longer than the buffer (so it
+ * stays small), which then take the glue's own way; `plain` answers `NOT_PLAIN` for a value
+ * that is not plain JSON. Null without the exports.
+ */
+function bufferedInput(glue) {
   if (typeof glue.wasmMemory !== 'function' || typeof glue.Coordinator.prototype.handleBuffered !== 'function') return null;
   let memory = null; // asked for on first use: the web glue has no memory before init()
-  const encoder = new TextEncoder();
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const cap = BUFFERED_MAX * 3; // room for any text of BUFFERED_MAX units as UTF-8
   let ptr = 0;
@@ -124,20 +229,35 @@ function bufferedText(glue) {
   let input = bytes;
   // Memory growth detaches the old ArrayBuffer: its views then have length 0.
   const memoryBytes = () => (bytes.length === 0 ? (bytes = new Uint8Array(memory.buffer)) : bytes);
-  return (coordinator, text) => {
-    if (text.length > BUFFERED_MAX) return null;
+  const inputBytes = () => {
     if (ptr === 0) {
       ptr = glue.inputBuffer(cap);
       if (ptr === 0) return null;
       memory = glue.wasmMemory();
     }
     if (input.length === 0) input = memoryBytes().subarray(ptr, ptr + cap);
-    const { written } = encoder.encodeInto(text, input);
+    return input;
+  };
+  const run = (coordinator, written) => {
     const at = coordinator.handleBuffered(written);
     if (at < 0) return glue.lastOutput();
     const start = at % 4294967296;
     const end = start + (at - start) / 4294967296;
     return decoder.decode(memoryBytes().subarray(start, end));
+  };
+  return {
+    text(coordinator, text) {
+      if (text.length > BUFFERED_MAX) return null;
+      const into = inputBytes();
+      return into === null ? null : run(coordinator, encoder.encodeInto(text, into).written);
+    },
+    plain(coordinator, value) {
+      const into = inputBytes();
+      if (into === null) return null;
+      const end = writePlainJson(value, into, 0, cap - WRITE_SLACK);
+      if (end === NOT_PLAIN) return NOT_PLAIN;
+      return end < 0 ? null : run(coordinator, end);
+    },
   };
 }
 
@@ -147,20 +267,22 @@ function bufferedText(glue) {
  * `undefined` count as absent, as in JSON), and the glue's functions.
  */
 export function bind(glue) {
-  const buffered = bufferedText(glue);
+  const buffered = bufferedInput(glue);
   class Coordinator extends glue.Coordinator {
     handle(input) {
       if (typeof input === 'string') {
-        const text = buffered === null ? null : buffered(this, input);
+        const text = buffered === null ? null : buffered.text(this, input);
         return text ?? this.handleText(input);
       }
       // Plain JSON crosses as text, the cheapest way in and out of the module (docs/performance.md).
-      if (isPlainJson(input)) {
-        const json = JSON.stringify(input);
-        const text = buffered === null ? null : buffered(this, json);
+      if (buffered !== null) {
+        const text = buffered.plain(this, input);
+        if (text === NOT_PLAIN) return super.handle(withoutUndefined(input));
         // An integer beyond 2^53 needs a BigInt: the module then converts its output exactly.
         if (text !== null) return hasLongDigitRun(text) ? glue.lastOutputObject() : JSON.parse(text);
-        const output = this.handleJsonObject(json);
+      }
+      if (isPlainJson(input)) {
+        const output = this.handleJsonObject(JSON.stringify(input));
         return typeof output === 'string' ? JSON.parse(output) : output;
       }
       return super.handle(withoutUndefined(input));

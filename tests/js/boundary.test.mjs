@@ -252,6 +252,48 @@ test('objects answer the same whether they cross as JSON text or field by field'
   assert.equal(isPlainJson(cyclic), false, 'deep nesting is left to the engine');
 });
 
+test('plain objects are written as their JSON.stringify text, and nothing else is', async () => {
+  const { isPlainJson, writePlainJson } = await import(join(PKG, 'api.mjs'));
+  const out = new Uint8Array(4096);
+  const written = (value, limit = out.length - 128) => {
+    const end = writePlainJson(value, out, 0, limit);
+    return end < 0 ? end : new TextDecoder().decode(out.subarray(0, end));
+  };
+  const deep = (n) => (n === 0 ? 1 : [deep(n - 1)]);
+  const sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
+  const plain = [
+    JOIN, {}, [], '', 'a"b\\c\n\u0001\u007f', 'p\u00e9\u{1F600}', 0, -0, -1, 7, 10, 99, 100,
+    2 ** 31, -(2 ** 31), Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, true, false, null,
+    [1, undefined, null], sparse, { a: undefined, b: 1 }, { 2: 'x', 1: 'y', z: [] },
+    { 'k\uD800': 1, 'k"\u00e9': 2 }, Object.assign(Object.create(null), { n: 1 }),
+    deep(64), { ...JOIN, request: { ...JOIN.request, activeTasks: [{ subtopologyId: '0', partitions: [0, 255] }] } },
+  ];
+  for (const value of plain) {
+    assert.ok(isPlainJson(value), JSON.stringify(value));
+    assert.equal(written(value), JSON.stringify(value), JSON.stringify(value));
+  }
+  class Point { constructor() { this.x = 1; } }
+  const inherited = Object.create({ inherited: 1 });
+  inherited.own = 2;
+  const notPlain = [1.5, 2 ** 60, NaN, Infinity, 1n, () => 1, Symbol('s'), new Date(0), new Point(),
+    '\uD800', 'a\uDC00b', [1, 'x\uD800'], inherited, deep(65), undefined, { f: () => 1 }];
+  for (const value of notPlain) {
+    assert.equal(isPlainJson(value), false, String(value?.toString?.()));
+    assert.equal(written({ a: [value] }) === -1 || written(value) === -1, true, String(value?.toString?.()));
+  }
+  // No room: any text past the limit is refused, never cut short.
+  const long = { id: 'x'.repeat(300), list: Array.from({ length: 100 }, (_, i) => i * 1000) };
+  const text = JSON.stringify(long);
+  for (const limit of [0, 1, 50, 299, 300, 310, text.length - 1, text.length]) {
+    const end = writePlainJson(long, out, 0, limit);
+    assert.ok(end === -2 || (end <= limit + 128 && written(long, limit) === text), `limit ${limit}: ${end}`);
+  }
+  assert.equal(written({ s: 'é'.repeat(200) }, 150), -2);
+  assert.equal(written({ s: 'é'.repeat(100) }, 150), -2, 'fits as UTF-16 units, not as UTF-8');
+  assert.equal(written({ s: 'é'.repeat(100) }, 250), JSON.stringify({ s: 'é'.repeat(100) }));
+  assert.equal(written(long, text.length + 10), text);
+});
+
 test('recordBytes: records carry base64 keyBytes/valueBytes that replay on their own', () => {
   const c = new Coordinator({ recordBytes: true });
   const out = c.handle(JOIN);
