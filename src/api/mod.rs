@@ -4,10 +4,14 @@ pub mod common;
 mod decode;
 pub mod describe;
 pub mod heartbeat;
+#[cfg(feature = "heartbeat-text")]
+mod heartbeat_text;
 pub mod initialize;
 #[cfg(feature = "replay-text")]
 mod replay_text;
 pub mod response;
+#[cfg(any(feature = "heartbeat-text", feature = "replay-text"))]
+mod scan;
 mod text;
 
 use std::collections::BTreeMap;
@@ -260,8 +264,8 @@ struct HeartbeatText<'a> {
 }
 
 /// The fast way in for the most frequent input: a heartbeat decoded from its text without the
-/// intermediate JSON tree. It answers only when the general path would accept the text with the
-/// same result: the text is too short for any string or list limit and too shallow for the depth
+/// intermediate JSON tree, by one scan for the shape of a steady heartbeat, else by the typed
+/// decoding. It answers only when the general path would accept the text with the same result: the text is too short for any string or list limit and too shallow for the depth
 /// limit, and the typed decoding, which refuses unknown and duplicate fields, succeeded. Anything
 /// else (`None`) takes the general path, which gives every error its path.
 #[cfg(feature = "heartbeat-text")]
@@ -269,6 +273,14 @@ fn heartbeat_from_text(text: &str) -> Option<Input> {
     if text.len() > MAX_STRING_BYTES {
         return None;
     }
+    heartbeat_text::heartbeat_from_scan(text).or_else(|| heartbeat_from_serde(text))
+}
+
+/// A heartbeat's text by serde's derived decoders: what the scan
+/// ([`heartbeat_text::heartbeat_from_scan`]) leaves, such as a topology, task offsets or an
+/// escaped string.
+#[cfg(feature = "heartbeat-text")]
+fn heartbeat_from_serde(text: &str) -> Option<Input> {
     // Decoded first and checked after: another input fails at its first field a heartbeat does
     // not have, and a search of the text for the type's name cost more than that (the search
     // runs byte by byte in wasm).

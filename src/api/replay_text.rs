@@ -9,6 +9,7 @@
 //! JSON whitespace; the list and its strings within the limits. Anything else, escapes and
 //! unknown keys included, is `None`: the general path reads it and gives every error its path.
 
+use super::scan::Scan;
 use super::{MAX_LIST_LEN, MAX_STRING_BYTES};
 use crate::records::json::append_base64_string;
 
@@ -27,10 +28,7 @@ type Span = (usize, usize);
 /// The records of a `Replay` input's text in the bytes form, or `None` when the text is not
 /// of the one shape this reads (see the module's comment).
 pub(crate) fn replay_from_text(text: &str) -> Option<ReplayBytes> {
-    let mut scan = Scan {
-        text: text.as_bytes(),
-        at: 0,
-    };
+    let mut scan = Scan::new(text);
     let mut out = ReplayBytes {
         now_ms: 0,
         bytes: Vec::new(),
@@ -58,8 +56,7 @@ pub(crate) fn replay_from_text(text: &str) -> Option<ReplayBytes> {
             break;
         }
     }
-    scan.skip_whitespace();
-    (now_ms && kind && records && scan.at == scan.text.len()).then_some(out)
+    (now_ms && kind && records && scan.at_end()).then_some(out)
 }
 
 impl ReplayBytes {
@@ -84,86 +81,7 @@ impl ReplayBytes {
     }
 }
 
-/// A cursor over the text; every step answers `None` on what it does not expect.
-struct Scan<'a> {
-    text: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Scan<'a> {
-    fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.at) {
-            self.at += 1;
-        }
-    }
-
-    /// The next byte after whitespace, consumed.
-    fn next(&mut self) -> Option<u8> {
-        self.skip_whitespace();
-        let b = *self.text.get(self.at)?;
-        self.at += 1;
-        Some(b)
-    }
-
-    fn expect(&mut self, b: u8) -> Option<()> {
-        (self.next()? == b).then_some(())
-    }
-
-    /// `literal` after whitespace.
-    fn expect_text(&mut self, literal: &[u8]) -> Option<()> {
-        self.skip_whitespace();
-        let rest = self.text.get(self.at..)?;
-        rest.starts_with(literal).then(|| self.at += literal.len())
-    }
-
-    /// After an item of a list or object: `true` at a comma (another item follows), `false`
-    /// at `close`.
-    fn more(&mut self, close: u8) -> Option<bool> {
-        match self.next()? {
-            b',' => Some(true),
-            b if b == close => Some(false),
-            _ => None,
-        }
-    }
-
-    /// The raw bytes of a string up to its closing quote, which is consumed (escapes are not
-    /// read: a string with one is never one this scan accepts).
-    fn raw_string(&mut self) -> Option<&'a [u8]> {
-        self.expect(b'"')?;
-        let rest = self.text.get(self.at..)?;
-        let len = rest.iter().position(|&b| b == b'"')?;
-        self.at += len + 1;
-        rest.get(..len)
-    }
-
-    /// An object key and its colon.
-    fn key(&mut self) -> Option<&'a [u8]> {
-        let key = self.raw_string()?;
-        self.expect(b':')?;
-        Some(key)
-    }
-
-    /// A non-negative integer of at most 18 digits (what an `i64` holds whatever the digits),
-    /// written as JSON writes it (no leading zero, no fraction or exponent).
-    fn natural(&mut self) -> Option<i64> {
-        self.skip_whitespace();
-        let digits = self
-            .text
-            .get(self.at..)?
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let text = self.text.get(self.at..self.at + digits)?;
-        if digits == 0 || digits > 18 || (digits > 1 && text.first() == Some(&b'0')) {
-            return None;
-        }
-        self.at += digits;
-        if let Some(b'.' | b'e' | b'E') = self.text.get(self.at) {
-            return None;
-        }
-        Some(text.iter().fold(0i64, |n, &d| n * 10 + i64::from(d - b'0')))
-    }
-
+impl Scan<'_> {
     /// A base64 string within the string limit, decoded onto the end of `out`.
     fn base64(&mut self, out: &mut Vec<u8>) -> Option<Span> {
         self.expect(b'"')?;
