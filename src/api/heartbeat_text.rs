@@ -382,17 +382,8 @@ mod tests {
             prop_assert!(scanned.is_some(), "{}", text);
             prop_assert_eq!(&scanned, &heartbeat_from_serde(&text), "{}", text);
 
-            let mut mutant = text.into_bytes();
-            let i = at.index(mutant.len());
-            match edit {
-                0 => mutant[i] = byte,
-                1 => mutant.insert(i, byte),
-                _ => {
-                    mutant.remove(i);
-                }
-            }
             // A mutation inside a multi-byte character is no text: nothing to read.
-            if let Ok(mutant) = String::from_utf8(mutant) {
+            if let Some(mutant) = super::super::scan::mutant(&text, at, edit, byte) {
                 let scanned = heartbeat_from_scan(&mutant);
                 prop_assert!(scanned.is_none() || scanned == heartbeat_from_serde(&mutant), "{}", mutant);
             }

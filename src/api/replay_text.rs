@@ -311,16 +311,7 @@ mod tests {
         ) {
             let text = replay_text(now_ms, &records, space);
             prop_assert_eq!(by_scan(&text), Some((now_ms, records.clone())));
-            let mut mutant = text.into_bytes();
-            let i = at.index(mutant.len());
-            match edit {
-                0 => mutant[i] = byte,
-                1 => mutant.insert(i, byte),
-                _ => {
-                    mutant.remove(i);
-                }
-            }
-            let mutant = String::from_utf8(mutant).expect("ASCII");
+            let mutant = super::super::scan::mutant(&text, at, edit, byte).expect("ASCII");
             // The scan may leave a text to the general way (an escaped key), never read it otherwise.
             let scanned = by_scan(&mutant);
             prop_assert!(scanned.is_none() || scanned == by_serde(&mutant), "{}", mutant);

@@ -161,3 +161,25 @@ impl<'a> Scan<'a> {
         self.expect_text(b"false").map(|()| false)
     }
 }
+
+/// `text` with one byte replaced (`edit` 0), inserted (1) or removed (2) at `at`: the mutants
+/// the scans' property tests compare with serde's reading; `None` when the edit split a
+/// character.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+pub(super) fn mutant(
+    text: &str,
+    at: proptest::sample::Index,
+    edit: u8,
+    byte: u8,
+) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    let i = at.index(bytes.len());
+    match edit {
+        0 => bytes[i] = byte,
+        1 => bytes.insert(i, byte),
+        _ => {
+            bytes.remove(i);
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
