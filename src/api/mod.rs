@@ -265,9 +265,10 @@ struct HeartbeatText<'a> {
 
 /// The fast way in for the most frequent input: a heartbeat decoded from its text without the
 /// intermediate JSON tree, by one scan for the shape of a steady heartbeat, else by the typed
-/// decoding. It answers only when the general path would accept the text with the same result: the text is too short for any string or list limit and too shallow for the depth
-/// limit, and the typed decoding, which refuses unknown and duplicate fields, succeeded. Anything
-/// else (`None`) takes the general path, which gives every error its path.
+/// decoding. It answers only when the general path would accept the text with the same result:
+/// the text is too short for any string or list limit and too shallow for the depth limit, and
+/// the scan or the typed decoding (which refuses unknown and duplicate fields) succeeded.
+/// Anything else (`None`) takes the general path, which gives every error its path.
 #[cfg(feature = "heartbeat-text")]
 fn heartbeat_from_text(text: &str) -> Option<Input> {
     if text.len() > MAX_STRING_BYTES {
