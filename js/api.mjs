@@ -136,7 +136,8 @@ export function writePlainJson(value, out, at, limit, depth = 0) {
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out[at++] = 44; // ,
           const v = value[i];
-          at = v === undefined ? writeAscii('null', out, at) : writePlainJson(v, out, at, limit, depth + 1);
+          if (v !== undefined) at = writePlainJson(v, out, at, limit, depth + 1);
+          else at = at > limit ? NO_ROOM : writeAscii('null', out, at);
           if (at < 0) return at;
         }
         out[at++] = 93; // ]

@@ -292,6 +292,10 @@ test('plain objects are written as their JSON.stringify text, and nothing else i
   assert.equal(written({ s: 'é'.repeat(100) }, 150), -2, 'fits as UTF-16 units, not as UTF-8');
   assert.equal(written({ s: 'é'.repeat(100) }, 250), JSON.stringify({ s: 'é'.repeat(100) }));
   assert.equal(written(long, text.length + 10), text);
+  // A list of a billion holes (each written as null) stops at the limit.
+  const holes = [];
+  holes.length = 1e9;
+  assert.equal(written({ holes }), -2);
 });
 
 test('recordBytes: records carry base64 keyBytes/valueBytes that replay on their own', () => {
