@@ -10,6 +10,7 @@
 export function withoutUndefined(value) {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
+    if (value.length > MAX_LIST_LEN) return value; // refused by the module for its length alone
     let copy = null;
     for (let i = 0; i < value.length; i++) {
       const v = value[i];
@@ -37,6 +38,11 @@ export function withoutUndefined(value) {
   return copy ?? value;
 }
 
+/**
+ * The core's longest list (`MAX_LIST_LEN`): the module refuses a longer one for its length, before
+ * reading an item, so the wrapper leaves such a list as it is (not walked, not written as text).
+ */
+const MAX_LIST_LEN = 1000000;
 const WELL_FORMED = typeof String.prototype.isWellFormed === 'function';
 const SURROGATE = /[\uD800-\uDFFF]/;
 const MAX_PLAIN_DEPTH = 64;
@@ -45,8 +51,9 @@ const MAX_PLAIN_DEPTH = 64;
  * Whether `value` means the same as its `JSON.stringify` text: plain objects and arrays of
  * strings (well-formed UTF-16), booleans, null and safe integers, where `undefined` properties
  * are absent and `undefined` items null, as in JSON. Anything else (functions, symbols,
- * `BigInt`s, fractions, class instances, deep nesting) goes to the engine's field-by-field
- * conversion, which answers exactly or refuses with a boundary error.
+ * `BigInt`s, fractions, class instances, deep nesting, lists longer than the module accepts)
+ * goes to the engine's field-by-field conversion, which answers exactly or refuses with a
+ * boundary error.
  */
 export function isPlainJson(value, depth = 0) {
   switch (typeof value) {
@@ -60,6 +67,7 @@ export function isPlainJson(value, depth = 0) {
       if (value === null) return true;
       if (depth >= MAX_PLAIN_DEPTH) return false;
       if (Array.isArray(value)) {
+        if (value.length > MAX_LIST_LEN) return false;
         for (let i = 0; i < value.length; i++) {
           const v = value[i];
           if (v !== undefined && !isPlainJson(v, depth + 1)) return false;
@@ -132,6 +140,7 @@ export function writePlainJson(value, out, at, limit, depth = 0) {
       if (value === null) return writeAscii('null', out, at);
       if (depth >= MAX_PLAIN_DEPTH) return NOT_PLAIN;
       if (Array.isArray(value)) {
+        if (value.length > MAX_LIST_LEN) return NOT_PLAIN;
         out[at++] = 91; // [
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out[at++] = 44; // ,

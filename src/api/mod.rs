@@ -13,6 +13,7 @@ pub mod response;
 #[cfg(any(feature = "heartbeat-text", feature = "replay-text"))]
 mod scan;
 mod text;
+mod tree;
 
 use std::collections::BTreeMap;
 
@@ -33,6 +34,7 @@ pub use describe::*;
 pub use heartbeat::*;
 pub use initialize::*;
 pub use response::*;
+pub use tree::{json_tree, tree_from, MAX_TREE_VALUES};
 
 /// The longest list accepted anywhere in an input.
 pub const MAX_LIST_LEN: usize = 1_000_000;
@@ -41,6 +43,12 @@ pub const MAX_LIST_LEN: usize = 1_000_000;
 pub const MAX_STRING_BYTES: usize = 32_767;
 /// The deepest nesting accepted in an input.
 pub const MAX_DEPTH: usize = 32;
+/// The longest input text read as a JSON tree (16 MiB). A tree takes up to about 16 times its
+/// text (a list of zeros: two bytes of text, a 32-byte value each), and the list limit is
+/// checked on the tree, so a longer text could exhaust a wasm module's memory (which ends its
+/// instance) before any limit answered. A heartbeat and a `Replay` in the bytes form are read
+/// without a tree (and a heartbeat is within [`MAX_STRING_BYTES`]).
+pub const MAX_TREE_INPUT_BYTES: usize = 16 << 20;
 
 /// `client` of an input (optional; both fields default to `""`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,8 +155,7 @@ impl Input {
 
     /// [`Input::parse`] by the general way: the JSON tree, its shape checked, then typed.
     pub(crate) fn parse_tree(text: &str) -> Result<Input, BoundaryError> {
-        let mut value: Value = serde_json::from_str(text)
-            .map_err(|e| BoundaryError::input("", format!("malformed JSON: {e}")))?;
+        let mut value = json_tree(text, "")?;
         check_shape(&value, &JsonPath::Root(""), 0)?;
         // A Replay's records are moved into the input, not copied out of the parsed text.
         let records = match &mut value {
@@ -339,23 +346,12 @@ fn nesting(text: &str) -> usize {
 /// Rejects oversized lists and deep nesting before any typed decoding.
 fn check_shape(value: &Value, path: &JsonPath<'_>, depth: usize) -> Result<(), BoundaryError> {
     if depth > MAX_DEPTH {
-        return Err(BoundaryError::new(
-            BoundaryCode::TooLarge,
-            path.render(),
-            format!("nesting deeper than {MAX_DEPTH} levels"),
-        ));
+        return Err(deep_error(path));
     }
     match value {
         Value::Array(items) => {
             if items.len() > MAX_LIST_LEN {
-                return Err(BoundaryError::new(
-                    BoundaryCode::TooLarge,
-                    path.render(),
-                    format!(
-                        "a list of {} entries; at most {MAX_LIST_LEN} are accepted",
-                        items.len()
-                    ),
-                ));
+                return Err(list_error(path, items.len()));
             }
             for (i, item) in items.iter().enumerate() {
                 if !matches!(item, Value::Number(_) | Value::Bool(_) | Value::Null) {
@@ -370,19 +366,35 @@ fn check_shape(value: &Value, path: &JsonPath<'_>, depth: usize) -> Result<(), B
                 }
             }
         }
-        Value::String(s) if s.len() > MAX_STRING_BYTES => {
-            return Err(BoundaryError::new(
-                BoundaryCode::TooLarge,
-                path.render(),
-                format!(
-                    "a string of {} bytes; at most {MAX_STRING_BYTES} are accepted",
-                    s.len()
-                ),
-            ));
-        }
+        Value::String(s) if s.len() > MAX_STRING_BYTES => return Err(string_error(path, s.len())),
         _ => {}
     }
     Ok(())
+}
+
+/// The shape check's errors ([`check_shape`], and [`tree_from`] as it builds a tree).
+pub(crate) fn deep_error(path: &JsonPath<'_>) -> BoundaryError {
+    BoundaryError::new(
+        BoundaryCode::TooLarge,
+        path.render(),
+        format!("nesting deeper than {MAX_DEPTH} levels"),
+    )
+}
+
+pub(crate) fn list_error(path: &JsonPath<'_>, len: usize) -> BoundaryError {
+    BoundaryError::new(
+        BoundaryCode::TooLarge,
+        path.render(),
+        format!("a list of {len} entries; at most {MAX_LIST_LEN} are accepted"),
+    )
+}
+
+pub(crate) fn string_error(path: &JsonPath<'_>, len: usize) -> BoundaryError {
+    BoundaryError::new(
+        BoundaryCode::TooLarge,
+        path.render(),
+        format!("a string of {len} bytes; at most {MAX_STRING_BYTES} are accepted"),
+    )
 }
 
 fn decode<T: DeserializeOwned>(value: &Value, base: &str) -> Result<T, BoundaryError> {

@@ -292,10 +292,49 @@ test('plain objects are written as their JSON.stringify text, and nothing else i
   assert.equal(written({ s: 'é'.repeat(100) }, 150), -2, 'fits as UTF-16 units, not as UTF-8');
   assert.equal(written({ s: 'é'.repeat(100) }, 250), JSON.stringify({ s: 'é'.repeat(100) }));
   assert.equal(written(long, text.length + 10), text);
-  // A list of a billion holes (each written as null) stops at the limit.
+  // A list longer than the module accepts is left to it (refused for its length alone).
   const holes = [];
   holes.length = 1e9;
-  assert.equal(written({ holes }), -2);
+  assert.equal(written({ holes }), -1);
+  assert.equal(isPlainJson({ holes }), false);
+  // A list of holes within the list limit, each written as null, stops at the buffer's end.
+  const within = [];
+  within.length = 1000000;
+  assert.equal(written({ within }), -2);
+});
+
+test('huge inputs answer TOO_LARGE and leave the module working', () => {
+  const c = new Coordinator();
+  const describe = (groupIds) => ({ nowMs: 1, type: 'StreamsGroupDescribe', request: { groupIds } });
+  // A list of a hundred million holes, with a BigInt: no plain JSON, so converted field by field.
+  const holes = [];
+  holes.length = 1e8;
+  holes[0] = 1n;
+  let out = c.handle(describe(holes));
+  assert.deepEqual([out.error.code, out.error.path], ['TOO_LARGE', 'request.groupIds']);
+  assert.match(out.error.message, /a list of 100000000 entries; at most 1000000 are accepted/);
+  // The same without the BigInt, and just over the limit: the answer the text would get.
+  const over = new Array(1000001).fill('g');
+  const bare = [];
+  bare.length = 1e8;
+  for (const list of [bare, over]) {
+    out = c.handle(describe(list));
+    assert.deepEqual([out.error.code, out.error.path], ['TOO_LARGE', 'request.groupIds']);
+  }
+  assert.deepEqual(c.handle(describe(over)), JSON.parse(c.handle(JSON.stringify(describe(over)))));
+  // One list named a thousand times: within the list limits, past the values' limit.
+  const list = new Array(10000).fill('g');
+  out = c.handle({ ...describe([]), request: { groupIds: [], x: new Array(1000).fill(list), big: 1n } });
+  assert.equal(out.error.code, 'TOO_LARGE');
+  assert.match(out.error.message, /values in all/);
+  assert.throws(() => c.replay(holes), /TOO_LARGE|1000000/);
+  // A text longer than a tree may be read from.
+  const text = JSON.stringify(describe(['x'.repeat(17 * 2 ** 20)]));
+  out = c.handle(text);
+  assert.equal(JSON.parse(out).error.code, 'TOO_LARGE');
+  // The module still answers.
+  out = c.handle(describe(['g']));
+  assert.equal(out.response.groups[0].errorCode, 69);
 });
 
 test('recordBytes: records carry base64 keyBytes/valueBytes that replay on their own', () => {

@@ -14,7 +14,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use streams_group_coordinator as sgc;
-use streams_group_coordinator::api::{boundary_error_json, Input};
+use streams_group_coordinator::api::{self, boundary_error_json, Input};
 use streams_group_coordinator::topology::Subtopology;
 use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
@@ -35,11 +35,11 @@ fn js_error(e: &BoundaryError) -> JsValue {
 /// A JS value (object or JSON text) as JSON.
 fn from_js(value: &JsValue, path: &str) -> Result<Value, BoundaryError> {
     if let Some(text) = value.as_string() {
-        return serde_json::from_str(&text)
-            .map_err(|e| BoundaryError::input(path, format!("malformed JSON: {e}")));
+        return api::json_tree(&text, path);
     }
-    serde_wasm_bindgen::from_value(value.clone())
-        .map_err(|e| BoundaryError::input(path, format!("not a JSON-compatible value: {e}")))
+    // Checked as it is built: a JS list of a billion holes, or a list named a million times, is
+    // refused at the limits instead of exhausting the module's memory.
+    api::tree_from(serde_wasm_bindgen::Deserializer::from(value.clone()), path)
 }
 
 /// Whether `value` holds an integer that a JS number cannot hold exactly.
