@@ -268,6 +268,37 @@ mod tests {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| Value::Number(n.into())),
+            any::<u64>().prop_map(|n| Value::Number(n.into())),
+            (-1e6f64..1e6).prop_map(|f| serde_json::json!(f)),
+            "[a-z\u{e9}\\\"]{0,4}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 5, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec(("[a-c]{0,2}", inner), 0..5)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    proptest::proptest! {
+        /// Any JSON value's text builds the tree serde_json builds, key order included.
+        #[test]
+        fn any_value_builds_as_serde_json_builds(value in any_json()) {
+            let text = value.to_string();
+            let ours = built(&text).map(|v| v.to_string());
+            proptest::prop_assert_eq!(ours, by_text(&text).map(|v| v.to_string()));
+        }
+    }
+
     #[test]
     fn answers_the_shape_checks_errors_as_it_builds() {
         let nested = |levels: usize, inner: &str| {
