@@ -51,7 +51,13 @@ function test(name, fn) {
   nodeTest(name, async () => {
     current = { errors: [], external: [] };
     try {
-      await fn();
+      try {
+        await fn();
+      } catch (e) {
+        // What the page said before the failure, with it.
+        if (current.errors.length > 0) e.message += `\n  the page's errors: ${current.errors.join('; ')}`;
+        throw e;
+      }
       assert.deepEqual(current.errors, [], 'console errors, page errors or failed requests');
       assert.deepEqual(current.external, [], 'requests beyond the page\'s own files');
     } finally {
@@ -804,7 +810,10 @@ test('big group: 200 members, 1,000 tasks, readable and each step drawn in well 
   assert.ok(Math.max(...times) < 5000, `step times ${times}`);
   // Filter and sort the member list by state.
   await page.fill('#member-filter', 'process-7');
-  await page.waitForFunction(() => /^4 of 200 shown$/.test(document.querySelector('#member-shown').textContent));
+  await page.waitForFunction(() => /^4 of 200 shown$/.test(document.querySelector('#member-shown').textContent)).catch(async (e) => {
+    const shown = await page.textContent('#member-shown');
+    throw new Error(`the filter 'process-7' (the field now '${await page.inputValue('#member-filter')}') shows '${shown}': ${e.message}`);
+  });
   assert.deepEqual(await page.$$eval('.member-row [data-field="process-id"]', (els) => [...new Set(els.map((e) => e.textContent))]), ['process-7']);
   await page.fill('#member-filter', '');
   await page.click('.tl[data-to="201"]');
