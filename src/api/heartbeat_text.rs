@@ -96,10 +96,7 @@ impl Scan<'_> {
                     1 << 7
                 }
                 b"endpointInformationEpoch" => {
-                    r.endpoint_information_epoch = match self.null() {
-                        true => None,
-                        false => Some(self.int32()?),
-                    };
+                    r.endpoint_information_epoch = self.nullable(Self::int32)?;
                     1 << 8
                 }
                 b"shutdownApplication" => {
@@ -133,26 +130,33 @@ impl Scan<'_> {
 
     /// A string or null (`Some(None)`).
     fn optional_string(&mut self) -> Option<Option<String>> {
-        match self.null() {
-            true => Some(None),
-            false => Some(Some(self.string()?.to_string())),
-        }
+        self.nullable(|scan| scan.string().map(str::to_string))
     }
 
     /// An owned task list: null (`Some(None)`) or a list of `subtopologyId` and `partitions`.
     fn task_lists(&mut self) -> Option<Option<Vec<TaskIdsJson>>> {
-        if self.null() {
-            return Some(None);
+        self.nullable(|scan| scan.list(Self::task_ids))
+    }
+
+    /// `null` (`Some(None)`), or what `read` reads.
+    fn nullable<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match self.null() {
+            true => Some(None),
+            false => read(self).map(Some),
         }
+    }
+
+    /// A list of what `item` reads.
+    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         self.expect(b'[')?;
-        let mut lists = Vec::new();
+        let mut list = Vec::new();
         if self.empty(b']') {
-            return Some(Some(lists));
+            return Some(list);
         }
         loop {
-            lists.push(self.task_ids()?);
+            list.push(item(self)?);
             if !self.more(b']')? {
-                return Some(Some(lists));
+                return Some(list);
             }
         }
     }
@@ -166,7 +170,7 @@ impl Scan<'_> {
                 b"subtopologyId" if subtopology.is_none() => {
                     subtopology = Some(self.string()?.to_string());
                 }
-                b"partitions" if partitions.is_none() => partitions = Some(self.int32_list()?),
+                b"partitions" if partitions.is_none() => partitions = Some(self.list(Self::int32)?),
                 _ => return None,
             }
             if !self.more(b'}')? {
@@ -177,21 +181,6 @@ impl Scan<'_> {
             subtopology_id: subtopology?,
             partitions: partitions?,
         })
-    }
-
-    /// A list of `i32`s.
-    fn int32_list(&mut self) -> Option<Vec<i32>> {
-        self.expect(b'[')?;
-        let mut list = Vec::new();
-        if self.empty(b']') {
-            return Some(list);
-        }
-        loop {
-            list.push(self.int32()?);
-            if !self.more(b']')? {
-                return Some(list);
-            }
-        }
     }
 
     /// `client`: `clientId` and `clientHost`, each optional.
