@@ -85,7 +85,14 @@ pub struct Compiled {
 
 impl Compiled {
     pub fn from_file(path: &std::path::Path) -> Result<Compiled> {
-        let engine = Engine::default();
+        let mut config = wasmtime::Config::new();
+        // `SGC_PERFMAP=1`: the compiled functions are named in /tmp/perf-PID.map, so that
+        // `perf report` shows the guest's functions (a module optimised with `wasm-opt -g`
+        // keeps their names) instead of bare addresses.
+        if std::env::var_os("SGC_PERFMAP").is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
+        let engine = Engine::new(&config).map_err(err("engine"))?;
         let module = Module::from_file(&engine, path)
             .map_err(|e| format!("cannot load {}: {e:?}", path.display()))?;
         for import in module.imports() {
