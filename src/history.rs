@@ -24,7 +24,9 @@ use serde_json::{json, Map, Value};
 use crate::assignor::{tasks_moved, tasks_reassigned};
 use crate::group::{self, Group, MemberState};
 use crate::ordered::Ordered;
-use crate::records::{record_from_json, Dialect, Record, RecordKey, RecordValue};
+use crate::records::{
+    record_from_json, Dialect, KeyValue, Record, RecordKey, RecordValue, TopologyValue,
+};
 use crate::tasks::{count, Assignment, TargetMap};
 
 /// One record read from a log, with where it came from.
@@ -688,6 +690,54 @@ impl Tracker {
     }
 }
 
+/// What a record's telling reads of its group as it was before the record: only what that
+/// kind of record needs, so that a record costs what it changes, not a copy of its group.
+#[derive(Default)]
+struct Before {
+    group_epoch: i32,
+    /// A topology record: the group's topology.
+    topology: Option<TopologyValue>,
+    /// A group metadata record of 4.2: what the group's previous one said.
+    kafka42: Option<Kafka42Before>,
+    /// A target assignment metadata record: the tasks of departed members not yet reassigned,
+    /// for the count of those the new target reassigns.
+    orphaned: BTreeSet<(String, i32)>,
+}
+
+/// The fields of a 4.2 group metadata record whose change a group epoch bump is told by.
+struct Kafka42Before {
+    metadata_hash: i64,
+    validated_topology_epoch: i32,
+    last_assignment_configs: Option<Vec<KeyValue>>,
+}
+
+impl Before {
+    fn of(group: Option<&Group>, rec: &Record) -> Before {
+        let Some(g) = group else {
+            return Before::default();
+        };
+        let mut before = Before {
+            group_epoch: g.group_epoch,
+            ..Before::default()
+        };
+        match (&rec.key, &rec.value) {
+            (RecordKey::Topology { .. }, Some(_)) => before.topology = g.topology.clone(),
+            (RecordKey::GroupMetadata { .. }, Some(_)) => {
+                before.kafka42 = g.kafka42().map(|k| Kafka42Before {
+                    metadata_hash: k.metadata_hash,
+                    validated_topology_epoch: k.validated_topology_epoch,
+                    last_assignment_configs: k.last_assignment_configs.clone(),
+                })
+            }
+            (RecordKey::TargetAssignmentMetadata { .. }, Some(_)) => {
+                before.orphaned = g.orphaned.clone()
+            }
+            _ => {}
+        }
+        before
+    }
+}
+
 /// The history of every group in a read log.
 pub fn tell(log: &ParsedLog) -> Value {
     let dialect = log.dialect;
@@ -707,11 +757,11 @@ pub fn tell(log: &ParsedLog) -> Value {
             offset: lr.offset,
             timestamp_ms: lr.timestamp_ms,
         };
-        let before = groups.get(&gid).cloned();
+        let before = Before::of(groups.get(&gid), rec);
         let old_member = rec
             .key
             .member_id()
-            .and_then(|m| before.as_ref().and_then(|g| g.members.get(m)).cloned());
+            .and_then(|m| groups.get(&gid).and_then(|g| g.members.get(m)).cloned());
         // Removals are told once the next record shows what they were.
         let continues_removal = matches!(
             (&rec.key, &rec.value),
@@ -720,11 +770,6 @@ pub fn tell(log: &ParsedLog) -> Value {
         if !continues_removal && !matches!(rec.key, RecordKey::GroupMetadata { .. }) {
             t.flush_removed(&gid, &at);
         }
-        // What the previous targets were, for the move counts of a new target.
-        let orphaned = before
-            .as_ref()
-            .map(|g| g.orphaned.clone())
-            .unwrap_or_default();
         if let Err(e) = group::apply(
             &mut groups,
             rec,
@@ -801,7 +846,7 @@ pub fn tell(log: &ParsedLog) -> Value {
                 }
             }
             (RecordKey::Topology { .. }, Some(RecordValue::Topology(v))) => {
-                let had = before.as_ref().and_then(|g| g.topology.clone());
+                let had = before.topology;
                 if had.as_ref() != Some(v) {
                     t.topology = Some(if had.is_none() {
                         "TOPOLOGY_INITIALIZED"
@@ -828,7 +873,7 @@ pub fn tell(log: &ParsedLog) -> Value {
             }
             (RecordKey::PartitionMetadata { .. }, _) => t.topics = true,
             (RecordKey::GroupMetadata { .. }, Some(RecordValue::GroupMetadata(v))) => {
-                let from = before.as_ref().map_or(0, |g| g.group_epoch);
+                let from = before.group_epoch;
                 if v.epoch != from {
                     let mut reasons: Vec<&str> = Vec::new();
                     if !t.joined.is_empty() {
@@ -846,11 +891,9 @@ pub fn tell(log: &ParsedLog) -> Value {
                     if let Some(r) = t.topology {
                         reasons.push(r);
                     }
-                    let old = before.as_ref();
-                    let hash_changed = old.is_some_and(|g| {
-                        g.kafka42().is_some_and(|k| {
-                            k.metadata_hash != 0 && k.metadata_hash != v.metadata_hash
-                        })
+                    let old = before.kafka42.as_ref();
+                    let hash_changed = old.is_some_and(|k| {
+                        k.metadata_hash != 0 && k.metadata_hash != v.metadata_hash
                     });
                     // A new group (epoch 0) writes its first view of the topics without a reason.
                     if from > 0 && t.topology.is_none() && (t.topics || hash_changed) {
@@ -858,22 +901,18 @@ pub fn tell(log: &ParsedLog) -> Value {
                     }
                     if dialect == Dialect::Kafka42
                         && t.topology.is_none()
-                        && old.is_some_and(|g| {
-                            g.kafka42().is_some_and(|k| {
-                                k.validated_topology_epoch != v.validated_topology_epoch
-                            })
+                        && old.is_some_and(|k| {
+                            k.validated_topology_epoch != v.validated_topology_epoch
                         })
                     {
                         reasons.push("TOPOLOGY_READINESS_CHANGED");
                     }
                     // Configs known before (the default is the empty list) and changed.
-                    if old.is_some_and(|g| {
-                        g.kafka42().is_some_and(|k| {
-                            k.last_assignment_configs
-                                .as_ref()
-                                .is_some_and(|c| !c.is_empty())
-                                && k.last_assignment_configs != v.last_assignment_configs
-                        })
+                    if old.is_some_and(|k| {
+                        k.last_assignment_configs
+                            .as_ref()
+                            .is_some_and(|c| !c.is_empty())
+                            && k.last_assignment_configs != v.last_assignment_configs
                     }) {
                         reasons.push("ASSIGNMENT_CONFIG_CHANGED");
                     }
@@ -922,7 +961,7 @@ pub fn tell(log: &ParsedLog) -> Value {
                         .map(|(m, a)| (m.clone(), a.clone()))
                         .to_map();
                     let moved = tasks_moved(&previous, &next);
-                    let reassigned = tasks_reassigned(&orphaned, &previous, &next);
+                    let reassigned = tasks_reassigned(&before.orphaned, &previous, &next);
                     let tasks: usize = next.values().map(|a| count(&a.active)).sum();
                     let standby: usize = next.values().map(|a| count(&a.standby)).sum();
                     let warmup: usize = next.values().map(|a| count(&a.warmup)).sum();

@@ -67,18 +67,41 @@ pub fn stable_group(
     count: usize,
     partitions: i32,
 ) -> (Coordinator, Vec<(String, i32)>, i64) {
+    drive_to_stable(config, count, partitions, &mut |_| {})
+}
+
+/// [`stable_group`]'s outputs, one JSON text a line: the log of the group's forming, as `sgc`
+/// writes it.
+pub fn stable_group_outputs(config: Config, count: usize, partitions: i32) -> String {
+    let mut log = String::new();
+    drive_to_stable(config, count, partitions, &mut |out| {
+        log.push_str(out);
+        log.push('\n');
+    });
+    log
+}
+
+/// [`stable_group`], handing every output to `seen`.
+fn drive_to_stable(
+    config: Config,
+    count: usize,
+    partitions: i32,
+    seen: &mut dyn FnMut(&str),
+) -> (Coordinator, Vec<(String, i32)>, i64) {
     let interval = i64::from(config.assignment_interval_ms);
     let mut c = Coordinator::new(config).expect("a valid config");
-    send(
-        &mut c,
-        json!({"nowMs": 0, "type": "TopicMetadata", "topics": [
-        {"name": "a", "partitions": partitions}, {"name": "b", "partitions": partitions}]}),
+    seen(
+        &c.handle_json(
+            &json!({"nowMs": 0, "type": "TopicMetadata", "topics": [
+        {"name": "a", "partitions": partitions}, {"name": "b", "partitions": partitions}]})
+            .to_string(),
+        ),
     );
-    send(
-        &mut c,
-        json!({"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t",
-        "topology": [{"subtopologyId": "0", "sourceTopics": ["a"]}, {"subtopologyId": "1", "sourceTopics": ["b"]}]}}),
-    );
+    seen(&c.handle_json(
+        &json!({"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t",
+        "topology": [{"subtopologyId": "0", "sourceTopics": ["a"]}, {"subtopologyId": "1", "sourceTopics": ["b"]}]}})
+        .to_string(),
+    ));
     let mut now = 1;
     let mut members: Vec<(String, LeanClient)> = Vec::new();
     for i in 0..count {
@@ -100,7 +123,9 @@ pub fn stable_group(
                 warmup_tasks: &client.owned[2],
             },
         };
-        client.absorb(&c.handle_json(&serde_json::to_string(&beat).unwrap_or_default()));
+        let out = c.handle_json(&serde_json::to_string(&beat).unwrap_or_default());
+        seen(&out);
+        client.absorb(&out);
         members.push((id, client));
         now += 1;
     }
@@ -127,6 +152,7 @@ pub fn stable_group(
                 },
             };
             let out = c.handle_json(&serde_json::to_string(&beat).unwrap_or_default());
+            seen(&out);
             client.absorb(&out);
         }
         now += 1;
