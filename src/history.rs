@@ -27,7 +27,7 @@ use crate::ordered::Ordered;
 use crate::records::{
     record_from_json, Dialect, KeyValue, Record, RecordKey, RecordValue, TopologyValue,
 };
-use crate::tasks::{count, Assignment, TargetMap};
+use crate::tasks::{count, TargetMap};
 
 /// One record read from a log, with where it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -583,6 +583,8 @@ struct Tracker {
     topics: bool,
     /// Targets as of the last target assignment metadata record.
     last_targets: TargetMap,
+    /// Members whose target record came since then: what `last_targets` must catch up on.
+    retargeted: BTreeSet<String>,
     /// Timestamp of the target assignment metadata record of each assignment epoch.
     target_at: BTreeMap<i32, Option<i64>>,
     /// Members at -2 (a static member away).
@@ -785,6 +787,9 @@ pub fn tell(log: &ParsedLog) -> Value {
             ));
             continue;
         }
+        if let RecordKey::TargetAssignmentMember { member_id, .. } = &rec.key {
+            t.retargeted.insert(member_id.clone());
+        }
         let g = groups.get(&gid);
         match (&rec.key, &rec.value) {
             (
@@ -802,6 +807,9 @@ pub fn tell(log: &ParsedLog) -> Value {
                         if let Some(tg) = t.last_targets.remove(&old.member_id) {
                             t.last_targets.insert(member_id.clone(), tg);
                         }
+                        // Both entries catch up with the group's targets at the next one.
+                        t.retargeted.insert(old.member_id.clone());
+                        t.retargeted.insert(member_id.clone());
                         t.away.remove(&old.member_id);
                         let instance = md.instance_id.clone().unwrap_or_default();
                         t.events.push(event(
@@ -948,23 +956,21 @@ pub fn tell(log: &ParsedLog) -> Value {
                 Some(RecordValue::TargetAssignmentMetadata(v)),
             ) => {
                 if let Some(g) = g {
-                    let next: BTreeMap<String, Assignment> = g
-                        .targets
-                        .iter()
-                        .filter(|(m, _)| g.members.contains_key(m))
-                        .map(|(m, a)| (m.clone(), a.clone()))
-                        .to_map();
-                    let previous: BTreeMap<String, Assignment> = t
+                    // The targets of the group's members, new and previous, read in place.
+                    let next = g.targets.iter().filter(|(m, _)| g.members.contains_key(m));
+                    let previous = t
                         .last_targets
                         .iter()
-                        .filter(|(m, _)| g.members.contains_key(m))
-                        .map(|(m, a)| (m.clone(), a.clone()))
-                        .to_map();
-                    let moved = tasks_moved(&previous, &next);
-                    let reassigned = tasks_reassigned(&before.orphaned, &previous, &next);
-                    let tasks: usize = next.values().map(|a| count(&a.active)).sum();
-                    let standby: usize = next.values().map(|a| count(&a.standby)).sum();
-                    let warmup: usize = next.values().map(|a| count(&a.warmup)).sum();
+                        .filter(|(m, _)| g.members.contains_key(m));
+                    let moved = tasks_moved(previous.clone(), next.clone());
+                    let reassigned = tasks_reassigned(&before.orphaned, previous, next.clone());
+                    let (mut tasks, mut standby, mut warmup, mut members) = (0, 0, 0, 0);
+                    for (_, a) in next {
+                        tasks += count(&a.active);
+                        standby += count(&a.standby);
+                        warmup += count(&a.warmup);
+                        members += 1;
+                    }
                     let mut extra = String::new();
                     if standby > 0 || warmup > 0 {
                         extra = format!(" (+{standby} standby, {warmup} warm-up)");
@@ -973,14 +979,20 @@ pub fn tell(log: &ParsedLog) -> Value {
                         "TARGET_ASSIGNMENT_COMPUTED",
                         &gid,
                         &at,
-                        json!({"assignmentEpoch": v.assignment_epoch, "tasksMoved": moved, "tasksReassigned": reassigned, "activeTasks": tasks, "standbyTasks": standby, "warmupTasks": warmup, "members": next.len()}),
+                        json!({"assignmentEpoch": v.assignment_epoch, "tasksMoved": moved, "tasksReassigned": reassigned, "activeTasks": tasks, "standbyTasks": standby, "warmupTasks": warmup, "members": members}),
                         format!(
                             "Target assignment for epoch {}: {tasks} active tasks{extra} over {} members; {moved} moved between members, {reassigned} of departed members reassigned.",
                             v.assignment_epoch,
-                            next.len()
+                            members
                         ),
                     ));
-                    t.last_targets = g.targets.clone();
+                    // The last targets become the group's: only the members retargeted since.
+                    for m in std::mem::take(&mut t.retargeted) {
+                        match g.targets.get(&m) {
+                            Some(a) => t.last_targets.insert(m, a.clone()),
+                            None => t.last_targets.remove(&m),
+                        };
+                    }
                     t.target_at.insert(v.assignment_epoch, lr.timestamp_ms);
                 }
             }
@@ -1053,6 +1065,7 @@ pub fn tell(log: &ParsedLog) -> Value {
                 t.deleted = true;
                 t.target_at.clear();
                 t.last_targets = TargetMap::new();
+                t.retargeted.clear();
                 t.away.clear();
                 t.events.push(event(
                     "GROUP_DELETED",
