@@ -119,9 +119,10 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
         parse_text(text)?
     };
     let dialect = dialect.unwrap_or_else(|| guess_dialect(&entries));
-    let mut records = Vec::new();
+    let mut records = Vec::with_capacity(entries.len());
     let mut skipped = 0;
-    for (i, e) in entries.iter().enumerate() {
+    // Each entry's JSON is freed once its record is read: the two are not held whole at once.
+    for (i, e) in entries.into_iter().enumerate() {
         match record_from_json(dialect, &e.json, &format!("records[{i}]")) {
             Ok(Some(record)) => records.push(LogRecord {
                 offset: e.offset,
@@ -191,15 +192,19 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry>), LogError> {
     if trimmed.starts_with('[') {
         let list: Value = serde_json::from_str(trimmed)
             .map_err(|e| line_err(e.line(), format!("not a JSON list of records: {e}")))?;
-        let mut entries = Vec::new();
-        for (i, v) in list.as_array().into_iter().flatten().enumerate() {
+        let Value::Array(list) = list else {
+            return Ok(("json", Vec::new()));
+        };
+        // The list's items are moved into the entries, not copied: a log is read once.
+        let mut entries = Vec::with_capacity(list.len());
+        for (i, v) in list.into_iter().enumerate() {
             entries.push(RawEntry {
                 line: None,
                 position: None,
                 offset: Some(i as i64),
                 timestamp_ms: None,
                 batch: None,
-                json: normalize(v.clone()),
+                json: normalize(v),
             });
         }
         return Ok(("json", entries));
