@@ -21,13 +21,15 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{json, Map, Value};
 
-use crate::assignor::{tasks_moved, tasks_reassigned};
 use crate::group::{self, Group, MemberState};
 use crate::ordered::Ordered;
+
+mod targets;
 use crate::records::{
     record_from_json, Dialect, KeyValue, Record, RecordKey, RecordValue, TopologyValue,
 };
-use crate::tasks::{count, TargetMap};
+use crate::tasks::count;
+use targets::{TargetBook, TargetCounts};
 
 /// One record read from a log, with where it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -586,10 +588,8 @@ struct Tracker {
     changed: Vec<String>,
     topology: Option<&'static str>,
     topics: bool,
-    /// Targets as of the last target assignment metadata record.
-    last_targets: TargetMap,
-    /// Members whose target record came since then: what `last_targets` must catch up on.
-    retargeted: BTreeSet<String>,
+    /// The target as of the last target assignment metadata record.
+    targets: TargetBook,
     /// Timestamp of the target assignment metadata record of each assignment epoch.
     target_at: BTreeMap<i32, Option<i64>>,
     /// Members at -2 (a static member away).
@@ -792,8 +792,10 @@ pub fn tell(log: &ParsedLog) -> Value {
             ));
             continue;
         }
-        if let RecordKey::TargetAssignmentMember { member_id, .. } = &rec.key {
-            t.retargeted.insert(member_id.clone());
+        if let RecordKey::TargetAssignmentMember { member_id, .. }
+        | RecordKey::MemberMetadata { member_id, .. } = &rec.key
+        {
+            t.targets.touch(member_id);
         }
         let g = groups.get(&gid);
         match (&rec.key, &rec.value) {
@@ -809,12 +811,7 @@ pub fn tell(log: &ParsedLog) -> Value {
                     });
                     if let Some(pos) = replaced {
                         let old = t.removed.remove(pos);
-                        if let Some(tg) = t.last_targets.remove(&old.member_id) {
-                            t.last_targets.insert(member_id.clone(), tg);
-                        }
-                        // Both entries catch up with the group's targets at the next one.
-                        t.retargeted.insert(old.member_id.clone());
-                        t.retargeted.insert(member_id.clone());
+                        t.targets.replace(&old.member_id, member_id);
                         t.away.remove(&old.member_id);
                         let instance = md.instance_id.clone().unwrap_or_default();
                         t.events.push(event(
@@ -961,21 +958,14 @@ pub fn tell(log: &ParsedLog) -> Value {
                 Some(RecordValue::TargetAssignmentMetadata(v)),
             ) => {
                 if let Some(g) = g {
-                    // The targets of the group's members, new and previous, read in place.
-                    let next = g.targets.iter().filter(|(m, _)| g.members.contains_key(m));
-                    let previous = t
-                        .last_targets
-                        .iter()
-                        .filter(|(m, _)| g.members.contains_key(m));
-                    let moved = tasks_moved(previous.clone(), next.clone());
-                    let reassigned = tasks_reassigned(&before.orphaned, previous, next.clone());
-                    let (mut tasks, mut standby, mut warmup, mut members) = (0, 0, 0, 0);
-                    for (_, a) in next {
-                        tasks += count(&a.active);
-                        standby += count(&a.standby);
-                        warmup += count(&a.warmup);
-                        members += 1;
-                    }
+                    let TargetCounts {
+                        moved,
+                        reassigned,
+                        active: tasks,
+                        standby,
+                        warmup,
+                        members,
+                    } = t.targets.next(g, &before.orphaned);
                     let mut extra = String::new();
                     if standby > 0 || warmup > 0 {
                         extra = format!(" (+{standby} standby, {warmup} warm-up)");
@@ -991,13 +981,6 @@ pub fn tell(log: &ParsedLog) -> Value {
                             members
                         ),
                     ));
-                    // The last targets become the group's: only the members retargeted since.
-                    for m in std::mem::take(&mut t.retargeted) {
-                        match g.targets.get(&m) {
-                            Some(a) => t.last_targets.insert(m, a.clone()),
-                            None => t.last_targets.remove(&m),
-                        };
-                    }
                     t.target_at.insert(v.assignment_epoch, lr.timestamp_ms);
                 }
             }
@@ -1069,8 +1052,7 @@ pub fn tell(log: &ParsedLog) -> Value {
             (RecordKey::GroupMetadata { .. }, None) => {
                 t.deleted = true;
                 t.target_at.clear();
-                t.last_targets = TargetMap::new();
-                t.retargeted.clear();
+                t.targets.clear();
                 t.away.clear();
                 t.events.push(event(
                     "GROUP_DELETED",

@@ -362,6 +362,194 @@ fn history_from_kafka_dump_log_text_and_raw_segments_of_every_scenario() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// A larger group's life in both dialects, written by simulated clients: 40 members (a third
+/// static) on 8 processes join and reconcile, ten leave (the static ones for a while, -2), three
+/// of those come back under new member ids, the others time out. Its history, told from the
+/// dump-log text and from the raw segment, must agree with the coordinator's `explain` as every
+/// scenario's does: the targets' moved and reassigned tasks among it.
+#[test]
+fn history_of_a_generated_group_life_agrees_with_explain() {
+    for dialect in [Dialect::Kip1071Draft, Dialect::Kafka42] {
+        let run = generated_run(dialect);
+        let reassigned: i64 = run
+            .outputs
+            .iter()
+            .flat_map(|o| o["explain"].as_array().into_iter().flatten())
+            .filter_map(|e| e["tasksReassigned"].as_i64())
+            .sum();
+        assert!(reassigned > 0, "the run reassigns departed members' tasks");
+        check(&run, dump_log(&run).as_bytes(), &run.name).unwrap();
+        check(&run, &segment(&run), &run.name).unwrap();
+    }
+}
+
+/// A simulated member: id, epoch, the task lists it owns (as it reports them), its static
+/// instance id, and whether it still runs.
+struct Sim {
+    id: String,
+    epoch: i64,
+    owned: Value,
+    instance: Option<String>,
+    process: usize,
+    running: bool,
+}
+
+/// A coordinator and what went in and came out.
+struct Life {
+    c: streams_group_coordinator::Coordinator,
+    dialect: Dialect,
+    now: i64,
+    inputs: Vec<Value>,
+    outputs: Vec<Value>,
+}
+
+const SUBTOPOLOGIES: &str = r#"[
+    {"subtopologyId": "0", "sourceTopics": ["a"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+     "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []},
+    {"subtopologyId": "1", "sourceTopics": ["b"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+     "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]"#;
+
+impl Life {
+    fn send(&mut self, mut input: Value) -> Value {
+        input["nowMs"] = json!(self.now);
+        let out: Value = serde_json::from_str(&self.c.handle_json(&input.to_string())).unwrap();
+        self.inputs.push(input);
+        self.outputs.push(out.clone());
+        out
+    }
+
+    /// A member's heartbeat, and what a correct client makes of the answer.
+    fn beat(&mut self, m: &mut Sim, request: Value) {
+        self.now += 10;
+        let out = self.send(json!({"type": "StreamsGroupHeartbeat", "request": request}));
+        let r = &out["response"];
+        if r["errorCode"] == 0 {
+            m.epoch = r["memberEpoch"].as_i64().unwrap_or(0);
+            if r["activeTasks"].is_array() {
+                m.owned = json!({"activeTasks": r["activeTasks"], "standbyTasks": r["standbyTasks"], "warmupTasks": r["warmupTasks"]});
+            }
+        } else {
+            m.epoch = 0;
+        }
+    }
+
+    fn join(&mut self, m: &mut Sim) {
+        let mut r = json!({"groupId": "g", "memberId": m.id, "memberEpoch": 0,
+            "processId": format!("p{}", m.process), "rebalanceTimeoutMs": 300000,
+            "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
+        let subtopologies: Value = serde_json::from_str(SUBTOPOLOGIES).unwrap();
+        if self.dialect == Dialect::Kafka42 {
+            r["endpointInformationEpoch"] = json!(-1);
+            r["topology"] = json!({"epoch": 0, "subtopologies": subtopologies});
+        } else {
+            r["topologyId"] = json!("t");
+        }
+        if let Some(instance) = &m.instance {
+            r["instanceId"] = json!(instance);
+        }
+        self.beat(m, r);
+    }
+
+    /// Six heartbeats of every running member (a member without an epoch joins again).
+    fn rounds(&mut self, members: &mut [Sim]) {
+        for _ in 0..6 {
+            self.now += 100;
+            for m in members.iter_mut().filter(|m| m.running) {
+                if m.epoch == 0 {
+                    self.join(m);
+                    continue;
+                }
+                let mut r = json!({"groupId": "g", "memberId": m.id, "memberEpoch": m.epoch});
+                if let Some(owned) = m.owned.as_object() {
+                    for (k, v) in owned {
+                        r[k] = v.clone();
+                    }
+                }
+                self.beat(m, r);
+            }
+        }
+    }
+}
+
+/// The inputs and outputs of [`history_of_a_generated_group_life_agrees_with_explain`].
+fn generated_run(dialect: Dialect) -> Run {
+    let config = json!({"dialect": dialect.name(), "recordBytes": true,
+        "group.streams.num.standby.replicas": 1, "group.streams.initial.rebalance.delay.ms": 0});
+    let mut life = Life {
+        c: streams_group_coordinator::Coordinator::from_json_config(&config).unwrap(),
+        dialect,
+        now: 0,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+    };
+    life.send(json!({"type": "TopicMetadata", "deletedTopics": [],
+        "topics": [{"name": "a", "partitions": 24}, {"name": "b", "partitions": 24}]}));
+    let sim = |id: String, instance: Option<String>, process: usize| Sim {
+        id,
+        epoch: 0,
+        owned: Value::Null,
+        instance,
+        process,
+        running: true,
+    };
+    let mut members: Vec<Sim> = (0..40)
+        .map(|i| {
+            sim(
+                format!("m{i:02}"),
+                (i % 3 == 0).then(|| format!("i{i}")),
+                i % 8,
+            )
+        })
+        .collect();
+    for (i, m) in members.iter_mut().enumerate() {
+        life.join(m);
+        if i == 0 && dialect == Dialect::Kip1071Draft {
+            let topology: Value = serde_json::from_str(SUBTOPOLOGIES).unwrap();
+            life.send(
+                json!({"type": "StreamsGroupInitialize", "request": {"groupId": "g",
+                "topologyId": "t", "topology": topology}}),
+            );
+        }
+    }
+    life.rounds(&mut members);
+    // Ten leave: dynamic members for good (-1), static ones for a while (-2).
+    for m in members.iter_mut().take(10) {
+        let epoch = if m.instance.is_some() { -2 } else { -1 };
+        let mut r = json!({"groupId": "g", "memberId": m.id, "memberEpoch": epoch});
+        if let Some(instance) = &m.instance {
+            r["instanceId"] = json!(instance);
+        }
+        life.beat(m, r);
+        m.running = false;
+    }
+    life.rounds(&mut members);
+    // Three static members come back under new ids; the fourth times out.
+    let mut back: Vec<Sim> = members
+        .iter()
+        .take(10)
+        .filter(|m| m.instance.is_some())
+        .take(3)
+        .map(|m| sim(format!("{}-again", m.id), m.instance.clone(), m.process))
+        .collect();
+    for m in back.iter_mut() {
+        life.join(m);
+    }
+    members.extend(back);
+    life.rounds(&mut members);
+    // The running members heartbeat on; the one that did not come back times out.
+    for _ in 0..4 {
+        life.now += 20_000;
+        life.send(json!({"type": "AdvanceTime"}));
+        life.rounds(&mut members);
+    }
+    Run {
+        name: format!("generated group life ({})", dialect.name()),
+        dialect,
+        inputs: life.inputs,
+        outputs: life.outputs,
+    }
+}
+
 /// The k42-static-membership story, told: the told history names its events in order.
 #[test]
 fn history_of_a_kafka_42_group_in_words() {
