@@ -8,7 +8,8 @@
 //! counted), with the previous target's owner of a task as the one member that held it: the
 //! coordinator never gives a task two active owners in one target.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
 
 use crate::group::Group;
 use crate::tasks::{count, Assignment, TargetMap};
@@ -32,10 +33,13 @@ pub(super) struct TargetCounts {
 pub(super) struct TargetBook {
     /// Each member's target as of then.
     last: TargetMap,
-    /// The member that held each active task then.
-    owner: HashMap<(String, i32), String>,
-    /// What each counted member contributed to the counts (active, standby, warm-up).
-    counted: BTreeMap<String, [usize; 3]>,
+    /// The member that held each active task then, by [`task_key`].
+    owner: BTreeMap<String, String>,
+    /// A reused buffer for the keys of look-ups.
+    key: String,
+    /// The members counted then (members with a target): `totals` is the sum of their
+    /// targets in `last`.
+    counted: BTreeSet<String>,
     totals: [usize; 3],
     /// Members retargeted, joined, left or replaced since then: all the book must catch up on.
     dirty: BTreeSet<String>,
@@ -52,19 +56,38 @@ impl TargetBook {
     /// A static member came back as `new`: it takes over the previous target of `old`.
     pub(super) fn replace(&mut self, old: &str, new: &str) {
         if let Some(target) = self.last.remove(old) {
+            if self.counted.remove(old) {
+                self.count(&target, false);
+            }
             for (sub, parts) in &target.active {
                 for &p in parts {
-                    if let Some(owner) = self.owner.get_mut(&(sub.to_string(), p)) {
+                    if let Some(owner) = self.owner.get_mut(task_key(&mut self.key, sub, p)) {
                         if owner == old {
                             *owner = new.to_string();
                         }
                     }
                 }
             }
-            self.last.insert(new.to_string(), target);
+            if let Some(previous) = self.last.insert(new.to_string(), target) {
+                if self.counted.remove(new) {
+                    self.count(&previous, false);
+                }
+            }
         }
         self.touch(old);
         self.touch(new);
+    }
+
+    /// Adds a counted member's target to the totals, or takes it away.
+    fn count(&mut self, a: &Assignment, add: bool) {
+        let tasks = [count(&a.active), count(&a.standby), count(&a.warmup)];
+        for (total, n) in self.totals.iter_mut().zip(tasks) {
+            *total = if add {
+                *total + n
+            } else {
+                total.saturating_sub(n)
+            };
+        }
     }
 
     /// The group was deleted: no previous target.
@@ -80,8 +103,9 @@ impl TargetBook {
         orphaned: &BTreeSet<(String, i32)>,
     ) -> TargetCounts {
         let is_member = |m: &str| group.members.contains_key(m);
-        let held_by_member = |owner: &HashMap<(String, i32), String>, task: &(String, i32)| {
-            owner.get(task).is_some_and(|m| is_member(m))
+        let held_by_member = |book: &mut TargetBook, (sub, p): &(String, i32)| {
+            let key = task_key(&mut book.key, sub, *p);
+            book.owner.get(key).is_some_and(|m| is_member(m))
         };
         let dirty = std::mem::take(&mut self.dirty);
         // A member whose target and membership did not change holds what it held.
@@ -92,7 +116,7 @@ impl TargetBook {
             };
             for (sub, parts) in &target.active {
                 for &p in parts {
-                    let before = self.owner.get(&(sub.to_string(), p));
+                    let before = self.owner.get(task_key(&mut self.key, sub, p));
                     if before.is_some_and(|b| b != m && is_member(b)) {
                         moved += 1;
                     }
@@ -101,16 +125,16 @@ impl TargetBook {
         }
         let unheld: Vec<&(String, i32)> = orphaned
             .iter()
-            .filter(|t| !held_by_member(&self.owner, t))
+            .filter(|t| !held_by_member(self, t))
             .collect();
         for m in &dirty {
             let new = group.targets.get(m);
             if let Some(old) = self.last.get(m) {
                 for (sub, parts) in &old.active {
                     for &p in parts {
-                        let key = (sub.to_string(), p);
-                        if self.owner.get(&key) == Some(m) {
-                            self.owner.remove(&key);
+                        let key = task_key(&mut self.key, sub, p);
+                        if self.owner.get(key) == Some(m) {
+                            self.owner.remove(key);
                         }
                     }
                 }
@@ -118,34 +142,28 @@ impl TargetBook {
             if let Some(new) = new {
                 for (sub, parts) in &new.active {
                     for &p in parts {
-                        self.owner.insert((sub.to_string(), p), m.clone());
+                        self.owner
+                            .insert(task_key(&mut self.key, sub, p).to_string(), m.clone());
                     }
                 }
             }
-            if let Some(c) = self.counted.remove(m) {
-                for (total, n) in self.totals.iter_mut().zip(c) {
-                    *total -= n;
+            let old = match new {
+                Some(a) => self.last.insert(m.clone(), a.clone()),
+                None => self.last.remove(m),
+            };
+            if self.counted.remove(m) {
+                if let Some(old) = &old {
+                    self.count(old, false);
                 }
             }
-            match new {
-                Some(a) => {
-                    if is_member(m) {
-                        let c = contribution(a);
-                        for (total, n) in self.totals.iter_mut().zip(c) {
-                            *total += n;
-                        }
-                        self.counted.insert(m.clone(), c);
-                    }
-                    self.last.insert(m.clone(), a.clone());
-                }
-                None => {
-                    self.last.remove(m);
-                }
+            if let Some(a) = new.filter(|_| is_member(m)) {
+                self.count(a, true);
+                self.counted.insert(m.clone());
             }
         }
         let reassigned = unheld
             .into_iter()
-            .filter(|t| held_by_member(&self.owner, t))
+            .filter(|t| held_by_member(self, t))
             .count() as u64;
         let [active, standby, warmup] = self.totals;
         TargetCounts {
@@ -159,6 +177,11 @@ impl TargetBook {
     }
 }
 
-fn contribution(a: &Assignment) -> [usize; 3] {
-    [count(&a.active), count(&a.standby), count(&a.warmup)]
+/// A task's key in the owners' map: `{partition}/{subtopology}`, which no other task shares
+/// (the partition's digits end at the first `/`). One string-keyed map type serves the whole
+/// crate, so the web module holds no second B-tree for this one.
+fn task_key<'a>(buf: &'a mut String, sub: &str, partition: i32) -> &'a str {
+    buf.clear();
+    let _ = write!(buf, "{partition}/{sub}");
+    buf
 }
