@@ -26,7 +26,8 @@ use crate::ordered::Ordered;
 
 mod targets;
 use crate::records::{
-    record_from_json, Dialect, KeyValue, Record, RecordKey, RecordValue, TopologyValue,
+    record_from_bytes_at, record_from_json, Dialect, KeyValue, Record, RecordKey, RecordValue,
+    TopologyValue,
 };
 use crate::tasks::count;
 use targets::{TargetBook, TargetCounts};
@@ -96,14 +97,23 @@ fn pos_err(position: usize, message: impl Into<String>) -> LogError {
     }
 }
 
-/// A record before the dialect is known: its JSON form (either kind) and where it came from.
-struct RawEntry {
+/// A record before the dialect is known: its JSON form (either kind) or its bytes, and where
+/// it came from.
+struct RawEntry<'a> {
     line: Option<usize>,
     position: Option<usize>,
     offset: Option<i64>,
     timestamp_ms: Option<i64>,
     batch: Option<u64>,
-    json: Value,
+    json: Source<'a>,
+}
+
+/// A record as the log holds it.
+enum Source<'a> {
+    Json(Value),
+    /// A segment's key and value (`None`: a tombstone), lent by the segment: read as they
+    /// are, with no copy (and no JSON tree) per record.
+    Bytes(&'a [u8], Option<&'a [u8]>),
 }
 
 /// Reads a log in any of the supported forms. `dialect` `None` guesses it from the record
@@ -125,7 +135,11 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
     let mut skipped = 0;
     // Each entry's JSON is freed once its record is read: the two are not held whole at once.
     for (i, e) in entries.into_iter().enumerate() {
-        match record_from_json(dialect, &e.json, &format!("records[{i}]")) {
+        let read = match &e.json {
+            Source::Json(json) => record_from_json(dialect, json, &format!("records[{i}]")),
+            Source::Bytes(key, value) => record_from_bytes_at(dialect, key, *value, "records", i),
+        };
+        match read {
             Ok(Some(record)) => records.push(LogRecord {
                 offset: e.offset,
                 timestamp_ms: e.timestamp_ms,
@@ -175,8 +189,15 @@ fn type_of(v: &Value) -> Option<i64> {
     Some(i64::from(i16::from_be_bytes([hi, lo])))
 }
 
-fn guess_dialect(entries: &[RawEntry]) -> Dialect {
-    let types: BTreeSet<i64> = entries.iter().filter_map(|e| type_of(&e.json)).to_set();
+fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
+    let types: BTreeSet<i64> = entries
+        .iter()
+        .filter_map(|e| match &e.json {
+            Source::Json(json) => type_of(json),
+            Source::Bytes([hi, lo, ..], _) => Some(i64::from(i16::from_be_bytes([*hi, *lo]))),
+            Source::Bytes(..) => None,
+        })
+        .to_set();
     if types.contains(&22) || types.contains(&23) {
         Dialect::Kafka42
     } else if types.contains(&18) || types.contains(&21) {
@@ -189,7 +210,7 @@ fn guess_dialect(entries: &[RawEntry]) -> Dialect {
 // ---------------------------------------------------------------------------------------------
 // Text forms.
 
-fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry>), LogError> {
+fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogError> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
         let list: Value = serde_json::from_str(trimmed)
@@ -206,7 +227,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry>), LogError> {
                 offset: Some(i as i64),
                 timestamp_ms: None,
                 batch: None,
-                json: normalize(v),
+                json: Source::Json(normalize(v)),
             });
         }
         return Ok(("json", entries));
@@ -237,7 +258,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry>), LogError> {
                         offset: number_after(line, "offset: "),
                         timestamp_ms: number_after(line, "CreateTime: "),
                         batch,
-                        json,
+                        json: Source::Json(json),
                     });
                 } else {
                     entries.push(RawEntry {
@@ -246,7 +267,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry>), LogError> {
                         offset: number_after(line, "offset: "),
                         timestamp_ms: None,
                         batch,
-                        json: json!({"key": {"type": -1, "data": {}}, "value": null}),
+                        json: Source::Json(json!({"key": {"type": -1, "data": {}}, "value": null})),
                     });
                 }
                 continue;
@@ -271,7 +292,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry>), LogError> {
                     offset: Some(entries.len() as i64),
                     timestamp_ms: now,
                     batch: Some(b),
-                    json: normalize(r.clone()),
+                    json: Source::Json(normalize(r.clone())),
                 });
             }
         } else if v.get("error").is_some() || v.get("response").is_some() {
@@ -287,7 +308,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry>), LogError> {
                     .or(Some(entries.len() as i64)),
                 timestamp_ms: v.get("timestampMs").and_then(Value::as_i64),
                 batch: v.get("batch").and_then(Value::as_u64),
-                json: normalize(strip_location(v)),
+                json: Source::Json(normalize(strip_location(v))),
             });
         } else if v.get("type").is_some() && v.get("nowMs").is_some() {
             return Err(line_err(
@@ -459,7 +480,7 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn parse_segment(bytes: &[u8]) -> Result<Vec<RawEntry>, LogError> {
+fn parse_segment(bytes: &[u8]) -> Result<Vec<RawEntry<'_>>, LogError> {
     let mut entries = Vec::new();
     let mut r = Reader { bytes, pos: 0 };
     let mut batch_no = 0u64;
@@ -555,10 +576,7 @@ fn parse_segment(bytes: &[u8]) -> Result<Vec<RawEntry>, LogError> {
                 offset: Some(base_offset.saturating_add(offset_delta)),
                 timestamp_ms: Some(base_ts.saturating_add(ts_delta)),
                 batch: Some(this_batch),
-                json: json!({
-                    "keyBytes": STANDARD.encode(key),
-                    "valueBytes": value.map(|v| STANDARD.encode(v)),
-                }),
+                json: Source::Bytes(key, value),
             });
         }
     }

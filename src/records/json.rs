@@ -219,8 +219,7 @@ fn json_form(
 /// A record of a log read back, from its key and value bytes (`None`: a tombstone), as item
 /// `index` of the list at `path`: what [`record_from_json`] makes of the same bytes in the
 /// bytes form, with the same errors at the same paths (`records[3].keyBytes`); `Ok(None)` for a
-/// record of another kind, which replay skips (feature `replay-text`).
-#[cfg(feature = "replay-text")]
+/// record of another kind, which replay skips; also a log segment's records (`history`).
 pub(crate) fn record_from_bytes_at(
     dialect: Dialect,
     key_bytes: &[u8],

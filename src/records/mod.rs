@@ -12,6 +12,6 @@ mod wire;
 mod tests;
 
 pub use codec::{decode_key, decode_value, encode_key, encode_value, encoded_size, DecodeError};
-pub(crate) use json::record_from_json_at;
+pub(crate) use json::{record_from_bytes_at, record_from_json_at};
 pub use json::{record_from_json, record_to_json};
 pub use model::*;
