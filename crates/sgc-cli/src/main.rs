@@ -75,8 +75,7 @@ fn partition_cmd(args: &[String]) -> ExitCode {
         Some(Ok(n)) if n >= 1 => n,
         _ => return usage("PARTITIONS must be a positive integer"),
     };
-    println!("{}", partition_for(group, partitions));
-    ExitCode::SUCCESS
+    emit(&format!("{}\n", partition_for(group, partitions)))
 }
 
 fn topology_id_cmd(args: &[String]) -> ExitCode {
@@ -95,10 +94,7 @@ fn topology_id_cmd(args: &[String]) -> ExitCode {
         }
     };
     match serde_json::from_str::<Vec<Subtopology>>(&text) {
-        Ok(topology) => {
-            println!("{}", topology_id(&topology));
-            ExitCode::SUCCESS
-        }
+        Ok(topology) => emit(&format!("{}\n", topology_id(&topology))),
         Err(e) => {
             eprintln!("sgc: not a topology (a JSON list of subtopologies): {e}");
             ExitCode::from(1)
@@ -147,11 +143,20 @@ fn history_cmd(args: &[String]) -> ExitCode {
     };
     let told = history::tell(&log);
     if as_json {
-        println!("{told}");
+        emit(&format!("{told}\n"))
     } else {
-        print!("{}", history::render_text(&told));
+        emit(&history::render_text(&told))
     }
-    ExitCode::SUCCESS
+}
+
+/// Writes a command's answer to stdout: exit code 1, quietly, when stdout is gone (`sgc
+/// history FILE | head`), where `print!` would panic.
+fn emit(text: &str) -> ExitCode {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(1),
+    }
 }
 
 fn run(config_path: Option<&String>) -> ExitCode {

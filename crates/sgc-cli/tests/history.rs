@@ -98,3 +98,34 @@ fn sgc_history_tells_a_dump_log_and_rejects_malformed_files_with_a_clear_error()
     assert_eq!(code, 2);
     fs::remove_dir_all(&dir).ok();
 }
+
+/// `sgc history FILE | head`: a closed stdout ends the command with exit code 1 and no panic
+/// message (the Rust runtime ignores SIGPIPE, so a write to a closed pipe is an error).
+#[test]
+fn sgc_history_into_a_closed_pipe_exits_without_a_panic() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let dir = std::env::temp_dir().join(format!("sgc-history-pipe-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k42-leave.dump.txt");
+    fs::write(&file, dump_log(&run)).unwrap();
+    for args in [
+        vec!["history", file.to_str().unwrap()],
+        vec!["history", "--json", file.to_str().unwrap()],
+        vec!["partition-for", "g"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_sgc"))
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
