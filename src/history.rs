@@ -23,14 +23,14 @@ use serde_json::{json, Map, Value};
 
 use crate::group::{self, Group, MemberState};
 use crate::ordered::Ordered;
-
-mod targets;
 use crate::records::{
     record_from_bytes_at, record_from_json, Dialect, KeyValue, Record, RecordKey, RecordValue,
     TopologyValue,
 };
 use crate::tasks::count;
 use targets::{TargetBook, TargetCounts};
+
+mod targets;
 
 /// One record read from a log, with where it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +105,7 @@ struct RawEntry<'a> {
     offset: Option<i64>,
     timestamp_ms: Option<i64>,
     batch: Option<u64>,
-    json: Source<'a>,
+    source: Source<'a>,
 }
 
 /// A record as the log holds it.
@@ -135,7 +135,7 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
     let mut skipped = 0;
     // Each entry's JSON is freed once its record is read: the two are not held whole at once.
     for (i, e) in entries.into_iter().enumerate() {
-        let read = match &e.json {
+        let read = match &e.source {
             Source::Json(json) => record_from_json(dialect, json, &format!("records[{i}]")),
             Source::Bytes(key, value) => record_from_bytes_at(dialect, key, *value, "records", i),
         };
@@ -183,19 +183,23 @@ fn type_of(v: &Value) -> Option<i64> {
     {
         return Some(t);
     }
-    let bytes = STANDARD.decode(v.get("keyBytes")?.as_str()?).ok()?;
-    let hi = *bytes.first()?;
-    let lo = *bytes.get(1)?;
-    Some(i64::from(i16::from_be_bytes([hi, lo])))
+    type_id(&STANDARD.decode(v.get("keyBytes")?.as_str()?).ok()?)
+}
+
+/// The record type id a key's bytes open with.
+fn type_id(key: &[u8]) -> Option<i64> {
+    match key {
+        [hi, lo, ..] => Some(i64::from(i16::from_be_bytes([*hi, *lo]))),
+        _ => None,
+    }
 }
 
 fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
     let types: BTreeSet<i64> = entries
         .iter()
-        .filter_map(|e| match &e.json {
+        .filter_map(|e| match &e.source {
             Source::Json(json) => type_of(json),
-            Source::Bytes([hi, lo, ..], _) => Some(i64::from(i16::from_be_bytes([*hi, *lo]))),
-            Source::Bytes(..) => None,
+            Source::Bytes(key, _) => type_id(key),
         })
         .to_set();
     if types.contains(&22) || types.contains(&23) {
@@ -227,7 +231,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogE
                 offset: Some(i as i64),
                 timestamp_ms: None,
                 batch: None,
-                json: Source::Json(normalize(v)),
+                source: Source::Json(normalize(v)),
             });
         }
         return Ok(("json", entries));
@@ -258,7 +262,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogE
                         offset: number_after(line, "offset: "),
                         timestamp_ms: number_after(line, "CreateTime: "),
                         batch,
-                        json: Source::Json(json),
+                        source: Source::Json(json),
                     });
                 } else {
                     entries.push(RawEntry {
@@ -267,7 +271,9 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogE
                         offset: number_after(line, "offset: "),
                         timestamp_ms: None,
                         batch,
-                        json: Source::Json(json!({"key": {"type": -1, "data": {}}, "value": null})),
+                        source: Source::Json(
+                            json!({"key": {"type": -1, "data": {}}, "value": null}),
+                        ),
                     });
                 }
                 continue;
@@ -292,7 +298,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogE
                     offset: Some(entries.len() as i64),
                     timestamp_ms: now,
                     batch: Some(b),
-                    json: Source::Json(normalize(r.clone())),
+                    source: Source::Json(normalize(r.clone())),
                 });
             }
         } else if v.get("error").is_some() || v.get("response").is_some() {
@@ -308,7 +314,7 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogE
                     .or(Some(entries.len() as i64)),
                 timestamp_ms: v.get("timestampMs").and_then(Value::as_i64),
                 batch: v.get("batch").and_then(Value::as_u64),
-                json: Source::Json(normalize(strip_location(v))),
+                source: Source::Json(normalize(strip_location(v))),
             });
         } else if v.get("type").is_some() && v.get("nowMs").is_some() {
             return Err(line_err(
@@ -576,7 +582,7 @@ fn parse_segment(bytes: &[u8]) -> Result<Vec<RawEntry<'_>>, LogError> {
                 offset: Some(base_offset.saturating_add(offset_delta)),
                 timestamp_ms: Some(base_ts.saturating_add(ts_delta)),
                 batch: Some(this_batch),
-                json: Source::Bytes(key, value),
+                source: Source::Bytes(key, value),
             });
         }
     }
