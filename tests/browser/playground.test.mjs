@@ -289,6 +289,11 @@ async function counter(page) {
 
 /** The page at step `at` equals the coordinator after the inputs among the first `at` steps. */
 async function checkStep(page, saved, at, what) {
+  // A click's redraw may land a frame after the click returns (a busy machine's CI once read
+  // the step before): wait for the counter, then assert it as before.
+  await page
+    .waitForFunction((n) => (document.querySelector('#step-counter')?.textContent ?? '').startsWith(`Step ${n} of`), at, { timeout: 5000 })
+    .catch(() => {});
   const c = await counter(page);
   assert.equal(c.at, at, `${what}: step counter`);
   const inputs = saved.steps.slice(0, at).filter((s) => s.input).map((s) => s.input);
