@@ -1,0 +1,358 @@
+//! `cargo run --release --example standby_spread -- [assignor|coordinator|all] [SIZES]`: how
+//! the sticky assignor spreads each process's standbys over the other processes
+//! (docs/assignor.md, "Standby spread"), as tables.
+//!
+//! Groups: member `i` on process `i % P`, every subtopology stateful, one standby replica. SIZES
+//! picks the groups by number (`1,2`; default all four): 1 = 100 members / 10 processes / 10 x
+//! 100 tasks, 2 = 1,000 / 100 / 10 x 1,000, 3 = 5,000 / 500 / 50 x 1,000, 4 = 10,000 / 1,000 /
+//! 100 x 1,000.
+//!
+//! - `assignor`: the cold target, then that target fed back once (the stable one). Per process
+//!   with at least 8 stateful actives, its *share*: the largest part of its actives' standbys on
+//!   any single other process (median and max over processes), and the pairs of processes that
+//!   each hold at least 90% of the other's standbys. Then failover: for each of (up to 20)
+//!   processes, its members leave and the group is assigned again; each survivor process's gain
+//!   in actives against the mean gain. Then a member joining on a new process: its actives and
+//!   standbys beside the others'.
+//! - `coordinator`: the same groups formed through a draft coordinator by correct clients,
+//!   cold (every join in one computation: assignment interval 60 s), batched (interval 50 ms,
+//!   joins 1 ms apart) and join by join (interval 0), then the share of the stable group.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde_json::json;
+use streams_group_coordinator::assignor::{GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec};
+use streams_group_coordinator::group::GroupState;
+use streams_group_coordinator::tasks::Assignment;
+use streams_group_coordinator::{Config, Coordinator};
+
+#[path = "../tests/common/harness.rs"]
+#[allow(dead_code)]
+mod harness;
+
+struct Size {
+    members: usize,
+    processes: usize,
+    subtopologies: usize,
+    partitions: usize,
+}
+
+const SIZES: [Size; 4] = [
+    Size {
+        members: 100,
+        processes: 10,
+        subtopologies: 10,
+        partitions: 100,
+    },
+    Size {
+        members: 1_000,
+        processes: 100,
+        subtopologies: 10,
+        partitions: 1_000,
+    },
+    Size {
+        members: 5_000,
+        processes: 500,
+        subtopologies: 50,
+        partitions: 1_000,
+    },
+    Size {
+        members: 10_000,
+        processes: 1_000,
+        subtopologies: 100,
+        partitions: 1_000,
+    },
+];
+
+impl Size {
+    fn label(&self) -> String {
+        format!(
+            "{} / {}, {} x {}",
+            self.members, self.processes, self.subtopologies, self.partitions
+        )
+    }
+}
+
+/// Per process with at least 8 stateful actives: the largest share of its actives' standbys on
+/// one other process. Also the pairs of processes each holding >= 90% of the other's standbys.
+fn shares(targets: &BTreeMap<String, (String, Assignment)>) -> (Vec<f64>, usize) {
+    let mut owner: BTreeMap<(String, i32), &str> = BTreeMap::new();
+    for (process, a) in targets.values() {
+        for (s, p) in a.active.tasks() {
+            owner.insert((s.to_string(), p), process);
+        }
+    }
+    // (active process, standby process) -> standbys.
+    let mut pair: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut total: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut actives: BTreeMap<&str, usize> = BTreeMap::new();
+    for (process, a) in targets.values() {
+        *actives.entry(process).or_default() += a.active.count();
+        for (s, p) in a.standby.tasks() {
+            if let Some(&o) = owner.get(&(s.to_string(), p)) {
+                *pair.entry((o, process)).or_default() += 1;
+                *total.entry(o).or_default() += 1;
+            }
+        }
+    }
+    let mut largest: BTreeMap<&str, usize> = BTreeMap::new();
+    for (&(p, _), &n) in &pair {
+        let l = largest.entry(p).or_default();
+        *l = (*l).max(n);
+    }
+    let mut out = Vec::new();
+    for (&p, &t) in &total {
+        if actives.get(p).copied().unwrap_or(0) >= 8 && t > 0 {
+            out.push(largest[p] as f64 / t as f64);
+        }
+    }
+    out.sort_by(f64::total_cmp);
+    let mutual = pair
+        .iter()
+        .filter(|(&(p, q), &n)| {
+            p < q
+                && n * 10 >= total[p] * 9
+                && pair.get(&(q, p)).copied().unwrap_or(0) * 10 >= total.get(q).copied().unwrap_or(0) * 9
+        })
+        .count();
+    (out, mutual)
+}
+
+fn median_max(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    (v[v.len() / 2], v[v.len() - 1])
+}
+
+fn members(size: &Size) -> Vec<MemberSpec<'static>> {
+    (0..size.members)
+        .map(|i| MemberSpec {
+            member_id: format!("member-{i:05}").into(),
+            process_id: format!("process-{:04}", i % size.processes).into(),
+            ..Default::default()
+        })
+        .collect()
+}
+
+fn subtopologies(size: &Size) -> Vec<SubtopologySpec> {
+    (0..size.subtopologies)
+        .map(|s| SubtopologySpec {
+            subtopology_id: format!("{s}"),
+            num_tasks: size.partitions as i32,
+            stateful: true,
+        })
+        .collect()
+}
+
+fn assign(members: &[MemberSpec<'static>], subs: &[SubtopologySpec]) -> BTreeMap<String, Assignment> {
+    StickyAssignor
+        .assign(&GroupSpec::new(members, subs, 1))
+        .expect("a valid spec")
+}
+
+fn with_previous(members: &mut [MemberSpec<'static>], target: &BTreeMap<String, Assignment>) {
+    for m in members {
+        m.previous = target
+            .get(m.member_id.as_ref())
+            .cloned()
+            .unwrap_or_default()
+            .into();
+    }
+}
+
+fn by_process(
+    members: &[MemberSpec<'static>],
+    target: &BTreeMap<String, Assignment>,
+) -> BTreeMap<String, (String, Assignment)> {
+    members
+        .iter()
+        .map(|m| {
+            let a = target.get(m.member_id.as_ref()).cloned().unwrap_or_default();
+            (m.member_id.to_string(), (m.process_id.to_string(), a))
+        })
+        .collect()
+}
+
+fn active_per_process(t: &BTreeMap<String, (String, Assignment)>) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for (p, a) in t.values() {
+        *out.entry(p.clone()).or_default() += a.active.count();
+    }
+    out
+}
+
+fn assignor_tables(sizes: &[&Size]) {
+    println!("| group | cold share median / max | stable share median / max | mutual >= 90% pairs | failover: largest gain / mean gain (worst process) | joiner actives + standbys | others' standbys min-max |");
+    println!("|---|---|---|---|---|---|---|");
+    for size in sizes {
+        let subs = subtopologies(size);
+        let mut ms = members(size);
+        let cold = assign(&ms, &subs);
+        let (cold_shares, _) = shares(&by_process(&ms, &cold));
+        with_previous(&mut ms, &cold);
+        let stable = assign(&ms, &subs);
+        let stable_view = by_process(&ms, &stable);
+        let (stable_shares, mutual) = shares(&stable_view);
+        with_previous(&mut ms, &stable);
+
+        // Failover: each of the first 20 processes lost in turn.
+        let before = active_per_process(&stable_view);
+        let mut worst: f64 = 0.0;
+        let mut worst_pair = (0usize, 0.0f64);
+        for lost in 0..size.processes.min(20) {
+            let lost_id = format!("process-{lost:04}");
+            let survivors: Vec<MemberSpec<'static>> = ms
+                .iter()
+                .filter(|m| m.process_id != lost_id.as_str())
+                .cloned()
+                .collect();
+            let after = active_per_process(&by_process(&survivors, &assign(&survivors, &subs)));
+            let lost_actives = before[&lost_id] as f64;
+            let mean = lost_actives / (size.processes - 1) as f64;
+            let gain = after
+                .iter()
+                .map(|(p, &n)| n.saturating_sub(before[p]))
+                .max()
+                .unwrap_or(0);
+            let ratio = gain as f64 / mean;
+            if ratio > worst {
+                worst = ratio;
+                worst_pair = (gain, mean);
+            }
+        }
+
+        // A member joining on a new process.
+        let mut joined = ms.clone();
+        joined.push(MemberSpec {
+            member_id: "member-zjoiner".into(),
+            process_id: "process-new".into(),
+            ..Default::default()
+        });
+        let after_join = assign(&joined, &subs);
+        let j = &after_join["member-zjoiner"];
+        let others: Vec<usize> = after_join
+            .iter()
+            .filter(|(id, _)| id.as_str() != "member-zjoiner")
+            .map(|(_, a)| a.standby.count())
+            .collect();
+        let (cm, cx) = median_max(&cold_shares);
+        let (sm, sx) = median_max(&stable_shares);
+        println!(
+            "| {} | {cm:.2} / {cx:.2} | {sm:.2} / {sx:.2} | {mutual} | {} / {:.2} ({:.2}x) | {} + {} | {}-{} |",
+            size.label(),
+            worst_pair.0,
+            worst_pair.1,
+            worst,
+            j.active.count(),
+            j.standby.count(),
+            others.iter().min().unwrap_or(&0),
+            others.iter().max().unwrap_or(&0),
+        );
+    }
+}
+
+/// Forms the group through a draft coordinator; the stable members' assignments by process.
+fn form(size: &Size, interval_ms: i32) -> BTreeMap<String, (String, Assignment)> {
+    let config = Config {
+        num_standby_replicas: 1,
+        assignment_interval_ms: interval_ms,
+        ..Default::default()
+    };
+    let mut c = Coordinator::new(config).expect("a valid config");
+    let mut topics = Vec::new();
+    let mut topology = Vec::new();
+    for s in 0..size.subtopologies {
+        topics.push(json!({"name": format!("in-{s}"), "partitions": size.partitions}));
+        topics.push(json!({"name": format!("chg-{s}"), "partitions": size.partitions}));
+        topology.push(json!({"subtopologyId": format!("{s}"), "sourceTopics": [format!("in-{s}")],
+            "stateChangelogTopics": [{"name": format!("chg-{s}"), "partitions": 0, "replicationFactor": 0, "topicConfigs": []}]}));
+    }
+    harness::send(&mut c, json!({"nowMs": 0, "type": "TopicMetadata", "topics": topics}));
+    let out = harness::send(
+        &mut c,
+        json!({"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t", "topology": topology}}),
+    );
+    assert_eq!(out["response"]["errorCode"], 0, "{out}");
+    let mut now = 1i64;
+    let mut clients: Vec<(String, harness::Client)> = Vec::new();
+    let beat = |c: &mut Coordinator, now: i64, id: &str, cl: &mut harness::Client, join: Option<&str>| {
+        let mut request = json!({"groupId": "g", "memberId": id, "memberEpoch": cl.epoch,
+            "activeTasks": cl.owned["active"], "standbyTasks": cl.owned["standby"], "warmupTasks": cl.owned["warmup"]});
+        if let Some(process) = join {
+            request["topologyId"] = json!("t");
+            request["processId"] = json!(process);
+            request["rebalanceTimeoutMs"] = json!(600_000);
+        }
+        let out = harness::send(c, json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": request}));
+        if std::env::var_os("SGC_DEBUG").is_some() {
+            eprintln!("{}", &out.to_string()[..out.to_string().len().min(300)]);
+        }
+        cl.absorb(&out);
+    };
+    for i in 0..size.members {
+        let id = format!("member-{i:05}");
+        let mut cl = harness::Client {
+            owned: json!({"active": [], "standby": [], "warmup": []}),
+            ..Default::default()
+        };
+        beat(&mut c, now, &id, &mut cl, Some(&format!("process-{:04}", i % size.processes)));
+        clients.push((id, cl));
+        now += 1;
+    }
+    for _ in 0..100 {
+        if c.group("g").map(|g| c.group_state(g)) == Some(GroupState::Stable) {
+            break;
+        }
+        now += (i64::from(interval_ms) + 1).min(5_000);
+        for (id, cl) in clients.iter_mut() {
+            beat(&mut c, now, id, cl, None);
+        }
+    }
+    let g = c.group("g").expect("the group");
+    assert_eq!(c.group_state(g), GroupState::Stable, "the group did not settle");
+    g.members
+        .iter()
+        .map(|(id, m)| (id.clone(), (m.process_id().to_string(), m.assigned.clone())))
+        .collect()
+}
+
+fn coordinator_tables(sizes: &[&Size]) {
+    println!("| group | cold (one computation): median / max | batched (50 ms): median / max | join by join: median / max | time |");
+    println!("|---|---|---|---|---|");
+    for size in sizes {
+        let start = Instant::now();
+        let mut cells = Vec::new();
+        for interval in [60_000, 50, 0] {
+            let (s, _) = shares(&form(size, interval));
+            let (m, x) = median_max(&s);
+            cells.push(format!("{m:.2} / {x:.2}"));
+        }
+        println!(
+            "| {} | {} | {:.1} s |",
+            size.label(),
+            cells.join(" | "),
+            start.elapsed().as_secs_f64()
+        );
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let what = args.next().unwrap_or_else(|| "all".into());
+    let picked: Vec<&Size> = match args.next() {
+        Some(list) => list
+            .split(',')
+            .filter_map(|n| n.trim().parse::<usize>().ok())
+            .filter_map(|n| SIZES.get(n.wrapping_sub(1)))
+            .collect(),
+        None => SIZES.iter().collect(),
+    };
+    if matches!(what.as_str(), "assignor" | "all") {
+        assignor_tables(&picked);
+    }
+    if matches!(what.as_str(), "coordinator" | "all") {
+        coordinator_tables(&picked);
+    }
+}
