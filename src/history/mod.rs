@@ -1,0 +1,78 @@
+//! Post-mortems from a log: reads a group's records as an operator has them (the text
+//! `kafka-dump-log.sh --offsets-decoder` prints, a raw `__consumer_offsets` log segment, JSON
+//! records with or without `keyBytes` / `valueBytes`, or the JSON-lines outputs of `sgc`),
+//! replays them and tells each group's history from the records alone: who joined, left or
+//! was fenced, each epoch bump and its reasons, what each target assignment moved and how long
+//! each member took to reconcile.
+//!
+//! Records say less than requests: a leave (-1) and a session or rebalance timeout write the
+//! same tombstones, so such a removal is told with the cause `UNKNOWN`; a bump whose cause no
+//! record shows (a manual target, for instance) has the reason `UNKNOWN`. Everything else uses
+//! `explain`'s codes and meanings (DESIGN 3).
+//!
+//! Kafka's dump-log prints `"type"` and `"version"` as strings and a tombstone's payload as
+//! `<DELETE>`; both that form and this crate's (numbers, `null`) are read. Nothing here
+//! panics on input: a line or record that cannot be read is a [`LogError`] naming it.
+//!
+//! Reading and telling are two jobs: `read/` turns each form into the same records (one file
+//! per form: `dump.rs`, `segment.rs`, `json.rs`), `tell/` replays those records and tells what
+//! happened; neither knows how the other works.
+
+use std::fmt;
+
+use crate::records::{Dialect, Record};
+
+mod read;
+mod tell;
+
+pub use read::parse_log;
+pub use tell::{render_text, tell, Event};
+
+/// One record read from a log, with where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogRecord {
+    /// The log offset, when the source shows it.
+    pub offset: Option<i64>,
+    /// The record's timestamp (`CreateTime`), when the source shows it.
+    pub timestamp_ms: Option<i64>,
+    /// The batch (one coordinator write) it belongs to, when the source shows batches.
+    pub batch: Option<u64>,
+    /// The record.
+    pub record: Record,
+}
+
+/// A read log: the coordinator records in log order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParsedLog {
+    /// The dialect the records were read in.
+    pub dialect: Dialect,
+    /// `dump-log`, `segment`, `json` or `outputs`.
+    pub form: &'static str,
+    /// The records in log order.
+    pub records: Vec<LogRecord>,
+    /// Records of other kinds (offset commits, consumer or share groups, unknown types).
+    pub skipped: usize,
+}
+
+/// Why a log could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogError {
+    /// 1-based line of a text log.
+    pub line: Option<usize>,
+    /// Byte position in a raw segment.
+    pub position: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for LogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, self.position) {
+            (Some(l), _) => write!(f, "line {l}: {}", self.message),
+            (None, Some(p)) => write!(f, "byte {p}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for LogError {}

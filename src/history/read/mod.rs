@@ -1,0 +1,208 @@
+//! Reading a log: whatever its form, a log becomes the same [`RawEntry`]s (a record's JSON or
+//! its bytes, and where it was), then the records of one dialect. Each form has its reader:
+//! `dump` for the text `kafka-dump-log.sh --offsets-decoder` prints, `segment` for a raw log
+//! segment, `json` for JSON records, lists and the coordinator's outputs. A text log may mix
+//! dump-log lines and JSON lines; the line loop here hands each line to its reader.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::{LogError, LogRecord, ParsedLog};
+use crate::ordered::Ordered;
+use crate::records::{record_from_bytes_at, record_from_json, Dialect};
+
+mod dump;
+mod json;
+mod segment;
+
+fn line_err(line: usize, message: impl Into<String>) -> LogError {
+    LogError {
+        line: Some(line),
+        position: None,
+        message: message.into(),
+    }
+}
+
+fn pos_err(position: usize, message: impl Into<String>) -> LogError {
+    LogError {
+        line: None,
+        position: Some(position),
+        message: message.into(),
+    }
+}
+
+/// A record before the dialect is known: its JSON form (either kind) or its bytes, and where
+/// it came from.
+struct RawEntry<'a> {
+    line: Option<usize>,
+    position: Option<usize>,
+    offset: Option<i64>,
+    timestamp_ms: Option<i64>,
+    batch: Option<u64>,
+    source: Source<'a>,
+}
+
+/// A record as the log holds it.
+enum Source<'a> {
+    Json(Value),
+    /// A segment's key and value (`None`: a tombstone), lent by the segment: read as they
+    /// are, with no copy (and no JSON tree) per record.
+    Bytes(&'a [u8], Option<&'a [u8]>),
+}
+
+/// Reads a log in any of the supported forms. `dialect` `None` guesses it from the record
+/// type ids (4.2 unless only draft ids appear).
+pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, LogError> {
+    let (form, entries) = if input.first() == Some(&0) {
+        ("segment", segment::parse_segment(input)?)
+    } else {
+        let text = std::str::from_utf8(input).map_err(|e| LogError {
+            line: None,
+            position: Some(e.valid_up_to()),
+            message: "neither text (UTF-8) nor a log segment (which starts with a zero byte)"
+                .to_string(),
+        })?;
+        parse_text(text)?
+    };
+    let dialect = dialect.unwrap_or_else(|| guess_dialect(&entries));
+    let mut records = Vec::with_capacity(entries.len());
+    let mut skipped = 0;
+    // Each entry's JSON is freed once its record is read: the two are not held whole at once.
+    for (i, e) in entries.into_iter().enumerate() {
+        let read = match &e.source {
+            Source::Json(json) => record_from_json(dialect, json, &format!("records[{i}]")),
+            Source::Bytes(key, value) => record_from_bytes_at(dialect, key, *value, "records", i),
+        };
+        match read {
+            Ok(Some(record)) => records.push(LogRecord {
+                offset: e.offset,
+                timestamp_ms: e.timestamp_ms,
+                batch: e.batch,
+                record,
+            }),
+            Ok(None) => skipped += 1,
+            Err(err) => {
+                let at = e
+                    .offset
+                    .map(|o| format!("the record at offset {o}"))
+                    .unwrap_or_else(|| "a record".to_string());
+                let message = format!(
+                    "{at} is not a {} streams group record: {} (at {})",
+                    dialect.name(),
+                    err.message,
+                    err.path
+                );
+                return Err(LogError {
+                    line: e.line,
+                    position: e.position,
+                    message,
+                });
+            }
+        }
+    }
+    Ok(ParsedLog {
+        dialect,
+        form,
+        records,
+        skipped,
+    })
+}
+
+/// The record type id a key's bytes open with.
+fn type_id(key: &[u8]) -> Option<i64> {
+    match key {
+        [hi, lo, ..] => Some(i64::from(i16::from_be_bytes([*hi, *lo]))),
+        _ => None,
+    }
+}
+
+fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
+    let types: BTreeSet<i64> = entries
+        .iter()
+        .filter_map(|e| match &e.source {
+            Source::Json(json) => json::type_of(json),
+            Source::Bytes(key, _) => type_id(key),
+        })
+        .to_set();
+    if types.contains(&22) || types.contains(&23) {
+        Dialect::Kafka42
+    } else if types.contains(&18) || types.contains(&21) {
+        Dialect::Kip1071Draft
+    } else {
+        Dialect::Kafka42
+    }
+}
+
+/// A text log: a JSON list of records, or lines (dump-log lines, JSON records, the
+/// coordinator's outputs).
+fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogError> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        return Ok(("json", json::list(trimmed)?));
+    }
+    let mut entries = Vec::new();
+    let mut batch: Option<u64> = None;
+    let mut batches = 0u64;
+    let mut dump = false;
+    let mut outputs = false;
+    for (i, raw) in text.lines().enumerate() {
+        let n = i + 1;
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if dump::is_batch_header(line) {
+            batch = Some(batches);
+            batches += 1;
+            continue;
+        }
+        if let Some(entry) = dump::record_line(line, n, batch)? {
+            dump = true;
+            entries.push(entry);
+            continue;
+        }
+        if !line.starts_with('{') {
+            // Headers of the dump-log tool ("Dumping ...", "Log starting offset: 0", ...).
+            continue;
+        }
+        if json::line(line, n, &mut entries, &mut batches)? {
+            outputs = true;
+        }
+    }
+    let form = if dump {
+        "dump-log"
+    } else if outputs {
+        "outputs"
+    } else {
+        "json"
+    };
+    Ok((form, entries))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn history_bad_input_is_an_error_not_a_panic() {
+        for bad in [
+            &b"{not json"[..],
+            b"| offset: 0 key: {\"type\":\"17\",\"data\":{}} payload: {\"version\":\"0\"}",
+            b"\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x40\x00",
+            b"\x00\x00\x00\x00\x00\x00\x00\x01\xff\xff\xff\xff",
+            b"\xff\xfe",
+            b"{\"nowMs\": 1, \"type\": \"AdvanceTime\"}",
+            b"[1, 2]",
+        ] {
+            assert!(
+                parse_log(bad, None).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        assert_eq!(parse_log(b"", None).map(|l| l.records.len()), Ok(0));
+    }
+}
