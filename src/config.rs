@@ -5,6 +5,7 @@ use serde_json::Value;
 use crate::error::{BoundaryCode, BoundaryError};
 use crate::ordered::Ordered;
 use crate::records::Dialect;
+use crate::topology::Limits;
 
 /// Which assignor computes targets (PROTOCOL 2.10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -349,6 +350,24 @@ impl Config {
     }
 }
 
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::from(&Config::default())
+    }
+}
+
+impl From<&Config> for Limits {
+    fn from(c: &Config) -> Self {
+        Limits {
+            max_tasks_per_subtopology: c.max_tasks_per_subtopology,
+            max_tasks: c.max_tasks,
+            max_regex_patterns: c.max_regex_patterns,
+            max_regex_compiled_bytes: c.max_regex_compiled_bytes,
+            max_regex_match_cost: c.max_regex_match_cost,
+        }
+    }
+}
+
 impl IntSetting {
     fn contains(&self, n: i32) -> bool {
         (self.min..=self.max).contains(&n)
@@ -417,7 +436,7 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(c.validate().unwrap_err().path, "group.streams.max.tasks");
-        assert!(crate::Coordinator::new(c).is_err());
+        // The coordinator refuses it too (its tests: `coordinator` imports `config`).
         let e =
             Config::from_json(&json!({"group.streams.max.tasks.per.subtopology": 0})).unwrap_err();
         assert_eq!(e.path, "group.streams.max.tasks.per.subtopology");

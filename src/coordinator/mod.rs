@@ -617,3 +617,78 @@ mod tests {
         let _ = c.commit(&batch);
     }
 }
+
+/// The api's text writer (`Output::to_json_string`) against serde on real outputs, and the
+/// coordinator's refusal of a config built in code: here, beside the coordinator, so that
+/// neither `api` nor `config` imports it (they ran under wasm beside what they test, and do
+/// here).
+#[cfg(test)]
+mod outputs_and_config {
+    use super::*;
+    use crate::records::Dialect;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn coordinator_outputs_are_written_as_serde_writes_them() {
+        for (dialect, name) in [
+            (Dialect::Kip1071Draft, "kip1071-draft"),
+            (Dialect::Kafka42, "kafka-4.2"),
+        ] {
+            let config =
+                serde_json::json!({"dialect": name, "group.streams.num.standby.replicas": 1});
+            let mut c = Coordinator::from_json_config(&config).expect("config");
+            let mut texts = vec![
+                r#"{"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 4}]}"#.to_string(),
+                r#"{"nowMs": 0, "type": "StreamsGroupDescribe", "request": {"groupIds": ["g", "\"odd\u00e9"]}}"#.to_string(),
+            ];
+            if dialect == Dialect::Kip1071Draft {
+                texts.push(r#"{"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t", "topology": [{"subtopologyId": "0", "sourceTopics": ["in"]}]}}"#.into());
+            }
+            let topology = if dialect == Dialect::Kafka42 {
+                r#", "endpointInformationEpoch": 0, "topology": {"epoch": 0, "subtopologies": [{"subtopologyId": "0", "sourceTopics": ["in"]}]}"#
+            } else {
+                r#", "topologyId": "t""#
+            };
+            for m in ["m1", "m\"2\u{1}"] {
+                let id = serde_json::to_string(m).expect("id");
+                texts.push(format!(
+                    r#"{{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": {id}, "memberEpoch": 0, "processId": "p", "rebalanceTimeoutMs": 1000, "activeTasks": [], "standbyTasks": [], "warmupTasks": [], "userEndpoint": {{"host": "h", "port": 1}}{topology}}}}}"#
+                ));
+            }
+            let epoch = if dialect == Dialect::Kafka42 {
+                r#", "endpointInformationEpoch": 0"#
+            } else {
+                ""
+            };
+            texts.push(format!(r#"{{"nowMs": 2, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": "m1", "memberEpoch": 7{epoch}}}}}"#));
+            texts.push(r#"{"nowMs": 100000, "type": "AdvanceTime"}"#.into());
+            let mut written = 0;
+            for text in &texts {
+                let Ok(input) = crate::api::Input::parse(text) else {
+                    panic!("{text}");
+                };
+                let Ok(out) = c.handle(input) else {
+                    panic!("{text}");
+                };
+                written += out.records.len();
+                for record_bytes in [false, true] {
+                    let ours = out.to_json_string(dialect, record_bytes);
+                    let serde = serde_json::to_string(&out.json(dialect, record_bytes))
+                        .expect("serialises");
+                    assert_eq!(ours, serde, "{text}");
+                }
+            }
+            assert!(written > 0, "the sequence wrote records ({name})");
+        }
+    }
+
+    #[test]
+    fn a_config_built_in_code_out_of_range_is_refused() {
+        let c = Config {
+            max_tasks: -5,
+            ..Config::default()
+        };
+        assert!(Coordinator::new(c).is_err());
+    }
+}

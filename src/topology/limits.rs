@@ -7,7 +7,9 @@ use super::model::Subtopology;
 use super::patterns;
 use super::{Configuration, ConfiguredSubtopology};
 
-/// The coordinator's limits on one topology (settings in [`crate::Config`]).
+/// The coordinator's limits on one topology. The settings name them, so their defaults and
+/// their values from a `Config` are the settings' (`config.rs`): the topology knows no
+/// settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// `group.streams.max.tasks.per.subtopology`.
@@ -20,24 +22,6 @@ pub struct Limits {
     pub max_regex_compiled_bytes: i32,
     /// `group.streams.topology.max.regex.match.cost`.
     pub max_regex_match_cost: i64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits::from(&crate::Config::default())
-    }
-}
-
-impl From<&crate::Config> for Limits {
-    fn from(c: &crate::Config) -> Self {
-        Limits {
-            max_tasks_per_subtopology: c.max_tasks_per_subtopology,
-            max_tasks: c.max_tasks,
-            max_regex_patterns: c.max_regex_patterns,
-            max_regex_compiled_bytes: c.max_regex_compiled_bytes,
-            max_regex_match_cost: c.max_regex_match_cost,
-        }
-    }
 }
 
 impl Limits {
