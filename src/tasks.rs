@@ -8,7 +8,22 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::ordered;
-use crate::records::TaskIds;
+
+/// `TaskIds`, a subtopology's tasks as records and the wire list them; `assignment_epochs`
+/// exists only in the 4.2 current-assignment lists (tag 0, nullable). As with
+/// `LastAssignmentConfigs`, Kafka's default is the empty list: an empty list is left out of the
+/// bytes and JSON, `None` (null) is written explicitly, and an absent tag reads as
+/// `Some(vec![])` (PROTOCOL 5.6). The draft has no such field and reads `None`. Defined with
+/// the task sets it lists (the records model re-exports it), so that tasks know no records.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskIds {
+    /// The subtopology.
+    pub subtopology_id: String,
+    /// Its partitions (task numbers).
+    pub partitions: Vec<i32>,
+    /// 4.2: the assignment epoch of each partition's task, in the same order.
+    pub assignment_epochs: Option<Vec<i32>>,
+}
 
 /// Tasks of one role: subtopology ids ascending, each with its partitions ascending and never an
 /// empty run.

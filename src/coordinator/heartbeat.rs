@@ -263,7 +263,7 @@ impl Coordinator {
             };
         let same_member = std::ptr::eq(member.as_ref(), found.as_ref());
         if is_new || !same_member && member.metadata != found.metadata {
-            batch.push(build::member_metadata(gid, &member));
+            batch.push(build::member_metadata(gid, &*member));
         }
         let mut reasons = metadata_reasons(is_new, &member, &found, req);
         if !is_new
@@ -338,7 +338,7 @@ impl Coordinator {
         if current_written {
             batch.push(build::current_assignment(
                 gid,
-                &reconciled,
+                &*reconciled,
                 self.rules.writes_assignment_epochs(),
             ));
         }

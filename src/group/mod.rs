@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::id_map::IdMap;
 use crate::ordered::Ordered;
-use crate::records::build::GroupMetadataFields;
+use crate::records::build::{GroupMetadataFields, MemberFields};
 use crate::records::{
     Dialect, Endpoint, KeyValue, MemberMetadataValue, PartitionMetadataValue, TopologyValue,
 };
@@ -86,6 +86,22 @@ impl Member {
     /// Reconciled to `epoch`: stable and at that epoch (PROTOCOL 2.1).
     pub fn is_reconciled_to(&self, epoch: i32) -> bool {
         self.state == MemberState::Stable.code() && self.member_epoch == epoch
+    }
+}
+
+impl<'a> From<&'a Member> for MemberFields<'a> {
+    /// What its records write of a member: all but its soft state.
+    fn from(m: &'a Member) -> Self {
+        MemberFields {
+            member_id: &m.member_id,
+            metadata: &m.metadata,
+            member_epoch: m.member_epoch,
+            previous_member_epoch: m.previous_member_epoch,
+            state: m.state,
+            assigned: &m.assigned,
+            pending: &m.pending,
+            active_epochs: &m.active_epochs,
+        }
     }
 }
 

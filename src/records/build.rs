@@ -1,14 +1,36 @@
 //! One builder per record kind the coordinator writes, as Kafka's
 //! `StreamsCoordinatorRecordHelpers`: operations say what they write, not how a record is laid
-//! out.
+//! out. The builders take record values and task sets; a group's member converts itself into
+//! [`MemberFields`], so that the records know no group.
 
 use super::{
     CurrentMemberAssignmentValue, GroupMetadataValue, KeyValue, MemberMetadataValue,
     PartitionMetadataValue, Record, RecordKey, RecordValue, TargetAssignmentMemberValue,
     TargetAssignmentMetadataValue, TopologyValue,
 };
-use crate::group::Member;
-use crate::tasks::Assignment;
+use crate::tasks::{Assignment, TaskEpochs};
+
+/// A member as its records write it: the group's `Member` converts into this (`&member`), and
+/// the builders read nothing else of it.
+#[derive(Clone, Copy, Debug)]
+pub struct MemberFields<'a> {
+    /// The member id.
+    pub member_id: &'a str,
+    /// Its metadata, as the member metadata record holds it.
+    pub metadata: &'a MemberMetadataValue,
+    /// The member epoch.
+    pub member_epoch: i32,
+    /// The epoch before the last change.
+    pub previous_member_epoch: i32,
+    /// The raw state code.
+    pub state: i8,
+    /// The tasks it holds.
+    pub assigned: &'a Assignment,
+    /// The tasks it must still revoke.
+    pub pending: &'a Assignment,
+    /// The assignment epoch of each active task, held and pending revocation (4.2).
+    pub active_epochs: &'a TaskEpochs,
+}
 
 /// The group-level fields of a group metadata record besides the epoch (the 4.2 dialect's topic
 /// view; the draft writes its defaults).
@@ -58,8 +80,9 @@ pub fn partition_metadata(group_id: &str, metadata: PartitionMetadataValue) -> R
 }
 
 /// `StreamsGroupMemberMetadata` of `member` as it stands.
-pub fn member_metadata(group_id: &str, member: &Member) -> Record {
-    member_metadata_value(group_id, &member.member_id, member.metadata.clone())
+pub fn member_metadata<'a>(group_id: &str, member: impl Into<MemberFields<'a>>) -> Record {
+    let member = member.into();
+    member_metadata_value(group_id, member.member_id, member.metadata.clone())
 }
 
 /// `StreamsGroupMemberMetadata` with the given value.
@@ -106,7 +129,12 @@ pub fn target_metadata(group_id: &str, assignment_epoch: i32) -> Record {
 /// `StreamsGroupCurrentMemberAssignment` of `member` as it stands. With `assignment_epochs`
 /// (the 4.2 dialect, PROTOCOL 4.8) both active lists carry the per-task assignment epochs; the
 /// draft has no such field, and leaving it out keeps live state equal to replayed state.
-pub fn current_assignment(group_id: &str, member: &Member, assignment_epochs: bool) -> Record {
+pub fn current_assignment<'a>(
+    group_id: &str,
+    member: impl Into<MemberFields<'a>>,
+    assignment_epochs: bool,
+) -> Record {
+    let member = member.into();
     let (mut active, standby, warmup) = member.assigned.to_task_ids();
     let (mut pa, ps, pw) = member.pending.to_task_ids();
     if assignment_epochs {
@@ -127,7 +155,7 @@ pub fn current_assignment(group_id: &str, member: &Member, assignment_epochs: bo
     Record::new(
         RecordKey::CurrentMemberAssignment {
             group_id: group_id.to_string(),
-            member_id: member.member_id.clone(),
+            member_id: member.member_id.to_string(),
         },
         RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
             member_epoch: member.member_epoch,

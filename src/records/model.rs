@@ -8,6 +8,7 @@
 // `about` texts document them); they are not repeated here.
 #![allow(missing_docs)]
 
+pub use crate::tasks::TaskIds;
 use crate::topology::Subtopology;
 
 /// The two wire dialects (DESIGN 1).
@@ -33,17 +34,6 @@ impl Dialect {
             _ => None,
         }
     }
-}
-
-/// `TaskIds`; `assignment_epochs` exists only in the 4.2 current-assignment lists (tag 0,
-/// nullable). As with `LastAssignmentConfigs`, Kafka's default is the empty list: an empty list
-/// is left out of the bytes and JSON, `None` (null) is written explicitly, and an absent tag reads
-/// as `Some(vec![])` (PROTOCOL 5.6). The draft has no such field and reads `None`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TaskIds {
-    pub subtopology_id: String,
-    pub partitions: Vec<i32>,
-    pub assignment_epochs: Option<Vec<i32>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
