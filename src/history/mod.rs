@@ -76,3 +76,32 @@ impl fmt::Display for LogError {
 }
 
 impl std::error::Error for LogError {}
+
+/// Reading and telling together, where both are in sight (`read` never imports `tell`).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn history_reads_kafka_dump_log_form() {
+        let text = r#"Dumping /tmp/kafka-logs/__consumer_offsets-7/00000000000000000000.log
+Log starting offset: 0
+baseOffset: 0 lastOffset: 1 count: 2 baseSequence: 0 lastSequence: 1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 5 size: 200 magic: 2 compresscodec: none crc: 1 isvalid: true
+| offset: 0 CreateTime: 5 keySize: 10 valueSize: 10 sequence: 0 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":2,"metadataHash":0,"validatedTopologyEpoch":-1}}
+| offset: 1 CreateTime: 5 keySize: 10 valueSize: -1 sequence: 1 headerKeys: [] key: {"type":"99","data":{}} payload: <DELETE>
+"#;
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        assert_eq!(log.form, "dump-log");
+        assert_eq!(log.dialect, Dialect::Kafka42);
+        assert_eq!(log.records.len(), 1);
+        assert_eq!(log.skipped, 1);
+        assert_eq!(log.records[0].offset, Some(0));
+        assert_eq!(log.records[0].timestamp_ms, Some(5));
+        let h = tell(&log);
+        assert_eq!(h["groups"][0]["events"][0]["code"], "GROUP_EPOCH_BUMPED");
+        assert_eq!(h["groups"][0]["events"][0]["reasons"], json!(["UNKNOWN"]));
+    }
+}
