@@ -4,10 +4,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PKG, TOOLS_BIN } from './helpers.mjs';
+import { PKG, ROOT, TOOLS_BIN } from './helpers.mjs';
 
 const NAME = 'streams-group-coordinator';
 let dir;
@@ -48,6 +48,8 @@ test('the tarball holds the files list and nothing else', () => {
   ]) {
     assert.ok(files.includes(f), `${f} is packed`);
   }
+  // Every module of the testing tools (testing/index.mjs gathers them).
+  for (const f of readdirSync(join(ROOT, 'js', 'testing'))) assert.ok(files.includes(`testing/${f}`), `testing/${f} is packed`);
   assert.ok(!files.some((f) => f.endsWith('_bg.wasm.d.ts')), 'no internal wasm declarations');
   const manifest = JSON.parse(readFileSync(join(app, 'node_modules', NAME, 'package.json'), 'utf8'));
   assert.equal(manifest.version, packed.version);
