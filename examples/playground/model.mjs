@@ -14,6 +14,8 @@ export * from './json.mjs';
 export * from './tasks.mjs';
 export * from './clients.mjs';
 export * from './steps.mjs';
+export * from './records.mjs';
+export * from './timeline.mjs';
 export * from './session.mjs';
 export * from './formats.mjs';
 export * from './explain.mjs';
