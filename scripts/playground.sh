@@ -18,6 +18,8 @@ fi
 rm -rf "$SITE"
 mkdir -p "$SITE"
 cp examples/playground/index.html examples/playground/*.mjs examples/playground/*.css "$SITE"/
+mkdir -p "$SITE/view"
+cp examples/playground/view/*.mjs "$SITE/view/"
 cp pkg/web.mjs pkg/api.mjs "$SITE"/
 mkdir -p "$SITE/testing"
 cp pkg/testing/simulation.mjs "$SITE/testing/"
