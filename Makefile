@@ -43,7 +43,8 @@ bench:
 	@bash scripts/setup.sh cargo
 	$(CARGO) bench
 
-# The same steady heartbeat through every face in one run, as a table (docs/performance.md).
+# The same steady heartbeat through every face in one run, as a table it also writes into
+# docs/performance.md (between its bench-faces markers).
 bench-faces: pkg
 	@bash scripts/setup.sh node python browser
 	@bash scripts/build-wasi-host.sh
