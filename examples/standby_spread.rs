@@ -21,22 +21,15 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use serde_json::json;
 use streams_group_coordinator::assignor::{GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec};
-use streams_group_coordinator::group::GroupState;
 use streams_group_coordinator::tasks::Assignment;
-use streams_group_coordinator::{Config, Coordinator};
 
 #[path = "../tests/common/harness.rs"]
-#[allow(dead_code)]
 mod harness;
+#[path = "../tests/common/spread.rs"]
+mod spread;
 
-struct Size {
-    members: usize,
-    processes: usize,
-    subtopologies: usize,
-    partitions: usize,
-}
+use spread::{form, median_max, shares, Size};
 
 const SIZES: [Size; 4] = [
     Size {
@@ -65,67 +58,6 @@ const SIZES: [Size; 4] = [
     },
 ];
 
-impl Size {
-    fn label(&self) -> String {
-        format!(
-            "{} / {}, {} x {}",
-            self.members, self.processes, self.subtopologies, self.partitions
-        )
-    }
-}
-
-/// Per process with at least 8 stateful actives: the largest share of its actives' standbys on
-/// one other process. Also the pairs of processes each holding >= 90% of the other's standbys.
-fn shares(targets: &BTreeMap<String, (String, Assignment)>) -> (Vec<f64>, usize) {
-    let mut owner: BTreeMap<(String, i32), &str> = BTreeMap::new();
-    for (process, a) in targets.values() {
-        for (s, p) in a.active.tasks() {
-            owner.insert((s.to_string(), p), process);
-        }
-    }
-    // (active process, standby process) -> standbys.
-    let mut pair: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    let mut total: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut actives: BTreeMap<&str, usize> = BTreeMap::new();
-    for (process, a) in targets.values() {
-        *actives.entry(process).or_default() += a.active.count();
-        for (s, p) in a.standby.tasks() {
-            if let Some(&o) = owner.get(&(s.to_string(), p)) {
-                *pair.entry((o, process)).or_default() += 1;
-                *total.entry(o).or_default() += 1;
-            }
-        }
-    }
-    let mut largest: BTreeMap<&str, usize> = BTreeMap::new();
-    for (&(p, _), &n) in &pair {
-        let l = largest.entry(p).or_default();
-        *l = (*l).max(n);
-    }
-    let mut out = Vec::new();
-    for (&p, &t) in &total {
-        if actives.get(p).copied().unwrap_or(0) >= 8 && t > 0 {
-            out.push(largest[p] as f64 / t as f64);
-        }
-    }
-    out.sort_by(f64::total_cmp);
-    let mutual = pair
-        .iter()
-        .filter(|(&(p, q), &n)| {
-            p < q
-                && n * 10 >= total[p] * 9
-                && pair.get(&(q, p)).copied().unwrap_or(0) * 10 >= total.get(q).copied().unwrap_or(0) * 9
-        })
-        .count();
-    (out, mutual)
-}
-
-fn median_max(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (0.0, 0.0);
-    }
-    (v[v.len() / 2], v[v.len() - 1])
-}
-
 fn members(size: &Size) -> Vec<MemberSpec<'static>> {
     (0..size.members)
         .map(|i| MemberSpec {
@@ -146,7 +78,10 @@ fn subtopologies(size: &Size) -> Vec<SubtopologySpec> {
         .collect()
 }
 
-fn assign(members: &[MemberSpec<'static>], subs: &[SubtopologySpec]) -> BTreeMap<String, Assignment> {
+fn assign(
+    members: &[MemberSpec<'static>],
+    subs: &[SubtopologySpec],
+) -> BTreeMap<String, Assignment> {
     StickyAssignor
         .assign(&GroupSpec::new(members, subs, 1))
         .expect("a valid spec")
@@ -169,7 +104,10 @@ fn by_process(
     members
         .iter()
         .map(|m| {
-            let a = target.get(m.member_id.as_ref()).cloned().unwrap_or_default();
+            let a = target
+                .get(m.member_id.as_ref())
+                .cloned()
+                .unwrap_or_default();
             (m.member_id.to_string(), (m.process_id.to_string(), a))
         })
         .collect()
@@ -184,8 +122,8 @@ fn active_per_process(t: &BTreeMap<String, (String, Assignment)>) -> BTreeMap<St
 }
 
 fn assignor_tables(sizes: &[&Size]) {
-    println!("| group | cold share median / max | stable share median / max | mutual >= 90% pairs | failover: largest gain / mean gain (worst process) | joiner actives + standbys | others' standbys min-max |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| group | cold share median / max | stable share median / max | mutual >= 90% pairs | failover: largest gain / mean gain (worst process) | joiner actives + standbys | others' standbys min-max | standbys moved by the join |");
+    println!("|---|---|---|---|---|---|---|---|");
     for size in sizes {
         let subs = subtopologies(size);
         let mut ms = members(size);
@@ -237,10 +175,20 @@ fn assignor_tables(sizes: &[&Size]) {
             .filter(|(id, _)| id.as_str() != "member-zjoiner")
             .map(|(_, a)| a.standby.count())
             .collect();
+        let moved: usize = after_join
+            .iter()
+            .map(|(id, a)| {
+                let before = stable.get(id).map(|b| &b.standby);
+                a.standby
+                    .tasks()
+                    .filter(|&(s, p)| !before.is_some_and(|b| b.contains(s, p)))
+                    .count()
+            })
+            .sum();
         let (cm, cx) = median_max(&cold_shares);
         let (sm, sx) = median_max(&stable_shares);
         println!(
-            "| {} | {cm:.2} / {cx:.2} | {sm:.2} / {sx:.2} | {mutual} | {} / {:.2} ({:.2}x) | {} + {} | {}-{} |",
+            "| {} | {cm:.2} / {cx:.2} | {sm:.2} / {sx:.2} | {mutual} | {} / {:.2} ({:.2}x) | {} + {} | {}-{} | {moved} |",
             size.label(),
             worst_pair.0,
             worst_pair.1,
@@ -251,71 +199,6 @@ fn assignor_tables(sizes: &[&Size]) {
             others.iter().max().unwrap_or(&0),
         );
     }
-}
-
-/// Forms the group through a draft coordinator; the stable members' assignments by process.
-fn form(size: &Size, interval_ms: i32) -> BTreeMap<String, (String, Assignment)> {
-    let config = Config {
-        num_standby_replicas: 1,
-        assignment_interval_ms: interval_ms,
-        ..Default::default()
-    };
-    let mut c = Coordinator::new(config).expect("a valid config");
-    let mut topics = Vec::new();
-    let mut topology = Vec::new();
-    for s in 0..size.subtopologies {
-        topics.push(json!({"name": format!("in-{s}"), "partitions": size.partitions}));
-        topics.push(json!({"name": format!("chg-{s}"), "partitions": size.partitions}));
-        topology.push(json!({"subtopologyId": format!("{s}"), "sourceTopics": [format!("in-{s}")],
-            "stateChangelogTopics": [{"name": format!("chg-{s}"), "partitions": 0, "replicationFactor": 0, "topicConfigs": []}]}));
-    }
-    harness::send(&mut c, json!({"nowMs": 0, "type": "TopicMetadata", "topics": topics}));
-    let out = harness::send(
-        &mut c,
-        json!({"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t", "topology": topology}}),
-    );
-    assert_eq!(out["response"]["errorCode"], 0, "{out}");
-    let mut now = 1i64;
-    let mut clients: Vec<(String, harness::Client)> = Vec::new();
-    let beat = |c: &mut Coordinator, now: i64, id: &str, cl: &mut harness::Client, join: Option<&str>| {
-        let mut request = json!({"groupId": "g", "memberId": id, "memberEpoch": cl.epoch,
-            "activeTasks": cl.owned["active"], "standbyTasks": cl.owned["standby"], "warmupTasks": cl.owned["warmup"]});
-        if let Some(process) = join {
-            request["topologyId"] = json!("t");
-            request["processId"] = json!(process);
-            request["rebalanceTimeoutMs"] = json!(600_000);
-        }
-        let out = harness::send(c, json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": request}));
-        if std::env::var_os("SGC_DEBUG").is_some() {
-            eprintln!("{}", &out.to_string()[..out.to_string().len().min(300)]);
-        }
-        cl.absorb(&out);
-    };
-    for i in 0..size.members {
-        let id = format!("member-{i:05}");
-        let mut cl = harness::Client {
-            owned: json!({"active": [], "standby": [], "warmup": []}),
-            ..Default::default()
-        };
-        beat(&mut c, now, &id, &mut cl, Some(&format!("process-{:04}", i % size.processes)));
-        clients.push((id, cl));
-        now += 1;
-    }
-    for _ in 0..100 {
-        if c.group("g").map(|g| c.group_state(g)) == Some(GroupState::Stable) {
-            break;
-        }
-        now += (i64::from(interval_ms) + 1).min(5_000);
-        for (id, cl) in clients.iter_mut() {
-            beat(&mut c, now, id, cl, None);
-        }
-    }
-    let g = c.group("g").expect("the group");
-    assert_eq!(c.group_state(g), GroupState::Stable, "the group did not settle");
-    g.members
-        .iter()
-        .map(|(id, m)| (id.clone(), (m.process_id().to_string(), m.assigned.clone())))
-        .collect()
 }
 
 fn coordinator_tables(sizes: &[&Size]) {

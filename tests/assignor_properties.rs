@@ -339,8 +339,26 @@ fn reference_with(
         let (mut rem, mut n) = (by_sub.len() as u64 + r as u64 * s_tasks, ids.len() as u64);
         let mut qt = quota(rem, n);
         let mut left: BTreeMap<Task, i32> = BTreeMap::new();
-        // (p, q): process q holds a standby of a task active on process p.
-        let mut pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
+        // n(p, q): standbys on process q of tasks active on process p.
+        let mut pairs: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+        // Spread caps: c(p, q) = max(1, ceil(replicas * a(p) * w(q) / (members - w(p)))), where
+        // a(p) counts the stateful tasks active on p (after L) and w the members of a process;
+        // S1 keeps up to c + max(1, c / 4).
+        let processes = capacity.len() as u64;
+        let replicas = (r as u64).min(processes - 1);
+        let mut a_of: BTreeMap<&str, u64> = capacity.keys().map(|&p| (p, 0)).collect();
+        for (t, o) in &owner {
+            if stateful(&t.0) {
+                *a_of.get_mut(process[o.as_str()]).unwrap() += 1;
+            }
+        }
+        let num_members = ids.len() as u64;
+        let cap = |p: &str, q: &str| -> u32 {
+            let others = (num_members - capacity[p]).max(1);
+            ((replicas * a_of[p] * capacity[q]).div_ceil(others).max(1)) as u32
+        };
+        let keep = |c: u32| c + (c / 4).max(1);
+        let fair = quota(rem, n);
         // S1.
         for t in by_partition.iter().rev() {
             if !stateful(&t.0) {
@@ -357,10 +375,13 @@ fn reference_with(
                         })
                         .cloned()
                         .collect();
+                    let p = process[owner[t].as_str()];
                     process.contains_key(m)
                         && !holds(active, standby, m, t)
                         && load(active, standby, m) < qt
                         && conflicts(m, &holders) == 0
+                        && pairs.get(&(p, process[m])).copied().unwrap_or(0)
+                            < keep(cap(p, process[m]))
                 };
                 let mut chosen = prev_owner
                     .get(t)
@@ -381,7 +402,9 @@ fn reference_with(
                     break;
                 };
                 standby.get_mut(&m).unwrap().insert(t.clone());
-                pairs.insert((process[owner[t].as_str()], process[m.as_str()]));
+                *pairs
+                    .entry((process[owner[t].as_str()], process[m.as_str()]))
+                    .or_default() += 1;
                 if load(&active, &standby, &m) == qt {
                     rem -= qt;
                     n -= 1;
@@ -390,8 +413,11 @@ fn reference_with(
             }
         }
         // S2: candidates in least-loaded order, one per process (its least-loaded member), at
-        // most 64 looked at: the first on a distinct rack whose process is not paired with the
-        // active's; else the fewest rack conflicts, then unpaired, then the earliest.
+        // most 64 looked at, those after the first only while at most one more loaded than it
+        // and at most the fair total. Ranked by rack conflicts, then over the cap (by how many
+        // standbys of the active's process it holds), then backing up the active's process:
+        // walked until a candidate ranked (0, 0, false) or the second with no conflicts below
+        // the cap; the smallest rank wins, then the earliest.
         for t in by_sub.iter().rev() {
             let Some(&k) = left.get(t) else { continue };
             for _ in 0..k {
@@ -404,6 +430,17 @@ fn reference_with(
                 let mut seen_process: BTreeSet<&str> = BTreeSet::new();
                 candidates.retain(|m| seen_process.insert(process[m.as_str()]));
                 candidates.truncate(64);
+                if let Some(first) = candidates.first().map(|m| load(&active, &standby, m)) {
+                    let mut kept = 0;
+                    for (i, m) in candidates.iter().enumerate() {
+                        let l = load(&active, &standby, m);
+                        if i > 0 && (l > first + 1 || l > fair) {
+                            break;
+                        }
+                        kept = i + 1;
+                    }
+                    candidates.truncate(kept);
+                }
                 let holders: Vec<String> = ids
                     .iter()
                     .filter(|x| active[x.as_str()].contains(t) || standby[x.as_str()].contains(t))
@@ -412,20 +449,20 @@ fn reference_with(
                 let a = process[owner[t].as_str()];
                 let rank = |m: &String| {
                     let q = process[m.as_str()];
+                    let count = pairs.get(&(a, q)).copied().unwrap_or(0);
                     (
                         conflicts(m, &holders),
-                        pairs.contains(&(a, q)) || pairs.contains(&(q, a)),
+                        if count < cap(a, q) { 0 } else { 1 + count },
+                        pairs.get(&(q, a)).copied().unwrap_or(0) > 0,
                     )
                 };
-                // Walked until a candidate with no conflicts and unpaired, the second one with no
-                // conflicts, or the 64th.
                 let mut walked = Vec::new();
-                let mut clean = 0;
+                let mut fits = 0;
                 for m in &candidates {
                     let r = rank(m);
                     walked.push((r, m));
-                    clean += usize::from(r.0 == 0);
-                    if r == (0, false) || clean >= 2 {
+                    fits += usize::from(r.0 == 0 && r.1 == 0);
+                    if r == (0, 0, false) || fits >= 2 {
                         break;
                     }
                 }
@@ -436,7 +473,7 @@ fn reference_with(
                     .map(|(_, (_, m))| (*m).clone());
                 if let Some(m) = chosen {
                     standby.get_mut(&m).unwrap().insert(t.clone());
-                    pairs.insert((a, process[m.as_str()]));
+                    *pairs.entry((a, process[m.as_str()])).or_default() += 1;
                 }
             }
         }

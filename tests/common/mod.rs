@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod harness;
+pub mod spread;
 
 #[allow(unused_imports)]
 pub use harness::send;

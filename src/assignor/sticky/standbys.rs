@@ -1,22 +1,26 @@
 //! Standby tasks: S1 (sticky standbys) and S2 (fill), on processes that do not hold the task and
 //! on distinct racks and tag values.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use super::group::Group;
 use super::loads::{Loads, Quota};
 use super::NONE;
 
-/// Standby candidates looked at per replica, in least-loaded order, for one on a distinct rack
-/// (and tag values) whose process is not paired with the active's.
+/// Standby candidates looked at per replica in S2, in least-loaded order, for one on a distinct
+/// rack (and tag values) below its spread cap with the active's process.
 pub(super) const SCAN_LIMIT: usize = 64;
 
-/// Candidates without conflicts looked at for one whose process is not paired with the active's:
-/// pairing is a preference between near-equals, and in a large group every process soon pairs
-/// with many others (looking further would cost a scan per replica for nothing).
+/// Candidates without conflicts and below the cap looked at in S2 for one whose process the
+/// active's process does not back up: mirrored pairs are a preference between near-equals (in a
+/// large group every process soon backs up many others).
 pub(super) const PAIR_CANDIDATES: usize = 2;
 
-/// Hashes a pair of process numbers (membership tests only: no iteration order depends on it).
+/// How much more loaded than the least-loaded candidate a candidate of S2 may be: the cap is a
+/// preference among near-equals, never a reason to pile standbys on a light member.
+pub(super) const LOAD_SLACK: u32 = 1;
+
+/// Hashes a pair of process numbers (look-ups only: no iteration order depends on it).
 #[derive(Default)]
 pub(super) struct PairHasher(u64);
 
@@ -37,53 +41,57 @@ impl std::hash::Hasher for PairHasher {
     }
 }
 
-/// The pairs `(p, q)` where process `q` holds a standby of a task active on process `p`: a bit
-/// per pair of processes when that is at most a few bytes a task (one load a test, where
-/// hashing cost a tenth of a computation that reads every previous standby), a hash set of
-/// `(p << 32) | q` otherwise.
-pub(super) enum ProcessPairs {
-    Bits { processes: usize, words: Vec<u64> },
-    Hashed(HashSet<u64, std::hash::BuildHasherDefault<PairHasher>>),
+/// `n(p, q)`: the standbys placed so far on process `q` of tasks active on process `p`. A count
+/// per pair of processes when that is at most 16 counts a task (one load a look-up), a hash
+/// map of `(p << 32) | q` otherwise (a group with many processes and few tasks).
+pub(super) enum PairCounts {
+    Dense { processes: usize, counts: Vec<u32> },
+    Hashed(HashMap<u64, u32, std::hash::BuildHasherDefault<PairHasher>>),
 }
 
-impl ProcessPairs {
+impl PairCounts {
     pub(super) fn new(processes: usize, tasks: usize) -> Self {
-        let bits = processes.saturating_mul(processes);
-        if bits <= tasks.saturating_mul(16).max(1 << 16) {
-            ProcessPairs::Bits {
+        let pairs = processes.saturating_mul(processes);
+        if pairs <= tasks.saturating_mul(16).max(1 << 16) {
+            PairCounts::Dense {
                 processes,
-                words: vec![0; bits.div_ceil(64)],
+                counts: vec![0; pairs],
             }
         } else {
-            ProcessPairs::Hashed(HashSet::default())
+            PairCounts::Hashed(HashMap::default())
         }
     }
 
-    pub(super) fn insert(&mut self, p: usize, q: usize) {
+    pub(super) fn get(&self, p: usize, q: usize) -> u32 {
         match self {
-            ProcessPairs::Bits { processes, words } => {
-                let bit = p * *processes + q;
-                if let Some(w) = words.get_mut(bit / 64) {
-                    *w |= 1 << (bit % 64);
+            PairCounts::Dense { processes, counts } => {
+                counts.get(p * processes + q).copied().unwrap_or(0)
+            }
+            PairCounts::Hashed(map) => map
+                .get(&(((p as u64) << 32) | q as u64))
+                .copied()
+                .unwrap_or(0),
+        }
+    }
+
+    pub(super) fn add(&mut self, p: usize, q: usize) {
+        match self {
+            PairCounts::Dense { processes, counts } => {
+                if let Some(n) = counts.get_mut(p * *processes + q) {
+                    *n += 1;
                 }
             }
-            ProcessPairs::Hashed(set) => {
-                set.insert(((p as u64) << 32) | q as u64);
+            PairCounts::Hashed(map) => {
+                *map.entry(((p as u64) << 32) | q as u64).or_default() += 1;
             }
         }
     }
+}
 
-    pub(super) fn contains(&self, p: usize, q: usize) -> bool {
-        match self {
-            ProcessPairs::Bits { processes, words } => {
-                let bit = p * processes + q;
-                words
-                    .get(bit / 64)
-                    .is_some_and(|w| w & (1 << (bit % 64)) != 0)
-            }
-            ProcessPairs::Hashed(set) => set.contains(&(((p as u64) << 32) | q as u64)),
-        }
-    }
+/// How far past its cap `c` S1 keeps a process's previous standbys on one other process:
+/// `max(1, floor(c / 4))`.
+pub(super) fn keep_slack(cap: u32) -> u32 {
+    (cap / 4).max(1)
 }
 
 impl Group<'_> {
@@ -129,6 +137,18 @@ impl Group<'_> {
         };
         // The members holding the task being placed (active, warm-up, standbys).
         let mut holders: Vec<u32> = Vec::new();
+        let mut pairs = PairCounts::new(num_processes, num_tasks);
+        let cap = self.spread_caps(owner, replicas);
+        // S1 keeps a previous standby up to the cap and a little beyond: a cap that shrinks by
+        // one (a process more, a few actives fewer) moves no standby that is near its place.
+        // (A task with no active owner has no cap.)
+        let below_keep = |pairs: &PairCounts, active: u32, q: usize| {
+            active == NONE || {
+                let p = process_of(active);
+                let c = cap.cap(p, q);
+                pairs.get(p, q) < c + keep_slack(c)
+            }
+        };
 
         // S1: sticky standbys, in (partition, subtopology id) descending order.
         let total = (num_tasks as u64).saturating_add(
@@ -136,6 +156,8 @@ impl Group<'_> {
                 .saturating_mul(self.num_stateful_tasks),
         );
         let mut qt = Quota::new(total, self.member_ids.len() as u64);
+        // A member's fair total: S2 takes a candidate past the least-loaded one only up to it.
+        let fair = total.div_ceil((self.member_ids.len() as u64).max(1));
         // S1 never asks for the least-loaded member of the group: no heap upkeep until S2.
         loads.unheap();
         for &t in self.partition_order.iter().rev() {
@@ -157,6 +179,7 @@ impl Group<'_> {
                     mark[process_of(m)] != stamp
                         && qt.below(loads.load[m as usize])
                         && self.conflicts(m, &holders) == 0
+                        && below_keep(&pairs, active, process_of(m))
                 };
                 let prev = self.prev_active[t as usize];
                 let chosen = if prev != NONE && eligible(prev) {
@@ -173,25 +196,20 @@ impl Group<'_> {
                 loads.add(m);
                 mark[process_of(m)] = stamp;
                 holders.push(m);
+                if active != NONE {
+                    pairs.add(process_of(active), process_of(m));
+                }
                 qt.on_assigned(loads.load[m as usize]);
             }
             s1_start[t as usize] = start as u32;
         }
 
-        // S2: remaining replicas, in (subtopology id, partition) descending order. Only S2 reads
-        // the pairs: they are S1's (active process, standby process), collected when S2 has work.
+        // S2: remaining replicas, in (subtopology id, partition) descending order.
         let s2_tasks = (0..num_tasks).any(|t| {
             self.stateful(t as u32) && s1_of(&standby, &s1_start, t).len() < replicas as usize
         });
         if !s2_tasks {
             return standby;
-        }
-        let mut pairs = ProcessPairs::new(num_processes, num_tasks);
-        for &(t, m) in &standby {
-            let active = owner[t as usize];
-            if active != NONE {
-                pairs.insert(process_of(active), process_of(m));
-            }
         }
         for t in (0..num_tasks).rev() {
             if !self.stateful(t as u32) {
@@ -219,27 +237,42 @@ impl Group<'_> {
                 if holders.len() >= num_processes {
                     break;
                 }
-                // The first candidate in least-loaded order on distinct racks and tag values
-                // whose process is not paired with the active's; failing that within the scan
-                // limit, the fewest conflicts, then unpaired, then least loaded.
-                let mut best: Option<((usize, bool), u32)> = None;
+                // Candidates in least-loaded order, while no more loaded than the first by
+                // `LOAD_SLACK` and at most the fair total (the first always counts). The first
+                // with no conflicts, below the cap and not backed up by the active's process
+                // (no mirrored pairs) wins; failing that, by the second with no conflicts below
+                // the cap or within the scan limit: the fewest conflicts, then below the cap
+                // (else the fewest standbys of the active's process), then not backing up, then
+                // the earliest.
+                let mut best: Option<((usize, u32, bool), u32)> = None;
                 let mut seen = 0usize;
-                let mut clean = 0usize;
-                loads.scan(|_, p, m| {
-                    if mark[p as usize] == stamp {
+                let mut fits = 0usize;
+                let mut lightest = None;
+                loads.scan(|loads, q, m| {
+                    if mark[q as usize] == stamp {
                         return false;
                     }
+                    let load = loads.load[m as usize];
+                    let first = *lightest.get_or_insert(load);
+                    if best.is_some() && (load > first + LOAD_SLACK || u64::from(load) > fair) {
+                        return true;
+                    }
                     seen += 1;
-                    let paired = active != NONE && {
-                        let a = process_of(active);
-                        pairs.contains(a, p as usize) || pairs.contains(p as usize, a)
+                    let q = q as usize;
+                    let (over, backing) = if active == NONE {
+                        (0, false)
+                    } else {
+                        let p = process_of(active);
+                        let n = pairs.get(p, q);
+                        let over = if n < cap.cap(p, q) { 0 } else { 1 + n };
+                        (over, pairs.get(q, p) > 0)
                     };
-                    let rank = (self.conflicts(m, &holders), paired);
+                    let rank = (self.conflicts(m, &holders), over, backing);
                     if best.is_none_or(|(b, _)| rank < b) {
                         best = Some((rank, m));
                     }
-                    clean += usize::from(rank.0 == 0);
-                    rank == (0, false) || clean >= PAIR_CANDIDATES || seen >= SCAN_LIMIT
+                    fits += usize::from(rank.0 == 0 && rank.1 == 0);
+                    rank == (0, 0, false) || fits >= PAIR_CANDIDATES || seen >= SCAN_LIMIT
                 });
                 let Some((_, m)) = best else { break };
                 standby.push((t as u32, m));
@@ -247,10 +280,49 @@ impl Group<'_> {
                 mark[process_of(m)] = stamp;
                 holders.push(m);
                 if active != NONE {
-                    pairs.insert(process_of(active), process_of(m));
+                    pairs.add(process_of(active), process_of(m));
                 }
             }
         }
         standby
+    }
+
+    /// The spread caps of this placement (after L).
+    fn spread_caps(&self, owner: &[u32], replicas: u32) -> SpreadCaps<'_> {
+        let mut wanted = vec![0u64; self.capacity.len()];
+        for (t, &m) in owner.iter().enumerate() {
+            if m != NONE && self.stateful(t as u32) {
+                wanted[self.member_process[m as usize] as usize] += u64::from(replicas);
+            }
+        }
+        let members = self.member_ids.len() as u64;
+        let others = self
+            .capacity
+            .iter()
+            .map(|&w| members.saturating_sub(u64::from(w)).max(1))
+            .collect();
+        SpreadCaps {
+            capacity: &self.capacity,
+            wanted,
+            others,
+        }
+    }
+}
+
+/// `c(p, q) = max(1, ceil(replicas × a(p) × w(q) / (members − w(p))))`: the standbys of process
+/// `p`'s `a(p)` stateful actives that process `q`, with `w(q)` members, holds when they are
+/// spread over the other processes in proportion to their members (as the loads place them).
+pub(super) struct SpreadCaps<'g> {
+    capacity: &'g [u32],
+    /// `replicas × a(p)`.
+    wanted: Vec<u64>,
+    /// `members − w(p)`, at least 1.
+    others: Vec<u64>,
+}
+
+impl SpreadCaps<'_> {
+    pub(super) fn cap(&self, p: usize, q: usize) -> u32 {
+        let c = (self.wanted[p] * u64::from(self.capacity[q])).div_ceil(self.others[p]);
+        u32::try_from(c.max(1)).unwrap_or(u32::MAX)
     }
 }

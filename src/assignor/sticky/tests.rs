@@ -1,6 +1,6 @@
 use super::group::{id_cmp, partition_order};
 use super::loads::LoadScale;
-use super::standbys::ProcessPairs;
+use super::standbys::PairCounts;
 use super::*;
 use crate::assignor::{MemberSpec, SubtopologySpec};
 use crate::tasks::TaskMap;
@@ -33,29 +33,31 @@ fn scaled_loads_order_as_fractions() {
     assert!(LoadScale::new(&[1 << 31, 3], u64::MAX / 2).is_none());
 }
 
-/// Both forms of the process pairs answer the same.
+/// Both forms of the pair counts answer the same.
 #[test]
-fn process_pairs_bits_and_hash_agree() {
-    let mut bits = ProcessPairs::new(37, 10_000);
-    assert!(matches!(bits, ProcessPairs::Bits { .. }));
+fn pair_counts_dense_and_hashed_agree() {
+    let mut dense = PairCounts::new(37, 10_000);
+    assert!(matches!(dense, PairCounts::Dense { .. }));
     // Ten billion pairs of processes for ten tasks: hashed.
-    let mut hashed = ProcessPairs::new(100_000, 10);
-    assert!(matches!(hashed, ProcessPairs::Hashed(_)));
+    let mut hashed = PairCounts::new(100_000, 10);
+    assert!(matches!(hashed, PairCounts::Hashed(_)));
     let mut x = 7u64;
-    for _ in 0..300 {
+    for _ in 0..3_000 {
         x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
         let (p, q) = ((x >> 33) as usize % 37, (x >> 13) as usize % 37);
-        bits.insert(p, q);
-        hashed.insert(p, q);
+        dense.add(p, q);
+        hashed.add(p, q);
     }
-    let mut held = 0;
+    let (mut total, mut most) = (0, 0);
     for p in 0..37 {
         for q in 0..37 {
-            assert_eq!(bits.contains(p, q), hashed.contains(p, q), "({p}, {q})");
-            held += usize::from(bits.contains(p, q));
+            assert_eq!(dense.get(p, q), hashed.get(p, q), "({p}, {q})");
+            total += dense.get(p, q);
+            most = most.max(dense.get(p, q));
         }
     }
-    assert!(held > 200 && !bits.contains(1_000, 0));
+    assert_eq!(total, 3_000);
+    assert!(most > 1 && dense.get(1_000, 0) == 0);
 }
 
 #[test]
