@@ -418,9 +418,63 @@ fn reference_with(
         // standbys of the active's process it holds), then backing up the active's process:
         // walked until a candidate ranked (0, 0, false) or the second with no conflicts below
         // the cap; the smallest rank wins, then the earliest.
+        // First, up to two processes in turn after the active's (processes in order of first
+        // appearance among the members by id, cyclically),
+        // each try moving the turn on: the first whose least-loaded member is as little loaded as
+        // the group's least-loaded member and below the fair total, does not hold the task, has
+        // no conflicts and is below the cap.
+        let mut procs: Vec<&str> = Vec::new();
+        for m in &members {
+            if !procs.contains(&m.process_id.as_ref()) {
+                procs.push(m.process_id.as_ref());
+            }
+        }
+        let mut turn: BTreeMap<&str, usize> = procs.iter().map(|&p| (p, 1)).collect();
         for t in by_sub.iter().rev() {
             let Some(&k) = left.get(t) else { continue };
             for _ in 0..k {
+                let a = process[owner[t].as_str()];
+                let holders: Vec<String> = ids
+                    .iter()
+                    .filter(|x| active[x.as_str()].contains(t) || standby[x.as_str()].contains(t))
+                    .cloned()
+                    .collect();
+                let lightest = ids
+                    .iter()
+                    .map(|m| load(&active, &standby, m))
+                    .min()
+                    .unwrap();
+                let at = procs.iter().position(|&p| p == a).unwrap();
+                let mut in_turn = None;
+                for _ in 0..if procs.len() < 2 { 0 } else { 2 } {
+                    let offset = turn[a];
+                    turn.insert(a, offset % (procs.len() - 1) + 1);
+                    let q = procs[(at + offset) % procs.len()];
+                    let m = least(
+                        &active,
+                        &standby,
+                        ids.iter()
+                            .filter(|m| process[m.as_str()] == q)
+                            .cloned()
+                            .collect(),
+                    )
+                    .unwrap();
+                    let l = load(&active, &standby, &m);
+                    if l == lightest
+                        && l < fair
+                        && !holds(&active, &standby, &m, t)
+                        && conflicts(&m, &holders) == 0
+                        && pairs.get(&(a, q)).copied().unwrap_or(0) < cap(a, q)
+                    {
+                        in_turn = Some(m);
+                        break;
+                    }
+                }
+                if let Some(m) = in_turn {
+                    standby.get_mut(&m).unwrap().insert(t.clone());
+                    *pairs.entry((a, process[m.as_str()])).or_default() += 1;
+                    continue;
+                }
                 let mut candidates: Vec<String> = ids
                     .iter()
                     .filter(|m| !holds(&active, &standby, m, t))

@@ -231,8 +231,8 @@ impl<'a> Group<'a> {
             .map(|&i| members[i].member_id.as_ref())
             .collect();
 
-        // Processes, numbered in order of first appearance among the sorted members. (The
-        // numbering never decides a tie: process numbers only identify processes.)
+        // Processes, numbered in order of first appearance among the sorted members (S2's turn
+        // takes the processes in this order).
         // A member the memo knows with the same process takes the number its memo process got
         // at first sight: one hash look-up per process, not per member.
         let memo = spec.memo;

@@ -401,6 +401,11 @@ impl<'g> Loads<'g> {
         Some(Self::member_of(*self.process_heap.first()?))
     }
 
+    /// Process `p`'s least-loaded member (the heaps must be kept: after [`Loads::least_loaded`]).
+    pub(super) fn best_of(&self, p: usize) -> u32 {
+        self.member_heap[self.member_start[p] as usize]
+    }
+
     /// The processes' best members in least-loaded order, lazily: `visit` is called with each
     /// process and its best member until it returns `true` (the scan stops there) or every
     /// process was visited. Neither heap changes; the cost is O(k log k) for k visits.

@@ -20,6 +20,9 @@ pub(super) const PAIR_CANDIDATES: usize = 2;
 /// preference among near-equals, never a reason to pile standbys on a light member.
 pub(super) const LOAD_SLACK: u32 = 1;
 
+/// Processes S2 tries in turn before it walks the least-loaded order.
+pub(super) const TURN_TRIES: usize = 2;
+
 /// Hashes a pair of process numbers (look-ups only: no iteration order depends on it).
 #[derive(Default)]
 pub(super) struct PairHasher(u64);
@@ -211,6 +214,8 @@ impl Group<'_> {
         if !s2_tasks {
             return standby;
         }
+        // Each process's turn: the offset of the next process its standbys go to.
+        let mut turn = vec![1u32; num_processes];
         for t in (0..num_tasks).rev() {
             if !self.stateful(t as u32) {
                 continue;
@@ -236,6 +241,19 @@ impl Group<'_> {
             for _ in placed..replicas {
                 if holders.len() >= num_processes {
                     break;
+                }
+                // The active's process's next processes in turn, while one of them fits at once.
+                if let Some(m) = self.next_in_turn(&mut turn, active, loads, fair, |q, m| {
+                    mark[q] != stamp
+                        && self.conflicts(m, &holders) == 0
+                        && pairs.get(process_of(active), q) < cap.cap(process_of(active), q)
+                }) {
+                    standby.push((t as u32, m));
+                    loads.add(m);
+                    mark[process_of(m)] = stamp;
+                    holders.push(m);
+                    pairs.add(process_of(active), process_of(m));
+                    continue;
                 }
                 // Candidates in least-loaded order, while no more loaded than the first by
                 // `LOAD_SLACK` and at most the fair total (the first always counts). The first
@@ -285,6 +303,39 @@ impl Group<'_> {
             }
         }
         standby
+    }
+
+    /// S2's turn: up to `TURN_TRIES` processes after the active's process `p` in process order
+    /// (`p + turn[p]`, cyclically, each try moving the turn on), the first whose least-loaded
+    /// member is as little loaded as the group's least-loaded member, below `fair`, and `fits`. Taking the processes in turn spreads `p`'s standbys evenly at the
+    /// cost of one look each, where the least-loaded order alone rotates in step with the
+    /// actives' fill and keeps meeting the same few processes.
+    fn next_in_turn(
+        &self,
+        turn: &mut [u32],
+        active: u32,
+        loads: &mut Loads,
+        fair: u64,
+        fits: impl Fn(usize, u32) -> bool,
+    ) -> Option<u32> {
+        let processes = self.capacity.len();
+        if active == NONE || processes < 2 {
+            return None;
+        }
+        let lightest = loads.least_loaded()?;
+        let least = loads.load[lightest as usize];
+        let p = self.member_process[active as usize] as usize;
+        for _ in 0..TURN_TRIES {
+            let offset = turn[p] as usize;
+            turn[p] = (offset % (processes - 1) + 1) as u32;
+            let q = (p + offset) % processes;
+            let m = loads.best_of(q);
+            let load = loads.load[m as usize];
+            if load == least && u64::from(load) < fair && fits(q, m) {
+                return Some(m);
+            }
+        }
+        None
     }
 
     /// The spread caps of this placement (after L).
