@@ -19,3 +19,4 @@ export * from './timeline.mjs';
 export * from './session.mjs';
 export * from './formats.mjs';
 export * from './explain.mjs';
+export * from './failover.mjs';

@@ -1,10 +1,10 @@
 // Stories to start from. Each preset drives the simulated clients through the same actions the
 // page's buttons use, so every input is one a correct Streams client would send.
 
-import { DEFAULT_APP, DEFAULT_CONFIG } from './model.mjs';
+import { DEFAULT_APP, DEFAULT_CONFIG, copiesOf, copiesText, failover, failoverText } from './model.mjs';
 
-function startGroup(s, members, { note = true } = {}) {
-  s.createTopic('orders', 6, note ? 'The source topic "orders" (6 partitions) exists before the application starts.' : undefined);
+function startGroup(s, members, { note = true, partitions = 6 } = {}) {
+  s.createTopic('orders', partitions, note ? `The source topic "orders" (${partitions} partitions) exists before the application starts.` : undefined);
   const [first, ...rest] = members;
   s.addMember({ ...first, note: note ? `The first instance starts and joins with epoch 0 and an empty member id: the coordinator creates the group (INITIALIZING, no topology yet), generates a member id and asks this member to send the topology.` : undefined });
   const asked = s.clients.list[0].label;
@@ -207,15 +207,17 @@ PRESETS.push(
   {
     id: 'rack-failure',
     name: 'A rack fails',
-    description: 'Six members on three racks (two processes each) share six stateful tasks with one standby each. Rack B goes away: its members stop heartbeating, the session timeout fences them, and the members on racks A and C take over. Today\'s assignor places standbys without looking at racks, so a standby may share its active task\'s rack (a red edge in the task map) and then fails with it.',
+    description: 'Six members on three racks (two processes each) share six stateful tasks with one standby each. The members report their rackId, so the assignor places each standby on another rack than its active task. Rack B goes away: its members stop heartbeating, the session timeout fences them, and the members on racks A and C take over rack B\'s tasks from the standbys they hold. The last note says who took over what.',
     run(s) {
       s.reset({ name: 'A rack fails', description: this.description, config: { ...DEFAULT_CONFIG, 'group.streams.num.standby.replicas': 1 }, app: { ...DEFAULT_APP } });
       const members = [];
       for (const rack of ['a', 'b', 'c']) for (const n of [1, 2]) members.push({ processId: `process-${rack}${n}`, rackId: `rack-${rack}` });
       startGroup(s, members, { note: false });
       s.settle();
-      s.push({ event: 'note', note: 'Six members on racks rack-a, rack-b and rack-c are STABLE: one active task and one standby each. The Racks panel shows where they run.' });
-      s.crashRack('rack-b', 'rack-b loses power: both of its members stop heartbeating, without a leave request. Their tasks stop being processed; the coordinator does not know yet.');
+      s.push({ event: 'note', note: 'Six members on racks rack-a, rack-b and rack-c are STABLE: one active task each, and one standby of every task, on another rack than its active task (no red edge in the task map). The Racks panel shows where they run.' });
+      const before = s.group();
+      const failed = s.crashRack('rack-b', 'rack-b loses power: both of its members stop heartbeating, without a leave request. Their tasks stop being processed; the coordinator does not know yet.');
+      const ids = failed.map((l) => s.client(l).memberId);
       s.advance(20000, 'Twenty seconds pass. The group still looks STABLE.');
       for (const l of s.liveLabels()) s.heartbeat(l);
       s.advance(20000, 'Twenty more seconds.');
@@ -223,7 +225,32 @@ PRESETS.push(
       s.nextTimer('The session timeout of the first member on rack-b fires: it is fenced and the group epoch is bumped.');
       s.nextTimer('So does the second one\'s: another bump.');
       s.settle();
-      s.push({ event: 'note', note: 'The members on rack-a and rack-c hold every task again. A task whose standby was on another rack was taken over by a process that had its state; a rack-aware assignor (group.streams.rack.aware.assignment.tags, client rackId) places every standby on another rack than its active task.' });
+      noteFailover(s, before, ids, 'The members on rack-a and rack-c hold every task again, and the standbys lost with rack-b are placed again on the other rack than their active tasks.');
+    },
+  },
+  {
+    id: 'process-failure',
+    name: 'A process fails',
+    description: 'Six processes with two stream threads each (twelve members) share 24 stateful tasks with one standby each. The assignor spreads each process\'s standbys over the other processes. process-3 dies: its two members stop heartbeating, the session timeout fences them, and its tasks go to several survivors instead of one partner, mostly to the processes that held their standbys (promoted, the state is ready); a task whose standby\'s member is already at its quota goes to the least-loaded member, which restores its state. The last note says who took over what.',
+    run(s) {
+      s.reset({ name: 'A process fails', description: this.description, config: { ...DEFAULT_CONFIG, 'group.streams.num.standby.replicas': 1 }, app: { ...DEFAULT_APP } });
+      const members = [];
+      for (let p = 1; p <= 6; p++) for (let t = 0; t < 2; t++) members.push({ processId: `process-${p}` });
+      startGroup(s, members, { note: false, partitions: 24 });
+      s.settle();
+      const before = s.group();
+      const name = (id) => s.clients.labelOf(id) ?? id;
+      s.push({ event: 'note', note: `Twelve members on six processes are STABLE: two active tasks each, and one standby of every task on another process. ${copiesText(copiesOf(before, 'process-3'), name)}` });
+      const failed = s.crashProcess('process-3', 'process-3 is killed (its host fails): both of its members stop heartbeating, without a leave request. Its tasks stop being processed; the coordinator does not know yet.');
+      const ids = failed.map((l) => s.client(l).memberId);
+      s.advance(20000, 'Twenty seconds pass. The group still looks STABLE.');
+      for (const l of s.liveLabels()) s.heartbeat(l);
+      s.advance(20000, 'Twenty more seconds.');
+      for (const l of s.liveLabels()) s.heartbeat(l);
+      s.nextTimer(`The session timeout of ${failed[0]} fires: it is fenced and the group epoch is bumped.`);
+      s.nextTimer(`So does ${failed[1]}'s: another bump.`);
+      s.settle();
+      noteFailover(s, before, ids, 'The survivors hold every task again, and process-3\'s lost standbys are placed again.');
     },
   },
   {
@@ -241,6 +268,16 @@ PRESETS.push(
     },
   },
 );
+
+/**
+ * The note after a failure: who took over what, from the group `before` the failure and the
+ * group now (`failed`: the failed members' ids); `lead` goes before the figures.
+ */
+function noteFailover(s, before, failed, lead) {
+  const name = (id) => s.clients.labelOf(id) ?? id;
+  const text = failoverText(failover(before, s.group(), failed), name);
+  s.push({ event: 'note', note: `${lead} ${text}` });
+}
 
 export function presetById(id) {
   return PRESETS.find((p) => p.id === id) ?? null;

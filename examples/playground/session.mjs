@@ -141,11 +141,28 @@ export class Session extends Timeline {
     return this.push(withNote({ event: 'crash', actor: label }, note));
   }
 
-  /** Every live member on `rackId` crashes (the rack or zone goes away): one crash step each. */
+  /**
+   * Every live member on `rackId` crashes (the rack or zone goes away): one crash step each.
+   * Returns their labels.
+   */
   crashRack(rackId, note) {
-    const labels = this.clients.list.filter((c) => c.rackId === rackId && Clients.live(c)).map((c) => c.label);
-    if (!labels.length) throw new Error(`no live member on rack ${rackId}`);
+    return this.crashAll((c) => c.rackId === rackId, `no live member on rack ${rackId}`, note);
+  }
+
+  /**
+   * Every live member of process `processId` crashes (the host or its JVM dies, with all its
+   * stream threads): one crash step each. Returns their labels.
+   */
+  crashProcess(processId, note) {
+    return this.crashAll((c) => c.processId === processId, `no live member on process ${processId}`, note);
+  }
+
+  /** Every live member that `pick` picks crashes (`none`: the error when there is none). */
+  crashAll(pick, none, note) {
+    const labels = this.clients.list.filter((c) => pick(c) && Clients.live(c)).map((c) => c.label);
+    if (!labels.length) throw new Error(none);
     labels.forEach((l, i) => this.crash(l, i === 0 ? note : undefined));
+    return labels;
   }
 
   /** The process starts again: a join with a new member id, same process and instance id. */
