@@ -16,6 +16,8 @@ impl Group<'_> {
         // the overall quota `qa`; with one class only, `qc` and `qa` are the same.
         let mut qa = Quota::new(num_tasks as u64, num_members as u64);
         let mut class_count = vec![0u32; num_members];
+        // Each member's stateful actives, as the stateful class leaves them (L moves some).
+        let mut stateful_count = vec![0u32; num_members];
         for class in [true, false] {
             let stateful = self.num_stateful_tasks as usize;
             let class_tasks = if class {
@@ -27,6 +29,9 @@ impl Group<'_> {
                 continue;
             }
             let mut qc = Quota::new(class_tasks as u64, num_members as u64);
+            if !class {
+                stateful_count.copy_from_slice(&class_count);
+            }
             class_count.fill(0);
             macro_rules! give {
                 ($t:expr, $m:expr) => {{
@@ -82,11 +87,16 @@ impl Group<'_> {
             }
         }
 
-        let warmup = self.place_warmups(&mut owner, &mut loads);
+        if self.num_stateful_tasks as usize == num_tasks {
+            // No stateless class came after the stateful one.
+            stateful_count.copy_from_slice(&class_count);
+        }
+
+        let warmup = self.place_warmups(&mut owner, &mut loads, &mut stateful_count);
 
         let mut standby = Vec::new();
         if self.replicas > 0 {
-            standby = self.place_standbys(&owner, &warmup, &mut loads);
+            standby = self.place_standbys(&owner, &warmup, &mut loads, &stateful_count);
         }
 
         Placement {

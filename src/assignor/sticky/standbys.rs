@@ -21,7 +21,7 @@ pub(super) const PAIR_CANDIDATES: usize = 2;
 pub(super) const LOAD_SLACK: u32 = 1;
 
 /// Processes S2 tries in turn before it walks the least-loaded order.
-pub(super) const TURN_TRIES: usize = 2;
+pub(super) const TURN_TRIES: usize = 4;
 
 /// Hashes a pair of process numbers (look-ups only: no iteration order depends on it).
 #[derive(Default)]
@@ -44,19 +44,22 @@ impl std::hash::Hasher for PairHasher {
     }
 }
 
-/// `n(p, q)`: the standbys placed so far on process `q` of tasks active on process `p`. A count
-/// per pair of processes when that is at most 16 counts a task (one load a look-up), a hash
-/// map of `(p << 32) | q` otherwise (a group with many processes and few tasks).
+/// `n(p, q)`: the standbys placed so far on process `q` of tasks active on process `p`. A byte
+/// per pair of processes when that is at most 64 bytes a task (one load a look-up, and a table a
+/// large group's cache holds: 1 MB for 1,000 processes, where counts of 4 bytes missed the cache
+/// on most look-ups), widened to 4 bytes a pair the first time a count passes 255; a hash map
+/// of `(p << 32) | q` otherwise (a group with many processes and few tasks).
 pub(super) enum PairCounts {
-    Dense { processes: usize, counts: Vec<u32> },
+    Bytes { processes: usize, counts: Vec<u8> },
+    Wide { processes: usize, counts: Vec<u32> },
     Hashed(HashMap<u64, u32, std::hash::BuildHasherDefault<PairHasher>>),
 }
 
 impl PairCounts {
     pub(super) fn new(processes: usize, tasks: usize) -> Self {
         let pairs = processes.saturating_mul(processes);
-        if pairs <= tasks.saturating_mul(16).max(1 << 16) {
-            PairCounts::Dense {
+        if pairs <= tasks.saturating_mul(64).max(1 << 16) {
+            PairCounts::Bytes {
                 processes,
                 counts: vec![0; pairs],
             }
@@ -65,9 +68,13 @@ impl PairCounts {
         }
     }
 
+    #[inline]
     pub(super) fn get(&self, p: usize, q: usize) -> u32 {
         match self {
-            PairCounts::Dense { processes, counts } => {
+            PairCounts::Bytes { processes, counts } => {
+                counts.get(p * processes + q).map_or(0, |&n| u32::from(n))
+            }
+            PairCounts::Wide { processes, counts } => {
                 counts.get(p * processes + q).copied().unwrap_or(0)
             }
             PairCounts::Hashed(map) => map
@@ -77,9 +84,36 @@ impl PairCounts {
         }
     }
 
+    #[inline]
     pub(super) fn add(&mut self, p: usize, q: usize) {
+        if let PairCounts::Bytes { processes, counts } = self {
+            if let Some(n) = counts.get_mut(p * *processes + q) {
+                if *n < u8::MAX {
+                    *n += 1;
+                    return;
+                }
+            }
+        }
+        self.add_rarely(p, q);
+    }
+
+    /// [`PairCounts::add`] past a byte's count, or in the other forms.
+    #[cold]
+    fn add_rarely(&mut self, p: usize, q: usize) {
         match self {
-            PairCounts::Dense { processes, counts } => {
+            PairCounts::Bytes { processes, counts } => {
+                let at = p * *processes + q;
+                if at < counts.len() {
+                    let processes = *processes;
+                    let mut wide: Vec<u32> = counts.iter().map(|&n| u32::from(n)).collect();
+                    wide[at] += 1;
+                    *self = PairCounts::Wide {
+                        processes,
+                        counts: wide,
+                    };
+                }
+            }
+            PairCounts::Wide { processes, counts } => {
                 if let Some(n) = counts.get_mut(p * *processes + q) {
                     *n += 1;
                 }
@@ -103,6 +137,7 @@ impl Group<'_> {
         owner: &[u32],
         warmup: &[(u32, u32)],
         loads: &mut Loads,
+        stateful_count: &[u32],
     ) -> Vec<(u32, u32)> {
         let num_tasks = self.num_tasks();
         let num_processes = self.capacity.len();
@@ -141,17 +176,10 @@ impl Group<'_> {
         // The members holding the task being placed (active, warm-up, standbys).
         let mut holders: Vec<u32> = Vec::new();
         let mut pairs = PairCounts::new(num_processes, num_tasks);
-        let cap = self.spread_caps(owner, replicas);
+        let cap = self.spread_caps(stateful_count, replicas);
         // S1 keeps a previous standby up to the cap and a little beyond: a cap that shrinks by
         // one (a process more, a few actives fewer) moves no standby that is near its place.
         // (A task with no active owner has no cap.)
-        let below_keep = |pairs: &PairCounts, active: u32, q: usize| {
-            active == NONE || {
-                let p = process_of(active);
-                let c = cap.cap(p, q);
-                pairs.get(p, q) < c + keep_slack(c)
-            }
-        };
 
         // S1: sticky standbys, in (partition, subtopology id) descending order.
         let total = (num_tasks as u64).saturating_add(
@@ -170,6 +198,11 @@ impl Group<'_> {
             stamp += 1;
             holders.clear();
             let active = owner[t as usize];
+            let pa = if active == NONE {
+                NONE as usize
+            } else {
+                process_of(active)
+            };
             for m in [Some(active), warmup_of(t)].into_iter().flatten() {
                 if m != NONE {
                     mark[process_of(m)] = stamp;
@@ -178,29 +211,38 @@ impl Group<'_> {
             }
             let start = standby.len();
             for _ in 0..replicas {
-                let eligible = |m: u32| {
-                    mark[process_of(m)] != stamp
-                        && qt.below(loads.load[m as usize])
-                        && self.conflicts(m, &holders) == 0
-                        && below_keep(&pairs, active, process_of(m))
-                };
                 let prev = self.prev_active[t as usize];
-                let chosen = if prev != NONE && eligible(prev) {
-                    Some(prev)
-                } else {
-                    self.prev_standby_of(t)
-                        .iter()
-                        .copied()
-                        .filter(|&c| eligible(c))
-                        .reduce(|best, c| if loads.less(c, best) { c } else { best })
-                };
-                let Some(m) = chosen else { break };
+                let mut chosen = NONE;
+                // The previous active owner first, else the least loaded previous standby.
+                for (i, &c) in std::iter::once(&prev)
+                    .chain(self.prev_standby_of(t))
+                    .enumerate()
+                {
+                    if c == NONE || (i > 0 && chosen != NONE && !loads.less(c, chosen)) {
+                        continue;
+                    }
+                    let q = process_of(c);
+                    if mark[q] != stamp
+                        && qt.below(loads.load[c as usize])
+                        && (pa == NONE as usize || pairs.get(pa, q) < cap.keep(pa, q))
+                        && self.conflicts(c, &holders) == 0
+                    {
+                        chosen = c;
+                        if i == 0 {
+                            break;
+                        }
+                    }
+                }
+                if chosen == NONE {
+                    break;
+                }
+                let m = chosen;
                 standby.push((t, m));
                 loads.add(m);
                 mark[process_of(m)] = stamp;
                 holders.push(m);
-                if active != NONE {
-                    pairs.add(process_of(active), process_of(m));
+                if pa != NONE as usize {
+                    pairs.add(pa, process_of(m));
                 }
                 qt.on_assigned(loads.load[m as usize]);
             }
@@ -339,12 +381,10 @@ impl Group<'_> {
     }
 
     /// The spread caps of this placement (after L).
-    fn spread_caps(&self, owner: &[u32], replicas: u32) -> SpreadCaps<'_> {
+    fn spread_caps(&self, stateful_count: &[u32], replicas: u32) -> SpreadCaps<'_> {
         let mut wanted = vec![0u64; self.capacity.len()];
-        for (t, &m) in owner.iter().enumerate() {
-            if m != NONE && self.stateful(t as u32) {
-                wanted[self.member_process[m as usize] as usize] += u64::from(replicas);
-            }
+        for (m, &n) in stateful_count.iter().enumerate() {
+            wanted[self.member_process[m] as usize] += u64::from(n) * u64::from(replicas);
         }
         let members = self.member_ids.len() as u64;
         let others = self
@@ -352,11 +392,7 @@ impl Group<'_> {
             .iter()
             .map(|&w| members.saturating_sub(u64::from(w)).max(1))
             .collect();
-        SpreadCaps {
-            capacity: &self.capacity,
-            wanted,
-            others,
-        }
+        SpreadCaps::new(&self.capacity, wanted, others)
     }
 }
 
@@ -369,11 +405,80 @@ pub(super) struct SpreadCaps<'g> {
     wanted: Vec<u64>,
     /// `members − w(p)`, at least 1.
     others: Vec<u64>,
+    /// The caps and keep limits worked out once per process for each process size the group
+    /// has, when it has a few: `table[p * sizes + size_of[q]]` (a load where a division cost a
+    /// tenth of S1).
+    size_of: Vec<u8>,
+    sizes: usize,
+    table: Vec<(u32, u32)>,
 }
 
-impl SpreadCaps<'_> {
-    pub(super) fn cap(&self, p: usize, q: usize) -> u32 {
-        let c = (self.wanted[p] * u64::from(self.capacity[q])).div_ceil(self.others[p]);
+/// Process sizes (members per process) up to which the caps are tabled.
+const TABLED_SIZES: usize = 8;
+
+impl<'g> SpreadCaps<'g> {
+    fn new(capacity: &'g [u32], wanted: Vec<u64>, others: Vec<u64>) -> Self {
+        let mut distinct: Vec<u32> = Vec::new();
+        let mut size_of = Vec::with_capacity(capacity.len());
+        for &w in capacity {
+            let at = match distinct.iter().position(|&d| d == w) {
+                Some(at) => at,
+                None if distinct.len() < TABLED_SIZES => {
+                    distinct.push(w);
+                    distinct.len() - 1
+                }
+                None => {
+                    size_of.clear();
+                    distinct.clear();
+                    break;
+                }
+            };
+            size_of.push(at as u8);
+        }
+        let mut caps = SpreadCaps {
+            capacity,
+            wanted,
+            others,
+            size_of,
+            sizes: distinct.len(),
+            table: Vec::new(),
+        };
+        if caps.sizes > 0 {
+            let mut table = Vec::with_capacity(capacity.len() * caps.sizes);
+            for p in 0..capacity.len() {
+                table.extend(distinct.iter().map(|&w| {
+                    let c = caps.computed(p, w);
+                    (c, c.saturating_add(keep_slack(c)))
+                }));
+            }
+            caps.table = table;
+        }
+        caps
+    }
+
+    fn computed(&self, p: usize, w: u32) -> u32 {
+        let c = (self.wanted[p] * u64::from(w)).div_ceil(self.others[p]);
         u32::try_from(c.max(1)).unwrap_or(u32::MAX)
+    }
+
+    /// `c(p, q)`.
+    #[inline(always)]
+    pub(super) fn cap(&self, p: usize, q: usize) -> u32 {
+        if self.sizes > 0 {
+            self.table[p * self.sizes + self.size_of[q] as usize].0
+        } else {
+            self.computed(p, self.capacity[q])
+        }
+    }
+
+    /// `k(c(p, q))`: S1's keep limit.
+    #[inline(always)]
+    pub(super) fn keep(&self, p: usize, q: usize) -> u32 {
+        if self.sizes > 0 {
+            self.table[p * self.sizes + self.size_of[q] as usize].1
+        } else {
+            let c = self.computed(p, self.capacity[q]);
+            c.saturating_add(keep_slack(c))
+        }
     }
 }

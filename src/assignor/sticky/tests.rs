@@ -37,7 +37,7 @@ fn scaled_loads_order_as_fractions() {
 #[test]
 fn pair_counts_dense_and_hashed_agree() {
     let mut dense = PairCounts::new(37, 10_000);
-    assert!(matches!(dense, PairCounts::Dense { .. }));
+    assert!(matches!(dense, PairCounts::Bytes { .. }));
     // Ten billion pairs of processes for ten tasks: hashed.
     let mut hashed = PairCounts::new(100_000, 10);
     assert!(matches!(hashed, PairCounts::Hashed(_)));
@@ -58,6 +58,17 @@ fn pair_counts_dense_and_hashed_agree() {
     }
     assert_eq!(total, 3_000);
     assert!(most > 1 && dense.get(1_000, 0) == 0);
+    // A count past a byte widens the table, keeping every count.
+    for _ in 0..300 {
+        dense.add(5, 6);
+        hashed.add(5, 6);
+    }
+    assert!(matches!(dense, PairCounts::Wide { .. }));
+    for p in 0..37 {
+        for q in 0..37 {
+            assert_eq!(dense.get(p, q), hashed.get(p, q), "({p}, {q})");
+        }
+    }
 }
 
 #[test]

@@ -10,7 +10,12 @@ impl Group<'_> {
     /// member (its previous owner if caught up, else the least lag, then least loaded), and the
     /// balanced owner gets a warm-up of it while the group's warm-ups last. Tasks whose balanced
     /// owner already had the warm-up come first, then the others, each in partition order.
-    pub(super) fn place_warmups(&self, owner: &mut [u32], loads: &mut Loads) -> Vec<(u32, u32)> {
+    pub(super) fn place_warmups(
+        &self,
+        owner: &mut [u32],
+        loads: &mut Loads,
+        stateful_count: &mut [u32],
+    ) -> Vec<(u32, u32)> {
         let mut warmup = Vec::new();
         if self.lags.is_empty() {
             return warmup;
@@ -46,6 +51,8 @@ impl Group<'_> {
                 };
                 let Some(c) = chosen else { continue };
                 owner[t as usize] = c;
+                stateful_count[o as usize] -= 1;
+                stateful_count[c as usize] += 1;
                 loads.remove_active(o);
                 loads.add_active(c);
                 if budget > 0 {
