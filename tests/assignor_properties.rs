@@ -416,9 +416,9 @@ fn reference_with(
         // most 64 looked at, those after the first only while at most one more loaded than it
         // and at most the fair total. Ranked by rack conflicts, then over the cap (by how many
         // standbys of the active's process it holds), then backing up the active's process:
-        // walked until a candidate ranked (0, 0, false) or the second with no conflicts below
-        // the cap; the smallest rank wins, then the earliest.
-        // First, up to two processes in turn after the active's (processes in order of first
+        // walked until a candidate ranked (0, 0, false), the second with no conflicts below the
+        // cap or the fourth with no conflicts; the smallest rank wins, then the earliest.
+        // First, up to four processes in turn after the active's (processes in order of first
         // appearance among the members by id, cyclically),
         // each try moving the turn on: the first whose least-loaded member is as little loaded as
         // the group's least-loaded member and below the fair total, does not hold the task, has
@@ -446,7 +446,7 @@ fn reference_with(
                     .unwrap();
                 let at = procs.iter().position(|&p| p == a).unwrap();
                 let mut in_turn = None;
-                for _ in 0..if procs.len() < 2 { 0 } else { 2 } {
+                for _ in 0..if procs.len() < 2 { 0 } else { 4 } {
                     let offset = turn[a];
                     turn.insert(a, offset % (procs.len() - 1) + 1);
                     let q = procs[(at + offset) % procs.len()];
@@ -511,12 +511,13 @@ fn reference_with(
                     )
                 };
                 let mut walked = Vec::new();
-                let mut fits = 0;
+                let (mut fits, mut clean) = (0, 0);
                 for m in &candidates {
                     let r = rank(m);
                     walked.push((r, m));
                     fits += usize::from(r.0 == 0 && r.1 == 0);
-                    if r == (0, 0, false) || fits >= 2 {
+                    clean += usize::from(r.0 == 0);
+                    if r == (0, 0, false) || fits >= 2 || clean >= 4 {
                         break;
                     }
                 }

@@ -150,10 +150,10 @@ fn runner(cases: u32) -> TestRunner {
     })
 }
 
-/// Cold, from its own target, and after a process leaves: no process holds more than twice its
-/// cap `c(p, q)` of another's standbys; after a process (re)joins, `2c + 2` (its members, with no
-/// previous target, are the least loaded, and balance comes before the cap). In the groups of
-/// the issue's size the caps hold exactly (`the_issues_groups_spread_their_standbys`).
+/// Cold, from its own target, and after a process leaves: no process holds more than
+/// `2 c(p, q) + 1` of another's standbys; after a process (re)joins, `3c + 2` (its members, with
+/// no previous target, are the least loaded, and balance comes before the cap). In the groups of
+/// the issue's size the caps hold (`the_issues_groups_spread_their_standbys`).
 #[test]
 fn standbys_spread_within_their_caps() {
     let result = runner(1_000).run(&arb_group(), |g| {
@@ -181,9 +181,9 @@ fn standbys_spread_within_their_caps() {
         ] {
             for (p, q, n, c) in pairs_with_caps(members, &g.subs, r, target) {
                 let bound = if formation == "rejoined" {
-                    2 * c + 2
+                    3 * c + 2
                 } else {
-                    2 * c
+                    2 * c + 1
                 };
                 prop_assert!(
                     n <= bound,

@@ -20,6 +20,10 @@ pub(super) const PAIR_CANDIDATES: usize = 2;
 /// preference among near-equals, never a reason to pile standbys on a light member.
 pub(super) const LOAD_SLACK: u32 = 1;
 
+/// Candidates without conflicts S2's walk looks at, below the cap or not: past them, the cap
+/// gives way to the cost of the walk.
+pub(super) const CLEAN_CANDIDATES: usize = 4;
+
 /// Processes S2 tries in turn before it walks the least-loaded order.
 pub(super) const TURN_TRIES: usize = 4;
 
@@ -307,6 +311,7 @@ impl Group<'_> {
                 let mut best: Option<((usize, u32, bool), u32)> = None;
                 let mut seen = 0usize;
                 let mut fits = 0usize;
+                let mut clean = 0usize;
                 let mut lightest = None;
                 loads.scan(|loads, q, m| {
                     if mark[q as usize] == stamp {
@@ -332,7 +337,11 @@ impl Group<'_> {
                         best = Some((rank, m));
                     }
                     fits += usize::from(rank.0 == 0 && rank.1 == 0);
-                    rank == (0, 0, false) || fits >= PAIR_CANDIDATES || seen >= SCAN_LIMIT
+                    clean += usize::from(rank.0 == 0);
+                    rank == (0, 0, false)
+                        || fits >= PAIR_CANDIDATES
+                        || clean >= CLEAN_CANDIDATES
+                        || seen >= SCAN_LIMIT
                 });
                 let Some((_, m)) = best else { break };
                 standby.push((t as u32, m));
