@@ -34,7 +34,7 @@
 mod modules;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use modules::{circle, describe, has_word, paths, public_names, sanitize, Crate, Graph, ModPath};
@@ -983,6 +983,66 @@ fn no_source_file_is_longer_than_a_sitting() {
             "src/big.rs: {} lines, more than {MAX_LINES}",
             MAX_LINES + 1
         )]
+    );
+}
+
+/// The longest a JS module may be (tests and generated code aside).
+const MAX_JS_LINES: usize = 700;
+
+/// The JS modules under `dirs` (recursively, `.mjs`, `.js` and `.cjs`) longer than
+/// [`MAX_JS_LINES`]: `(path, lines)` for each.
+fn long_js_modules(base: &Path, dirs: &[&str]) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+            if path.is_dir() {
+                if name.as_deref() != Some("node_modules") {
+                    walk(&path, out);
+                }
+            } else if name.is_some_and(|n| {
+                [".mjs", ".js", ".cjs"].iter().any(|e| n.ends_with(e)) && !n.contains(".test.")
+            }) {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for dir in dirs {
+        walk(&base.join(dir), &mut files);
+    }
+    files.sort();
+    files
+        .iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(f).ok()?.lines().count();
+            (lines > MAX_JS_LINES).then(|| {
+                let rel = f.strip_prefix(base).unwrap_or(f);
+                format!("{}: {lines} lines, more than {MAX_JS_LINES}", rel.display())
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn no_js_module_is_longer_than_a_sitting() {
+    let found = long_js_modules(&root(), &["js", "examples/playground", "pkg-template"]);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    let dir = std::env::temp_dir().join(format!("sgc-layout-js-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("m")).expect("a temporary directory");
+    let long = "x;\n".repeat(MAX_JS_LINES + 1);
+    std::fs::write(dir.join("m/big.mjs"), &long).expect("write");
+    std::fs::write(dir.join("m/big.test.mjs"), &long).expect("write");
+    std::fs::write(dir.join("m/small.mjs"), "x;\n").expect("write");
+    let found = long_js_modules(&dir, &["m"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        found,
+        [format!("m/big.mjs: {} lines, more than {MAX_JS_LINES}", MAX_JS_LINES + 1)]
     );
 }
 
