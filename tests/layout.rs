@@ -1042,7 +1042,10 @@ fn no_js_module_is_longer_than_a_sitting() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(
         found,
-        [format!("m/big.mjs: {} lines, more than {MAX_JS_LINES}", MAX_JS_LINES + 1)]
+        [format!(
+            "m/big.mjs: {} lines, more than {MAX_JS_LINES}",
+            MAX_JS_LINES + 1
+        )]
     );
 }
 
