@@ -29,54 +29,7 @@ mod harness;
 #[path = "../tests/common/spread.rs"]
 mod spread;
 
-use spread::{form, median_max, shares, Size};
-
-const SIZES: [Size; 4] = [
-    Size {
-        members: 100,
-        processes: 10,
-        subtopologies: 10,
-        partitions: 100,
-    },
-    Size {
-        members: 1_000,
-        processes: 100,
-        subtopologies: 10,
-        partitions: 1_000,
-    },
-    Size {
-        members: 5_000,
-        processes: 500,
-        subtopologies: 50,
-        partitions: 1_000,
-    },
-    Size {
-        members: 10_000,
-        processes: 1_000,
-        subtopologies: 100,
-        partitions: 1_000,
-    },
-];
-
-fn members(size: &Size) -> Vec<MemberSpec<'static>> {
-    (0..size.members)
-        .map(|i| MemberSpec {
-            member_id: format!("member-{i:05}").into(),
-            process_id: format!("process-{:04}", i % size.processes).into(),
-            ..Default::default()
-        })
-        .collect()
-}
-
-fn subtopologies(size: &Size) -> Vec<SubtopologySpec> {
-    (0..size.subtopologies)
-        .map(|s| SubtopologySpec {
-            subtopology_id: format!("{s}"),
-            num_tasks: size.partitions as i32,
-            stateful: true,
-        })
-        .collect()
-}
+use spread::{form, median_max, members, shares, subtopologies, Size, SIZES};
 
 fn assign(
     members: &[MemberSpec<'static>],

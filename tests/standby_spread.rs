@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::spread::{form, median_max, shares, Size};
+use common::spread::{form, median_max, members, shares, subtopologies, Size, SIZES};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -250,24 +250,6 @@ fn losing_a_process_spreads_its_actives() {
     }
 }
 
-fn synthetic(size: &Size) -> (Vec<MemberSpec<'static>>, Vec<SubtopologySpec>) {
-    let members = (0..size.members)
-        .map(|i| MemberSpec {
-            member_id: format!("member-{i:05}").into(),
-            process_id: format!("process-{:04}", i % size.processes).into(),
-            ..Default::default()
-        })
-        .collect();
-    let subs = (0..size.subtopologies)
-        .map(|s| SubtopologySpec {
-            subtopology_id: format!("{s}"),
-            num_tasks: size.partitions as i32,
-            stateful: true,
-        })
-        .collect();
-    (members, subs)
-}
-
 fn by_process(
     members: &[MemberSpec<'static>],
     target: &Target,
@@ -279,28 +261,17 @@ fn by_process(
         .collect()
 }
 
-const ISSUE_GROUPS: [Size; 2] = [
-    Size {
-        members: 100,
-        processes: 10,
-        subtopologies: 10,
-        partitions: 100,
-    },
-    Size {
-        members: 1_000,
-        processes: 100,
-        subtopologies: 10,
-        partitions: 1_000,
-    },
-];
+/// The first two of the groups where pairing was measured (the others take minutes in a debug
+/// build: `cargo run --release --example standby_spread`).
+const ISSUE_GROUPS: &[Size] = &[SIZES[0], SIZES[1]];
 
 /// The groups where pairing was measured: cold and stable, each process's largest share on one
 /// other process is at most 0.15 (median) and 0.25 (max), no two processes back each other up
 /// mostly, and a member joining on a new process gets standbys within one of the others'.
 #[test]
 fn the_issues_groups_spread_their_standbys() {
-    for size in &ISSUE_GROUPS {
-        let (members, subs) = synthetic(size);
+    for size in ISSUE_GROUPS {
+        let (members, subs) = (members(size), subtopologies(size));
         let cold = assign(&members, &subs, 1);
         let settled = with_previous(&members, &cold);
         let stable = assign(&settled, &subs, 1);

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
+use streams_group_coordinator::assignor::{MemberSpec, SubtopologySpec};
 use streams_group_coordinator::group::GroupState;
 use streams_group_coordinator::tasks::Assignment;
 use streams_group_coordinator::{Config, Coordinator};
@@ -13,12 +14,42 @@ use streams_group_coordinator::{Config, Coordinator};
 use super::harness;
 
 /// A synthetic group: member `i` on process `i % processes`, every subtopology stateful.
+#[derive(Clone, Copy)]
 pub struct Size {
     pub members: usize,
     pub processes: usize,
     pub subtopologies: usize,
     pub partitions: usize,
 }
+
+/// The groups where pairing was measured: 100 members / 10 processes / 10 x 100 tasks, 1,000 /
+/// 100 / 10 x 1,000, 5,000 / 500 / 50 x 1,000, 10,000 / 1,000 / 100 x 1,000.
+pub const SIZES: [Size; 4] = [
+    Size {
+        members: 100,
+        processes: 10,
+        subtopologies: 10,
+        partitions: 100,
+    },
+    Size {
+        members: 1_000,
+        processes: 100,
+        subtopologies: 10,
+        partitions: 1_000,
+    },
+    Size {
+        members: 5_000,
+        processes: 500,
+        subtopologies: 50,
+        partitions: 1_000,
+    },
+    Size {
+        members: 10_000,
+        processes: 1_000,
+        subtopologies: 100,
+        partitions: 1_000,
+    },
+];
 
 impl Size {
     pub fn label(&self) -> String {
@@ -27,6 +58,28 @@ impl Size {
             self.members, self.processes, self.subtopologies, self.partitions
         )
     }
+}
+
+/// The group's members: member `i` on process `i % processes`.
+pub fn members(size: &Size) -> Vec<MemberSpec<'static>> {
+    (0..size.members)
+        .map(|i| MemberSpec {
+            member_id: format!("member-{i:05}").into(),
+            process_id: format!("process-{:04}", i % size.processes).into(),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Its subtopologies, every one stateful.
+pub fn subtopologies(size: &Size) -> Vec<SubtopologySpec> {
+    (0..size.subtopologies)
+        .map(|s| SubtopologySpec {
+            subtopology_id: format!("{s}"),
+            num_tasks: size.partitions as i32,
+            stateful: true,
+        })
+        .collect()
 }
 
 /// Per process with at least 8 stateful actives: the largest share of its actives' standbys on
