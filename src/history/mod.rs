@@ -52,6 +52,9 @@ pub struct ParsedLog {
     pub records: Vec<LogRecord>,
     /// Records of other kinds (offset commits, consumer or share groups, unknown types).
     pub skipped: usize,
+    /// Damaged lines of a dump-log text (a record line cut short, a record the dump tool could
+    /// not decode), in log order: `records` stop before the first. Empty for a whole log.
+    pub damage: Vec<LogError>,
 }
 
 /// Why a log could not be read.
@@ -103,5 +106,30 @@ baseOffset: 0 lastOffset: 1 count: 2 baseSequence: 0 lastSequence: 1 producerId:
         let h = tell(&log);
         assert_eq!(h["groups"][0]["events"][0]["code"], "GROUP_EPOCH_BUMPED");
         assert_eq!(h["groups"][0]["events"][0]["reasons"], json!(["UNKNOWN"]));
+        assert_eq!(h["damage"], json!([]));
+    }
+
+    #[test]
+    fn history_of_a_cut_dump_is_told_up_to_the_cut_and_says_where() {
+        let text = r#"Dumping /tmp/kafka-logs/__consumer_offsets-7/00000000000000000000.log
+Log starting offset: 0
+baseOffset: 0 lastOffset: 1 count: 2 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 5 size: 200 magic: 2 compresscodec: none crc: 1 isvalid: true
+| offset: 0 CreateTime: 5 keySize: 5 valueSize: 10 sequence: 0 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":2,"metadataHash":0,"validatedTopologyEpoch":-1}}
+| offset: 1 CreateTime: 5 keySize: 5 valueSize: -1 sequence: 1 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payl"#;
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        // The cut record is not read as the group's tombstone.
+        assert_eq!(log.records.len(), 1);
+        let h = tell(&log);
+        assert_eq!(h["groups"][0]["summary"]["deleted"], false);
+        assert_eq!(h["damage"][0]["line"], 5);
+        assert!(h["damage"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("offset 1 is cut before its payload"));
+        let words = render_text(&h);
+        assert!(
+            words.contains("told up to line 5") && words.contains("\ncut at line 5: "),
+            "{words}"
+        );
     }
 }

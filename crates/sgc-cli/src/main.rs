@@ -24,7 +24,9 @@ USAGE:
                                     --offsets-decoder, a raw __consumer_offsets log segment,
                                     JSON records (key/value or keyBytes/valueBytes), or the
                                     outputs of sgc; D is kafka-4.2 or kip1071-draft (guessed
-                                    from the record types when left out)
+                                    from the record types when left out); exit code
+                                    1 for a file it cannot read, 3 for a damaged log
+                                    told up to the damage
     sgc --version | --help
 
 INPUTS (see DESIGN.md): {\"nowMs\": 1000, \"type\": \"StreamsGroupHeartbeat\", \"request\": {...}}
@@ -142,12 +144,24 @@ fn history_cmd(args: &[String]) -> ExitCode {
         }
     };
     let told = history::tell(&log);
-    if as_json {
+    let code = if as_json {
         emit(&format!("{told}\n"))
     } else {
         emit(&history::render_text(&told))
+    };
+    match log.damage.first() {
+        // Told up to the damage: the history is on stdout, where it stops on stderr.
+        Some(d) if code == ExitCode::SUCCESS => {
+            eprintln!("sgc: {file}: {d}; the history is told up to it");
+            ExitCode::from(TOLD_UP_TO_DAMAGE)
+        }
+        _ => code,
     }
 }
+
+/// `sgc history`'s exit code for a log told up to a damaged line (1: a file it cannot read,
+/// 2: a wrong command line).
+const TOLD_UP_TO_DAMAGE: u8 = 3;
 
 /// Writes a command's answer to stdout: exit code 1, quietly, when stdout is gone (`sgc
 /// history FILE | head`), where `print!` would panic.

@@ -99,6 +99,49 @@ fn sgc_history_tells_a_dump_log_and_rejects_malformed_files_with_a_clear_error()
     fs::remove_dir_all(&dir).ok();
 }
 
+/// A dump cut in a record line (here in the middle of its payload, as a copy that ran out of
+/// room leaves it) is told up to the cut, with exit code 3 and the line on stderr; the JSON
+/// form lists the damage.
+#[test]
+fn sgc_history_of_a_cut_dump_tells_up_to_the_cut_and_exits_3() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let text = dump_log(&run);
+    // Cut in the payload of the record at offset 20 (the first leave's writes).
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("| offset: 20 "))
+        .unwrap();
+    let keep: Vec<&str> = text.lines().take(line + 1).collect();
+    let mut cut = keep.join("\n");
+    cut.truncate(cut.len() - 10);
+    let dir = std::env::temp_dir().join(format!("sgc-history-cut-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cut.dump.txt");
+    fs::write(&file, &cut).unwrap();
+    let (code, out, err) = sgc(&["history", file.to_str().unwrap()], None);
+    assert_eq!(code, 3, "{out}{err}");
+    let n = line + 1;
+    assert!(
+        err.starts_with("sgc: ")
+            && err.contains(&format!("line {n}: "))
+            && err.contains("told up to it"),
+        "{err}"
+    );
+    assert!(err.lines().count() == 1, "{err}");
+    assert!(
+        out.contains("  epoch 4\n") && !out.contains("  epoch 5\n"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("cut at line {n}: ")), "{out}");
+    let (code, out, _) = sgc(&["history", "--json", "-"], Some(cut.as_bytes()));
+    assert_eq!(code, 3);
+    let told: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(told["damage"][0]["line"], n);
+    assert_eq!(told["records"], 20);
+    fs::remove_dir_all(&dir).ok();
+}
+
 /// `sgc history FILE | head`: a closed stdout ends the command with exit code 1 and no panic
 /// message (the Rust runtime ignores SIGPIPE, so a write to a closed pipe is an error).
 #[test]

@@ -1,6 +1,13 @@
 //! The text `kafka-dump-log.sh --offsets-decoder` prints: a header line per record batch
 //! (`baseOffset: ...`) and a line per record (`| offset: 12 CreateTime: ... key: {json}
 //! payload: {json}|<DELETE>`), with Kafka's string `type` and `version`.
+//!
+//! Kafka prints every part of a record line it has: the decoder's key is always followed by a
+//! payload, `<DELETE>` for a tombstone. A record line that stops short (cut before its key, in
+//! its key, before or in its payload) is damage, never a tombstone; so is a record the decoder
+//! could not read (`Error at offset 7, skipping. ...`). A record line with neither key nor
+//! payload, or with its key printed as raw bytes, is the dump of a tool run without
+//! `--offsets-decoder`.
 
 use serde_json::{json, Value};
 
@@ -12,40 +19,93 @@ pub(super) fn is_batch_header(line: &str) -> bool {
     line.starts_with("baseOffset:")
 }
 
-/// The entry of a dump-log record line; `None` for a line of another kind. A record the
-/// decoder could not read ("Unknown record type ...") is an entry of an unknown type, counted
-/// as skipped.
+/// A batch header of a control batch (transaction markers): its record lines hold no record.
+pub(super) fn is_control_header(line: &str) -> bool {
+    line.contains(" isControl: true")
+}
+
+/// What a line of the dump-log text is.
+pub(super) enum DumpLine {
+    /// Not a record line (a header of the tool, a batch header, a JSON line).
+    Other,
+    /// A record the decoder printed (a record of an unknown type reads as one of another
+    /// kind, skipped).
+    Record(RawEntry<'static>),
+    /// A record line printed without `--offsets-decoder` (offsets and sizes only, or the key
+    /// and payload as raw bytes), and the record's offset.
+    Undecoded(Option<i64>),
+    /// A control record (a transaction marker).
+    Control,
+    /// A damaged record line, and what is wrong with it.
+    Damaged(String),
+}
+
+/// What a dump-log line is: for a record line, its entry or why it has none.
 pub(super) fn record_line(
     line: &str,
     n: usize,
     batch: Option<u64>,
-) -> Result<Option<RawEntry<'static>>, LogError> {
-    let Some(k) = line.find(" key: ") else {
-        return Ok(None);
-    };
-    if !(line.starts_with('|') || line.starts_with("offset:")) {
-        return Ok(None);
+    control_batch: bool,
+) -> Result<DumpLine, LogError> {
+    let key_at = line.find(" key: ");
+    // Kafka's record lines start with "|"; older tools printed "offset: ... key: ...".
+    if !(line.starts_with('|') || line.starts_with("offset:") && key_at.is_some()) {
+        return Ok(DumpLine::Other);
     }
-    let entry = if let Some(json) = dump_record(line, k, n)? {
-        RawEntry {
-            line: Some(n),
-            position: None,
-            offset: number_after(line, "offset: "),
-            timestamp_ms: number_after(line, "CreateTime: "),
-            batch,
-            source: Source::Json(json),
-        }
-    } else {
-        RawEntry {
-            line: Some(n),
-            position: None,
-            offset: number_after(line, "offset: "),
-            timestamp_ms: None,
-            batch,
-            source: Source::Json(json!({"key": {"type": -1, "data": {}}, "value": null})),
-        }
+    let offset = number_after(line, "offset: ");
+    let at = offset.map_or_else(
+        || "the record".to_string(),
+        |o| format!("the record at offset {o}"),
+    );
+    let Some(k) = key_at else {
+        return Ok(if control_batch || is_control_record(line) {
+            DumpLine::Control
+        } else if metadata_complete(line) {
+            DumpLine::Undecoded(offset)
+        } else {
+            DumpLine::Damaged(format!("{at} is cut before its key"))
+        });
     };
-    Ok(Some(entry))
+    let key = line.get(k + " key: ".len()..).unwrap_or_default();
+    let json = match dump_record(key, n, &at)? {
+        Decoded::Record(json) => json,
+        Decoded::Other => json!({"key": {"type": -1, "data": {}}, "value": null}),
+        Decoded::Raw => return Ok(DumpLine::Undecoded(offset)),
+        Decoded::Damaged(why) => return Ok(DumpLine::Damaged(why)),
+    };
+    Ok(DumpLine::Record(RawEntry {
+        line: Some(n),
+        position: None,
+        offset,
+        timestamp_ms: number_after(line, "CreateTime: "),
+        batch,
+        source: Source::Json(json),
+    }))
+}
+
+/// A record line of a control batch: what `kafka-dump-log.sh` prints of its marker.
+fn is_control_record(line: &str) -> bool {
+    [
+        " endTxnMarker: ",
+        " LeaderChange: ",
+        " SnapshotHeader ",
+        " SnapshotFooter ",
+        " KRaftVersion ",
+        " KRaftVoters ",
+        " controlType: ",
+    ]
+    .iter()
+    .any(|m| line.contains(m))
+}
+
+/// A record line whose metadata is whole: it ends with the header keys (`headerKeys: [...]`,
+/// record batch format v2) or the checksum (`crc: 12345`, the older formats).
+fn metadata_complete(line: &str) -> bool {
+    if line.contains(" headerKeys: [") {
+        return line.ends_with(']');
+    }
+    line.rsplit_once(" crc: ")
+        .is_some_and(|(_, c)| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The integer after `label` in a dump-log line (`offset: 12`, `CreateTime: 1700000000000`).
@@ -72,40 +132,80 @@ fn number_after(line: &str, label: &str) -> Option<i64> {
     None
 }
 
-/// The record of a dump-log record line: `... key: {json} payload: {json}|<DELETE>`.
-/// `None` for a line about a record the decoder could not read ("Unknown record type ...").
-fn dump_record(line: &str, key_at: usize, n: usize) -> Result<Option<Value>, LogError> {
-    let rest = line.get(key_at + " key: ".len()..).unwrap_or_default();
+/// What the decoder printed after ` key: `.
+enum Decoded {
+    /// A record: its key and value, in this crate's JSON form.
+    Record(Value),
+    /// A record the decoder names but does not print (`Unknown record type ...`), or a key in
+    /// an older tool's words: a record of another kind.
+    Other,
+    /// The key as raw bytes: a dump made without `--offsets-decoder`.
+    Raw,
+    /// A damaged record, and what is wrong with it.
+    Damaged(String),
+}
+
+const UNKNOWN_TYPE: &str = "Unknown record type";
+const DECODE_ERROR: &str = "Error at offset";
+const DELETE: &str = "<DELETE>";
+
+/// The record of the text after ` key: ` (`{json} payload: {json}|<DELETE>`); `at` names the
+/// record in messages.
+fn dump_record(rest: &str, n: usize, at: &str) -> Result<Decoded, LogError> {
     if !rest.starts_with('{') {
-        return Ok(None);
+        let rest = rest.trim_end();
+        return Ok(if rest.starts_with(DECODE_ERROR) {
+            Decoded::Damaged(format!(
+                "kafka-dump-log.sh could not decode {at} (\"{rest}\")"
+            ))
+        } else if rest.is_empty()
+            || UNKNOWN_TYPE.starts_with(rest)
+            || DECODE_ERROR.starts_with(rest)
+        {
+            Decoded::Damaged(format!("{at} is cut in its key"))
+        } else if rest.starts_with(|c: char| c.is_control()) {
+            Decoded::Raw
+        } else {
+            Decoded::Other
+        });
     }
     let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
     let key = match stream.next() {
         Some(Ok(k)) => k,
+        Some(Err(e)) if e.is_eof() => {
+            return Ok(Decoded::Damaged(format!("{at} is cut in its key")))
+        }
         Some(Err(e)) => return Err(line_err(n, format!("the key is not JSON: {e}"))),
         None => return Err(line_err(n, "the key is missing")),
     };
-    let after = rest
-        .get(stream.byte_offset()..)
-        .unwrap_or_default()
-        .trim_start();
-    let value = if let Some(p) = after.strip_prefix("payload:") {
-        let p = p.trim();
-        if p == "<DELETE>" || p.is_empty() {
-            Value::Null
-        } else {
-            let mut s = serde_json::Deserializer::from_str(p).into_iter::<Value>();
-            match s.next() {
-                Some(Ok(v)) => v,
-                Some(Err(e)) => return Err(line_err(n, format!("the payload is not JSON: {e}"))),
-                None => Value::Null,
-            }
-        }
-    } else {
-        // A record without a value is a tombstone.
-        Value::Null
+    let after = rest.get(stream.byte_offset()..).unwrap_or_default();
+    let cut_before_payload = || {
+        Decoded::Damaged(format!(
+            "{at} is cut before its payload (Kafka prints a tombstone as `payload: {DELETE}`)"
+        ))
     };
-    Ok(Some(normalize(json!({"key": key, "value": value}))))
+    let Some(p) = after.trim_start().strip_prefix("payload:") else {
+        return Ok(cut_before_payload());
+    };
+    let p = p.trim();
+    let value = if p == DELETE {
+        Value::Null
+    } else if p.is_empty() || DELETE.starts_with(p) {
+        return Ok(cut_before_payload());
+    } else {
+        let mut s = serde_json::Deserializer::from_str(p).into_iter::<Value>();
+        match s.next() {
+            Some(Ok(v)) => v,
+            Some(Err(e)) if e.is_eof() => {
+                return Ok(Decoded::Damaged(format!("{at} is cut in its payload")))
+            }
+            Some(Err(e)) => return Err(line_err(n, format!("the payload is not JSON: {e}"))),
+            None => return Ok(cut_before_payload()),
+        }
+    };
+    Ok(Decoded::Record(normalize(
+        json!({"key": key, "value": value}),
+    )))
 }
 
 #[cfg(test)]
@@ -113,6 +213,112 @@ mod tests {
     use super::*;
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use crate::history::read::parse_log;
+
+    /// The first write of a kafka-4.2 group, as `kafka-dump-log.sh --offsets-decoder` prints
+    /// it: line 4 is the member metadata (offset 0), 5 the topology, 6 the group metadata, 7
+    /// to 9 the target and the member's current assignment.
+    const DUMP: &str = r#"Dumping /var/lib/kafka/data/__consumer_offsets-12/00000000000000000000.log
+Log starting offset: 0
+baseOffset: 0 lastOffset: 5 count: 6 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1000 size: 205 magic: 2 compresscodec: none crc: 2874526517 isvalid: true
+| offset: 0 CreateTime: 1000 keySize: 9 valueSize: 35 sequence: 0 headerKeys: [] key: {"type":"19","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"instanceId":null,"rackId":null,"clientId":"app-1","clientHost":"/127.0.0.1","rebalanceTimeoutMs":300000,"topologyEpoch":0,"processId":"p1","userEndpoint":null,"clientTags":[]}}
+| offset: 1 CreateTime: 1000 keySize: 5 valueSize: 20 sequence: 1 headerKeys: [] key: {"type":"23","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":0,"subtopologies":[{"subtopologyId":"0","sourceTopics":["in"],"sourceTopicRegex":[],"stateChangelogTopics":[],"repartitionSinkTopics":[],"repartitionSourceTopics":[],"copartitionGroups":[]}]}}
+| offset: 2 CreateTime: 1000 keySize: 5 valueSize: 48 sequence: 2 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":2,"metadataHash":5050876873066757062,"validatedTopologyEpoch":0,"lastAssignmentConfigs":[{"key":"num.standby.replicas","value":"0"}]}}
+| offset: 3 CreateTime: 1000 keySize: 9 valueSize: 18 sequence: 3 headerKeys: [] key: {"type":"21","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"activeTasks":[{"subtopologyId":"0","partitions":[0,1]}],"standbyTasks":[],"warmupTasks":[]}}
+| offset: 4 CreateTime: 1000 keySize: 5 valueSize: 7 sequence: 4 headerKeys: [] key: {"type":"20","data":{"groupId":"g"}} payload: {"version":"0","data":{"assignmentEpoch":2}}
+| offset: 5 CreateTime: 1000 keySize: 9 valueSize: 41 sequence: 5 headerKeys: [] key: {"type":"22","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"memberEpoch":2,"previousMemberEpoch":0,"state":1,"activeTasks":[{"subtopologyId":"0","partitions":[0,1],"assignmentEpochs":[2,2]}],"standbyTasks":[],"warmupTasks":[],"activeTasksPendingRevocation":[],"standbyTasksPendingRevocation":[],"warmupTasksPendingRevocation":[]}}
+"#;
+
+    /// `DUMP` with its line `n` (1-based) replaced.
+    fn with_line(n: usize, line: &str) -> String {
+        DUMP.lines()
+            .enumerate()
+            .map(|(i, l)| if i + 1 == n { line } else { l })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn history_a_dump_line_cut_short_is_damage_not_a_tombstone() {
+        let whole = parse_log(DUMP.as_bytes(), None).unwrap();
+        assert_eq!((whole.records.len(), whole.damage.len()), (6, 0));
+        let line = DUMP.lines().nth(5).unwrap();
+        let key = line.find(" key: ").unwrap();
+        let payload = line.find(" payload: ").unwrap();
+        let tombstone = format!("{} payload: <DELETE>", &line[..payload]);
+        for (cut, why) in [
+            (&line[..payload], "cut before its payload"),
+            (&line[..payload + 5], "cut before its payload"),
+            (
+                &line[..payload + " payload: ".len()],
+                "cut before its payload",
+            ),
+            (&tombstone[..tombstone.len() - 3], "cut before its payload"),
+            (&line[..line.len() - 3], "cut in its payload"),
+            (&line[..key + 20], "cut in its key"),
+            (&line[..key + " key: ".len()], "cut before its key"),
+            (&line[..key], "offset 2 has no key and payload"),
+            (&line[..key - 8], "cut before its key"),
+            (&line[..12], "cut before its key"),
+        ] {
+            // Cut at the end of the dump, and in its middle: the lines after a cut are not
+            // read either (what they tell may hang on the lost record).
+            for text in [
+                DUMP.lines()
+                    .take(5)
+                    .chain([cut])
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                with_line(6, cut),
+            ] {
+                let log = parse_log(text.as_bytes(), None).unwrap();
+                assert_eq!(log.records.len(), 2, "{cut}");
+                assert_eq!(log.skipped, 0, "{cut}");
+                assert_eq!(log.damage[0].line, Some(6), "{cut}");
+                assert!(
+                    log.damage[0].message.contains(why),
+                    "{cut}: {:?}",
+                    log.damage
+                );
+            }
+        }
+        // A line of a control batch (a transaction marker) has no key and is no damage.
+        let control = format!(
+            "{DUMP}baseOffset: 6 lastOffset: 6 count: 1 baseSequence: -1 lastSequence: -1 producerId: 7 producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: true isControl: true deleteHorizonMs: OptionalLong.empty position: 410 CreateTime: 1001 size: 78 magic: 2 compresscodec: none crc: 1 isvalid: true\n| offset: 6 CreateTime: 1001 keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 0\n"
+        );
+        let log = parse_log(control.as_bytes(), None).unwrap();
+        assert_eq!((log.records.len(), log.damage.len()), (6, 0));
+    }
+
+    #[test]
+    fn history_a_record_the_dump_tool_could_not_decode_is_damage_not_another_kind() {
+        let text = with_line(
+            7,
+            "| offset: 3 CreateTime: 1000 keySize: 9 valueSize: 18 sequence: 3 headerKeys: [] key: Error at offset 3, skipping. Could not read record with version 1 from value's buffer due to: Error reading field 'activeTasks'",
+        );
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        assert_eq!((log.records.len(), log.skipped), (3, 0));
+        assert_eq!(log.damage.len(), 1);
+        assert_eq!(log.damage[0].line, Some(7));
+        assert!(
+            log.damage[0]
+                .message
+                .contains("could not decode the record at offset 3"),
+            "{:?}",
+            log.damage
+        );
+        // A type the tool does not know is a record of another kind.
+        let text = with_line(
+            7,
+            "| offset: 3 CreateTime: 1000 keySize: 4 valueSize: 8 sequence: 3 headerKeys: [] key: Unknown record type 99 at offset 3, skipping.",
+        );
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        assert_eq!(
+            (log.records.len(), log.skipped, log.damage.len()),
+            (5, 1, 0)
+        );
+    }
 
     #[test]
     fn history_number_after_skips_longer_labels() {

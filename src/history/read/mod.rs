@@ -16,6 +16,8 @@ mod dump;
 mod json;
 mod segment;
 
+use dump::DumpLine;
+
 fn line_err(line: usize, message: impl Into<String>) -> LogError {
     LogError {
         line: Some(line),
@@ -54,8 +56,16 @@ enum Source<'a> {
 /// Reads a log in any of the supported forms. `dialect` `None` guesses it from the record
 /// type ids (4.2 unless only draft ids appear).
 pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, LogError> {
-    let (form, entries) = if input.first() == Some(&0) {
-        ("segment", segment::parse_segment(input)?)
+    let Text {
+        form,
+        entries,
+        damage,
+    } = if input.first() == Some(&0) {
+        Text {
+            form: "segment",
+            entries: segment::parse_segment(input)?,
+            damage: Vec::new(),
+        }
     } else {
         let text = std::str::from_utf8(input).map_err(|e| LogError {
             line: None,
@@ -106,6 +116,7 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
         form,
         records,
         skipped,
+        damage,
     })
 }
 
@@ -134,16 +145,47 @@ fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
     }
 }
 
+/// A record line without key and payload (line `n`, the record at `offset`) in a dump whose
+/// other lines have them.
+fn no_key_or_payload((n, offset): (usize, Option<i64>)) -> LogError {
+    let at = offset.map_or_else(
+        || "the record".to_string(),
+        |o| format!("the record at offset {o}"),
+    );
+    line_err(
+        n,
+        format!("{at} has no key and payload as --offsets-decoder prints them: its line is cut there, or kafka-dump-log.sh stopped at it"),
+    )
+}
+
+/// A read text: its form, its entries up to the first damage, and the damaged lines.
+struct Text<'a> {
+    form: &'static str,
+    entries: Vec<RawEntry<'a>>,
+    damage: Vec<LogError>,
+}
+
 /// A text log: a JSON list of records, or lines (dump-log lines, JSON records, the
-/// coordinator's outputs).
-fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogError> {
+/// coordinator's outputs). A damaged dump-log line cuts the log there: the entries before it
+/// are read, and every damaged line is reported (a line that cannot be read after the cut is
+/// reported, not refused: nothing after the cut is told).
+fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
-        return Ok(("json", json::list(trimmed)?));
+        return Ok(Text {
+            form: "json",
+            entries: json::list(trimmed)?,
+            damage: Vec::new(),
+        });
     }
     let mut entries = Vec::new();
+    let mut damage = Vec::new();
     let mut batch: Option<u64> = None;
     let mut batches = 0u64;
+    let mut control = false;
+    // Record lines without the decoder's parts before the first record it printed (damage
+    // once one shows).
+    let mut undecoded: Vec<(usize, Option<i64>)> = Vec::new();
     let mut dump = false;
     let mut outputs = false;
     for (i, raw) in text.lines().enumerate() {
@@ -155,20 +197,46 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogE
         if dump::is_batch_header(line) {
             batch = Some(batches);
             batches += 1;
+            control = dump::is_control_header(line);
             continue;
         }
-        if let Some(entry) = dump::record_line(line, n, batch)? {
-            dump = true;
-            entries.push(entry);
-            continue;
-        }
-        if !line.starts_with('{') {
+        let read = match dump::record_line(line, n, batch, control) {
+            Ok(DumpLine::Other) if line.starts_with('{') => {
+                json::line(line, n, &mut entries, &mut batches).map(|o| outputs |= o)
+            }
             // Headers of the dump-log tool ("Dumping ...", "Log starting offset: 0", ...).
-            continue;
+            Ok(DumpLine::Other | DumpLine::Control) => Ok(()),
+            Ok(DumpLine::Record(entry)) => {
+                dump = true;
+                damage.extend(undecoded.drain(..).map(no_key_or_payload));
+                entries.push(entry);
+                Ok(())
+            }
+            Ok(DumpLine::Undecoded(offset)) if dump => {
+                damage.push(no_key_or_payload((n, offset)));
+                Ok(())
+            }
+            Ok(DumpLine::Undecoded(offset)) => {
+                undecoded.push((n, offset));
+                Ok(())
+            }
+            Ok(DumpLine::Damaged(why)) => {
+                damage.push(line_err(n, why));
+                Ok(())
+            }
+            Err(e) => Err(e),
+        };
+        if let Err(e) = read {
+            if damage.is_empty() {
+                return Err(e);
+            }
+            damage.push(e);
         }
-        if json::line(line, n, &mut entries, &mut batches)? {
-            outputs = true;
-        }
+    }
+    damage.extend(undecoded.into_iter().map(no_key_or_payload));
+    damage.sort_by_key(|d| d.line);
+    if let Some(cut) = damage.first().and_then(|d| d.line) {
+        entries.retain(|e| e.line.is_some_and(|l| l < cut));
     }
     let form = if dump {
         "dump-log"
@@ -177,7 +245,11 @@ fn parse_text(text: &str) -> Result<(&'static str, Vec<RawEntry<'static>>), LogE
     } else {
         "json"
     };
-    Ok((form, entries))
+    Ok(Text {
+        form,
+        entries,
+        damage,
+    })
 }
 
 #[cfg(test)]

@@ -27,7 +27,8 @@ pub use text::render_text;
 /// where in the log (`index` of the record, `offset`, `timestampMs` when known) plus `text`.
 pub type Event = Map<String, Value>;
 
-/// The history of every group in a read log.
+/// The history of every group in a read log; `damage` lists the log's damaged lines (the
+/// history is told up to the first).
 pub fn tell(log: &ParsedLog) -> Value {
     let dialect = log.dialect;
     let mut groups: BTreeMap<String, Group> = BTreeMap::new();
@@ -184,10 +185,17 @@ pub fn tell(log: &ParsedLog) -> Value {
         let events = std::mem::take(&mut t.events);
         out.push(json!({"groupId": gid, "summary": summary, "events": events}));
     }
+    // Damaged lines: the history stops before the first.
+    let damage: Vec<Value> = log
+        .damage
+        .iter()
+        .map(|d| json!({"line": d.line, "position": d.position, "message": d.message}))
+        .collect();
     json!({
         "dialect": dialect.name(),
         "records": log.records.len(),
         "skipped": log.skipped,
         "groups": out,
+        "damage": damage,
     })
 }

@@ -42,7 +42,10 @@ pub(super) fn fmt_ms(ms: i64) -> String {
     }
 }
 
-/// The history as text: per group, epoch by epoch.
+/// The damaged places told after the first one; the JSON form lists them all.
+const MORE_DAMAGE: usize = 10;
+
+/// The history as text: per group, epoch by epoch, then where the log is damaged.
 pub fn render_text(history: &Value) -> String {
     let mut s = String::new();
     let records = history["records"].as_u64().unwrap_or(0);
@@ -56,6 +59,18 @@ pub fn render_text(history: &Value) -> String {
             String::new()
         }
     );
+    let damage = history["damage"].as_array().map_or(&[][..], Vec::as_slice);
+    let place = |d: &Value| match (d["line"].as_u64(), d["position"].as_u64()) {
+        (Some(l), _) => format!("line {l}"),
+        (None, Some(p)) => format!("byte {p}"),
+        _ => "an unknown place".to_string(),
+    };
+    if let Some(first) = damage.first() {
+        s += &format!(
+            "The log is damaged: told up to {}, where it is cut.\n",
+            place(first)
+        );
+    }
     for g in history["groups"].as_array().into_iter().flatten() {
         let sum = &g["summary"];
         s += &format!(
@@ -82,6 +97,26 @@ pub fn render_text(history: &Value) -> String {
                 (None, None) => String::new(),
             };
             s += &format!("    {at:<18} {}\n", e["text"].as_str().unwrap_or(""));
+        }
+    }
+    if let Some((first, more)) = damage.split_first() {
+        s += &format!(
+            "\ncut at {}: {}; nothing after it is told.\n",
+            place(first),
+            first["message"].as_str().unwrap_or("damaged")
+        );
+        for d in more.iter().take(MORE_DAMAGE) {
+            s += &format!(
+                "also damaged: {}: {}\n",
+                place(d),
+                d["message"].as_str().unwrap_or("damaged")
+            );
+        }
+        if more.len() > MORE_DAMAGE {
+            s += &format!(
+                "and {} more damaged lines (the JSON form lists them all)\n",
+                more.len() - MORE_DAMAGE
+            );
         }
     }
     s
