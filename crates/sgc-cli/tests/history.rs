@@ -142,6 +142,27 @@ fn sgc_history_of_a_cut_dump_tells_up_to_the_cut_and_exits_3() {
     fs::remove_dir_all(&dir).ok();
 }
 
+/// A dump made without `--offsets-decoder` (offsets and sizes only) is refused with exit code
+/// 1 and how to dump it again, not told as a log without streams group records.
+#[test]
+fn sgc_history_of_a_dump_without_the_offsets_decoder_says_how_to_redo_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let text = dump_log(&run);
+    let bare: Vec<&str> = text
+        .lines()
+        .map(|l| l.split(" key: ").next().unwrap())
+        .collect();
+    let (code, out, err) = sgc(&["history", "-"], Some(bare.join("\n").as_bytes()));
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("sgc: -: line 4: this dump was made without --offsets-decoder")
+            && err.contains("kafka-dump-log.sh --offsets-decoder --files /var/lib/kafka/data/__consumer_offsets-12/00000000000000000000.log"),
+        "{err}"
+    );
+}
+
 /// `sgc history FILE | head`: a closed stdout ends the command with exit code 1 and no panic
 /// message (the Rust runtime ignores SIGPIPE, so a write to a closed pipe is an error).
 #[test]

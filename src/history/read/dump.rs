@@ -31,9 +31,12 @@ pub(super) enum DumpLine {
     /// A record the decoder printed (a record of an unknown type reads as one of another
     /// kind, skipped).
     Record(RawEntry<'static>),
-    /// A record line printed without `--offsets-decoder` (offsets and sizes only, or the key
-    /// and payload as raw bytes), and the record's offset.
+    /// A record line with offsets and sizes only, and the record's offset: a dump made
+    /// without `--offsets-decoder` (and without `--print-data-log`), or a line cut there.
     Undecoded(Option<i64>),
+    /// A record line with its key and payload as raw bytes, and the record's offset: a dump
+    /// made with `--print-data-log` but without `--offsets-decoder`.
+    RawBytes(Option<i64>),
     /// A control record (a transaction marker).
     Control,
     /// A damaged record line, and what is wrong with it.
@@ -70,7 +73,7 @@ pub(super) fn record_line(
     let json = match dump_record(key, n, &at)? {
         Decoded::Record(json) => json,
         Decoded::Other => json!({"key": {"type": -1, "data": {}}, "value": null}),
-        Decoded::Raw => return Ok(DumpLine::Undecoded(offset)),
+        Decoded::Raw => return Ok(DumpLine::RawBytes(offset)),
         Decoded::Damaged(why) => return Ok(DumpLine::Damaged(why)),
     };
     Ok(DumpLine::Record(RawEntry {
@@ -106,6 +109,11 @@ fn metadata_complete(line: &str) -> bool {
     }
     line.rsplit_once(" crc: ")
         .is_some_and(|(_, c)| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The file a dump-log text dumps (`Dumping /path/00000000000000000000.log`).
+pub(super) fn dumped_file(line: &str) -> Option<&str> {
+    line.strip_prefix("Dumping ").map(str::trim)
 }
 
 /// The integer after `label` in a dump-log line (`offset: 12`, `CreateTime: 1700000000000`).
@@ -318,6 +326,39 @@ baseOffset: 0 lastOffset: 5 count: 6 baseSequence: -1 lastSequence: -1 producerI
             (log.records.len(), log.skipped, log.damage.len()),
             (5, 1, 0)
         );
+    }
+
+    #[test]
+    fn history_a_dump_made_without_the_offsets_decoder_is_refused_with_how_to_redo_it() {
+        let file = "/var/lib/kafka/data/__consumer_offsets-12/00000000000000000000.log";
+        // Without --print-data-log: offsets and sizes only (the last line cut, as it may be).
+        let bare: Vec<&str> = DUMP
+            .lines()
+            .map(|l| l.split(" key: ").next().unwrap())
+            .collect();
+        let mut cut = bare.join("\n");
+        cut.truncate(cut.len() - 30);
+        // With --print-data-log: the key and payload as raw bytes (member metadata m1 of g).
+        let raw = format!(
+            "{}\n| offset: 0 CreateTime: 1000 keySize: 9 valueSize: 35 sequence: 0 headerKeys: [] key: \u{0}\u{13}\u{0}\u{1}g\u{0}\u{2}m1 payload: \u{0}\u{0}\u{0}\u{6}app-1\n",
+            DUMP.lines().take(3).collect::<Vec<_>>().join("\n")
+        );
+        for (text, shows) in [
+            (bare.join("\n"), "offsets and sizes"),
+            (cut, "offsets and sizes"),
+            (raw, "raw bytes"),
+        ] {
+            let e = parse_log(text.as_bytes(), None).unwrap_err();
+            assert_eq!(e.line, Some(4), "{e}");
+            assert!(
+                e.message.contains("made without --offsets-decoder")
+                    && e.message.contains(shows)
+                    && e.message.contains(&format!(
+                        "kafka-dump-log.sh --offsets-decoder --files {file}"
+                    )),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -158,6 +158,25 @@ fn no_key_or_payload((n, offset): (usize, Option<i64>)) -> LogError {
     )
 }
 
+/// A dump made without `--offsets-decoder` (line `n` is its first record line; `raw`: the
+/// key and payload printed as raw bytes), and how to dump `file` again.
+fn no_decoder(n: usize, raw: bool, file: Option<&str>) -> LogError {
+    let shows = if raw {
+        "the keys and payloads as raw bytes"
+    } else {
+        "offsets and sizes"
+    };
+    let file = file.unwrap_or(".../__consumer_offsets-N/00000000000000000000.log");
+    line_err(
+        n,
+        format!(
+            "this dump was made without --offsets-decoder: its record lines show {shows}, not the records; \
+             dump the segment again with `kafka-dump-log.sh --offsets-decoder --files {file}` \
+             (or pass the segment file itself)"
+        ),
+    )
+}
+
 /// A read text: its form, its entries up to the first damage, and the damaged lines.
 struct Text<'a> {
     form: &'static str,
@@ -188,10 +207,16 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
     let mut undecoded: Vec<(usize, Option<i64>)> = Vec::new();
     let mut dump = false;
     let mut outputs = false;
+    // The file the dump-log tool dumped, for the advice of a dump without the decoder.
+    let mut dumping = None;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
         if line.is_empty() {
+            continue;
+        }
+        if let Some(file) = dump::dumped_file(line) {
+            dumping = Some(file);
             continue;
         }
         if dump::is_batch_header(line) {
@@ -220,6 +245,12 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
                 undecoded.push((n, offset));
                 Ok(())
             }
+            // Raw bytes are never the cut of a decoded line.
+            Ok(DumpLine::RawBytes(offset)) if dump => {
+                damage.push(no_key_or_payload((n, offset)));
+                Ok(())
+            }
+            Ok(DumpLine::RawBytes(_)) => return Err(no_decoder(n, true, dumping)),
             Ok(DumpLine::Damaged(why)) => {
                 damage.push(line_err(n, why));
                 Ok(())
@@ -231,6 +262,14 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
                 return Err(e);
             }
             damage.push(e);
+        }
+    }
+    // Offsets and sizes only, but for a last line cut short: a dump without the decoder.
+    if let (false, Some(&(first, _)), Some(&(last, _))) =
+        (dump, undecoded.first(), undecoded.last())
+    {
+        if damage.iter().all(|d| d.line.is_some_and(|l| l > last)) {
+            return Err(no_decoder(first, false, dumping));
         }
     }
     damage.extend(undecoded.into_iter().map(no_key_or_payload));
