@@ -24,7 +24,7 @@ USAGE:
                                     --offsets-decoder, a raw __consumer_offsets log segment,
                                     JSON records (key/value or keyBytes/valueBytes), or the
                                     outputs of sgc; D is kafka-4.2 or kip1071-draft (guessed
-                                    from the record types when left out); exit code
+                                    from the records when left out); exit code
                                     1 for a file it cannot read, 3 for a damaged log
                                     told up to the damage
     sgc --version | --help

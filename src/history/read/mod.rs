@@ -9,8 +9,9 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{LogError, LogRecord, ParsedLog};
+use crate::error::BoundaryError;
 use crate::ordered::Ordered;
-use crate::records::{record_from_bytes_at, record_from_json, Dialect};
+use crate::records::{record_from_bytes_at, record_from_json_at, Dialect, Record};
 
 mod dump;
 mod json;
@@ -53,8 +54,8 @@ enum Source<'a> {
     Bytes(&'a [u8], Option<&'a [u8]>),
 }
 
-/// Reads a log in any of the supported forms. `dialect` `None` guesses it from the record
-/// type ids (4.2 unless only draft ids appear).
+/// Reads a log in any of the supported forms. `dialect` `None` guesses it from the records
+/// (their type ids, then the first record that reads in one dialect only).
 pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, LogError> {
     let Text {
         form,
@@ -75,16 +76,13 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
         })?;
         parse_text(text)?
     };
+    let guessed = dialect.is_none();
     let dialect = dialect.unwrap_or_else(|| guess_dialect(&entries));
     let mut records = Vec::with_capacity(entries.len());
     let mut skipped = 0;
     // Each entry's JSON is freed once its record is read: the two are not held whole at once.
     for (i, e) in entries.into_iter().enumerate() {
-        let read = match &e.source {
-            Source::Json(json) => record_from_json(dialect, json, &format!("records[{i}]")),
-            Source::Bytes(key, value) => record_from_bytes_at(dialect, key, *value, "records", i),
-        };
-        match read {
+        match read_entry(dialect, &e, i) {
             Ok(Some(record)) => records.push(LogRecord {
                 offset: e.offset,
                 timestamp_ms: e.timestamp_ms,
@@ -97,11 +95,22 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
                     .offset
                     .map(|o| format!("the record at offset {o}"))
                     .unwrap_or_else(|| "a record".to_string());
+                let other = match dialect {
+                    Dialect::Kafka42 => Dialect::Kip1071Draft,
+                    Dialect::Kip1071Draft => Dialect::Kafka42,
+                };
+                let how = if guessed {
+                    "guessed from the records"
+                } else {
+                    "given by --dialect"
+                };
                 let message = format!(
-                    "{at} is not a {} streams group record: {} (at {})",
+                    "{at} is not a {} streams group record: {} (at {}); the dialect was {how}: if this log is from {}, try --dialect {}",
                     dialect.name(),
                     err.message,
-                    err.path
+                    err.path,
+                    other.name(),
+                    other.name()
                 );
                 return Err(LogError {
                     line: e.line,
@@ -128,20 +137,55 @@ fn type_id(key: &[u8]) -> Option<i64> {
     }
 }
 
+/// The record of an entry in `dialect` (`Ok(None)`: a record of another kind); `i` is its
+/// index, for the path of an error.
+fn read_entry(
+    dialect: Dialect,
+    e: &RawEntry<'_>,
+    i: usize,
+) -> Result<Option<Record>, BoundaryError> {
+    match &e.source {
+        Source::Json(json) => record_from_json_at(dialect, json, "records", i),
+        Source::Bytes(key, value) => record_from_bytes_at(dialect, key, *value, "records", i),
+    }
+}
+
+/// The dialect of a log: the ids only 4.2 writes (22, 23) decide; otherwise the first
+/// streams group record that reads in one dialect only (ids 17 and 19 to 21 are other records
+/// in each: 4.2's group metadata, member metadata, target metadata and target members are the
+/// draft's member metadata, target members, current assignment and topology); then, as
+/// before, the draft for its ids 18 and 21, 4.2 otherwise.
 fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
-    let types: BTreeSet<i64> = entries
-        .iter()
-        .filter_map(|e| match &e.source {
-            Source::Json(json) => json::type_of(json),
-            Source::Bytes(key, _) => type_id(key),
-        })
-        .to_set();
+    let types: BTreeSet<i64> = entries.iter().filter_map(entry_type).to_set();
     if types.contains(&22) || types.contains(&23) {
-        Dialect::Kafka42
-    } else if types.contains(&18) || types.contains(&21) {
+        return Dialect::Kafka42;
+    }
+    let reads = |d, e, i| matches!(read_entry(d, e, i), Ok(Some(_)));
+    for (i, e) in entries.iter().enumerate() {
+        if !entry_type(e).is_some_and(|t| (15..=23).contains(&t)) {
+            continue;
+        }
+        match (
+            reads(Dialect::Kafka42, e, i),
+            reads(Dialect::Kip1071Draft, e, i),
+        ) {
+            (true, false) => return Dialect::Kafka42,
+            (false, true) => return Dialect::Kip1071Draft,
+            _ => {}
+        }
+    }
+    if types.contains(&18) || types.contains(&21) {
         Dialect::Kip1071Draft
     } else {
         Dialect::Kafka42
+    }
+}
+
+/// The record type id of an entry.
+fn entry_type(e: &RawEntry<'_>) -> Option<i64> {
+    match &e.source {
+        Source::Json(json) => json::type_of(json),
+        Source::Bytes(key, _) => type_id(key),
     }
 }
 
@@ -315,5 +359,58 @@ mod tests {
             );
         }
         assert_eq!(parse_log(b"", None).map(|l| l.records.len()), Ok(0));
+    }
+
+    /// A kafka-4.2 write that bumps the group epoch and computes a target, as
+    /// `kafka-dump-log.sh --offsets-decoder` prints it: only the ids 17, 20 and 21, which the
+    /// draft writes too (for its member metadata, current assignments and topology).
+    const K42_GROUP_AND_TARGET: &str = r#"Dumping /var/lib/kafka/data/__consumer_offsets-12/00000000000000000040.log
+Log starting offset: 40
+baseOffset: 40 lastOffset: 43 count: 4 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1100 size: 157 magic: 2 compresscodec: none crc: 2874526517 isvalid: true
+| offset: 40 CreateTime: 1100 keySize: 5 valueSize: 48 sequence: 0 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":3,"metadataHash":5050876873066757062,"validatedTopologyEpoch":0,"lastAssignmentConfigs":[{"key":"num.standby.replicas","value":"0"}]}}
+| offset: 41 CreateTime: 1100 keySize: 9 valueSize: 14 sequence: 1 headerKeys: [] key: {"type":"21","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"activeTasks":[{"subtopologyId":"0","partitions":[0]}],"standbyTasks":[],"warmupTasks":[]}}
+| offset: 42 CreateTime: 1100 keySize: 9 valueSize: 14 sequence: 2 headerKeys: [] key: {"type":"21","data":{"groupId":"g","memberId":"m2"}} payload: {"version":"0","data":{"activeTasks":[{"subtopologyId":"0","partitions":[1]}],"standbyTasks":[],"warmupTasks":[]}}
+| offset: 43 CreateTime: 1100 keySize: 5 valueSize: 7 sequence: 3 headerKeys: [] key: {"type":"20","data":{"groupId":"g"}} payload: {"version":"0","data":{"assignmentEpoch":3}}
+"#;
+
+    #[test]
+    fn history_a_kafka_42_dump_of_ids_the_draft_has_too_is_read_as_kafka_42() {
+        let log = parse_log(K42_GROUP_AND_TARGET.as_bytes(), None).unwrap();
+        assert_eq!(log.dialect, Dialect::Kafka42);
+        assert_eq!((log.records.len(), log.skipped), (4, 0));
+        // Tombstones too: a 4.2 target member's key names a member, the draft topology's not.
+        let text = K42_GROUP_AND_TARGET.replace(
+            r#"payload: {"version":"0","data":{"activeTasks":[{"subtopologyId":"0","partitions":[1]}],"standbyTasks":[],"warmupTasks":[]}}"#,
+            "payload: <DELETE>",
+        );
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.contains("\"type\":\"17\""))
+            .collect();
+        let log = parse_log(lines.join("\n").as_bytes(), None).unwrap();
+        assert_eq!(log.dialect, Dialect::Kafka42);
+        assert_eq!(log.records.len(), 3);
+    }
+
+    #[test]
+    fn history_a_record_its_dialect_cannot_read_names_the_dialect_option() {
+        let e =
+            parse_log(K42_GROUP_AND_TARGET.as_bytes(), Some(Dialect::Kip1071Draft)).unwrap_err();
+        assert_eq!(e.line, Some(4));
+        assert!(
+            e.message
+                .contains("not a kip1071-draft streams group record")
+                && e.message.ends_with("try --dialect kafka-4.2"),
+            "{e}"
+        );
+        // Read in neither dialect: the guess is named as a guess.
+        let text = K42_GROUP_AND_TARGET.replace(r#"{"groupId":"g"}"#, r#"{"groupId":7}"#);
+        let e = parse_log(text.as_bytes(), None).unwrap_err();
+        assert!(
+            e.message
+                .contains("the dialect was guessed from the records")
+                && e.message.contains("--dialect kip1071-draft"),
+            "{e}"
+        );
     }
 }
