@@ -84,7 +84,7 @@ impl std::error::Error for LogError {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
     #[cfg(target_arch = "wasm32")]
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -107,6 +107,66 @@ baseOffset: 0 lastOffset: 1 count: 2 baseSequence: 0 lastSequence: 1 producerId:
         assert_eq!(h["groups"][0]["events"][0]["code"], "GROUP_EPOCH_BUMPED");
         assert_eq!(h["groups"][0]["events"][0]["reasons"], json!(["UNKNOWN"]));
         assert_eq!(h["damage"], json!([]));
+    }
+
+    /// Two writes of a kafka-4.2 group as `kafka-dump-log.sh --offsets-decoder` prints them:
+    /// m1 joins and reconciles; m2 joins, and must wait for a task m1 still holds.
+    const TWO_JOINS: &str = r#"Dumping /var/lib/kafka/data/__consumer_offsets-12/00000000000000000000.log
+Log starting offset: 0
+baseOffset: 0 lastOffset: 5 count: 6 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1000 size: 205 magic: 2 compresscodec: none crc: 2874526517 isvalid: true
+| offset: 0 CreateTime: 1000 keySize: 9 valueSize: 35 sequence: 0 headerKeys: [] key: {"type":"19","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"instanceId":null,"rackId":null,"clientId":"app-1","clientHost":"/127.0.0.1","rebalanceTimeoutMs":300000,"topologyEpoch":0,"processId":"p1","userEndpoint":null,"clientTags":[]}}
+| offset: 1 CreateTime: 1000 keySize: 5 valueSize: 20 sequence: 1 headerKeys: [] key: {"type":"23","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":0,"subtopologies":[{"subtopologyId":"0","sourceTopics":["in"],"sourceTopicRegex":[],"stateChangelogTopics":[],"repartitionSinkTopics":[],"repartitionSourceTopics":[],"copartitionGroups":[]}]}}
+| offset: 2 CreateTime: 1000 keySize: 5 valueSize: 48 sequence: 2 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":2,"metadataHash":5050876873066757062,"validatedTopologyEpoch":0,"lastAssignmentConfigs":[{"key":"num.standby.replicas","value":"0"}]}}
+| offset: 3 CreateTime: 1000 keySize: 9 valueSize: 18 sequence: 3 headerKeys: [] key: {"type":"21","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"activeTasks":[{"subtopologyId":"0","partitions":[0,1]}],"standbyTasks":[],"warmupTasks":[]}}
+| offset: 4 CreateTime: 1000 keySize: 5 valueSize: 7 sequence: 4 headerKeys: [] key: {"type":"20","data":{"groupId":"g"}} payload: {"version":"0","data":{"assignmentEpoch":2}}
+| offset: 5 CreateTime: 1000 keySize: 9 valueSize: 41 sequence: 5 headerKeys: [] key: {"type":"22","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"memberEpoch":2,"previousMemberEpoch":0,"state":1,"activeTasks":[{"subtopologyId":"0","partitions":[0,1],"assignmentEpochs":[2,2]}],"standbyTasks":[],"warmupTasks":[],"activeTasksPendingRevocation":[],"standbyTasksPendingRevocation":[],"warmupTasksPendingRevocation":[]}}
+baseOffset: 6 lastOffset: 11 count: 6 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 205 CreateTime: 1100 size: 205 magic: 2 compresscodec: none crc: 2874526517 isvalid: true
+| offset: 6 CreateTime: 1100 keySize: 9 valueSize: 35 sequence: 0 headerKeys: [] key: {"type":"19","data":{"groupId":"g","memberId":"m2"}} payload: {"version":"0","data":{"instanceId":null,"rackId":null,"clientId":"app-2","clientHost":"/127.0.0.1","rebalanceTimeoutMs":300000,"topologyEpoch":0,"processId":"p2","userEndpoint":null,"clientTags":[]}}
+| offset: 7 CreateTime: 1100 keySize: 5 valueSize: 48 sequence: 1 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":3,"metadataHash":5050876873066757062,"validatedTopologyEpoch":0,"lastAssignmentConfigs":[{"key":"num.standby.replicas","value":"0"}]}}
+| offset: 8 CreateTime: 1100 keySize: 9 valueSize: 14 sequence: 2 headerKeys: [] key: {"type":"21","data":{"groupId":"g","memberId":"m1"}} payload: {"version":"0","data":{"activeTasks":[{"subtopologyId":"0","partitions":[0]}],"standbyTasks":[],"warmupTasks":[]}}
+| offset: 9 CreateTime: 1100 keySize: 9 valueSize: 14 sequence: 3 headerKeys: [] key: {"type":"21","data":{"groupId":"g","memberId":"m2"}} payload: {"version":"0","data":{"activeTasks":[{"subtopologyId":"0","partitions":[1]}],"standbyTasks":[],"warmupTasks":[]}}
+| offset: 10 CreateTime: 1100 keySize: 5 valueSize: 7 sequence: 4 headerKeys: [] key: {"type":"20","data":{"groupId":"g"}} payload: {"version":"0","data":{"assignmentEpoch":3}}
+| offset: 11 CreateTime: 1100 keySize: 9 valueSize: 18 sequence: 5 headerKeys: [] key: {"type":"22","data":{"groupId":"g","memberId":"m2"}} payload: {"version":"0","data":{"memberEpoch":3,"previousMemberEpoch":0,"state":3,"activeTasks":[],"standbyTasks":[],"warmupTasks":[],"activeTasksPendingRevocation":[],"standbyTasksPendingRevocation":[],"warmupTasksPendingRevocation":[]}}
+"#;
+
+    #[test]
+    fn history_tells_a_new_members_first_state_without_a_state_before_it() {
+        let h = tell(&parse_log(TWO_JOINS.as_bytes(), None).unwrap());
+        let states: Vec<&Value> = h["groups"][0]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["code"] == "MEMBER_STATE_CHANGED")
+            .collect();
+        assert_eq!(states.len(), 1, "{states:?}");
+        assert_eq!(states[0]["memberId"], "m2");
+        assert_eq!(states[0]["from"], Value::Null);
+        assert_eq!(states[0]["to"], "UNRELEASED_TASKS");
+        let words = render_text(&h);
+        assert!(
+            words.contains("m2's first state: UNRELEASED_TASKS at epoch 3.")
+                && !words.contains("STABLE → UNRELEASED_TASKS"),
+            "{words}"
+        );
+    }
+
+    #[test]
+    fn history_says_a_deleted_group_was_deleted_without_an_epoch() {
+        let text = r#"Dumping /tmp/kafka-logs/__consumer_offsets-7/00000000000000000000.log
+Log starting offset: 0
+baseOffset: 0 lastOffset: 0 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 5 size: 100 magic: 2 compresscodec: none crc: 1 isvalid: true
+| offset: 0 CreateTime: 5 keySize: 5 valueSize: 17 sequence: 0 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: {"version":"0","data":{"epoch":1,"metadataHash":0,"validatedTopologyEpoch":-1}}
+baseOffset: 1 lastOffset: 2 count: 2 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 100 CreateTime: 9 size: 98 magic: 2 compresscodec: none crc: 1 isvalid: true
+| offset: 1 CreateTime: 9 keySize: 5 valueSize: -1 sequence: 0 headerKeys: [] key: {"type":"20","data":{"groupId":"g"}} payload: <DELETE>
+| offset: 2 CreateTime: 9 keySize: 5 valueSize: -1 sequence: 1 headerKeys: [] key: {"type":"17","data":{"groupId":"g"}} payload: <DELETE>
+"#;
+        let h = tell(&parse_log(text.as_bytes(), None).unwrap());
+        assert_eq!(h["groups"][0]["summary"]["deleted"], true);
+        let words = render_text(&h);
+        assert!(
+            words.contains("group g: 1 epoch bumps, then deleted\n") && !words.contains("null"),
+            "{words}"
+        );
     }
 
     #[test]

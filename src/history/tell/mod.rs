@@ -87,6 +87,7 @@ pub fn tell(log: &ParsedLog) -> Value {
                 Some(RecordValue::MemberMetadata(md)),
             ) => member_metadata(t, &gid, &at, member_id, md, old_member.as_ref()),
             (RecordKey::MemberMetadata { member_id, .. }, None) => {
+                t.shown.remove(member_id);
                 if let Some(old) = &old_member {
                     t.removed.push(Removed {
                         member_id: member_id.clone(),

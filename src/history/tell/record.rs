@@ -243,6 +243,17 @@ pub(super) fn current_assignment(
                 format!("{member_id} left temporarily (-2): it keeps its tasks and nobody else gets them until it returns or its session times out."),
             ));
         }
+    } else if !t.shown.contains(member_id) {
+        // Its first state: none before it to change from (a new member is not STABLE first).
+        if ms != MemberState::Stable {
+            t.events.push(event(
+                "MEMBER_STATE_CHANGED",
+                gid,
+                at,
+                json!({"memberId": member_id, "from": null, "to": ms.name(), "memberEpoch": v.member_epoch}),
+                format!("{member_id}'s first state: {} at epoch {}.", ms.name(), v.member_epoch),
+            ));
+        }
     } else if let Some((_, old_state)) = was {
         if old_state != ms {
             t.events.push(event(
@@ -286,6 +297,9 @@ pub(super) fn current_assignment(
     if v.member_epoch != -2 {
         t.away.remove(member_id);
     }
+    if !t.shown.contains(member_id) {
+        t.shown.insert(member_id.to_string());
+    }
 }
 
 /// A group metadata tombstone: the group was deleted.
@@ -294,6 +308,7 @@ pub(super) fn group_deleted(t: &mut Tracker, gid: &str, at: &Place) {
     t.target_at.clear();
     t.targets.clear();
     t.away.clear();
+    t.shown.clear();
     t.events.push(event(
         "GROUP_DELETED",
         gid,

@@ -73,13 +73,20 @@ pub fn render_text(history: &Value) -> String {
     }
     for g in history["groups"].as_array().into_iter().flatten() {
         let sum = &g["summary"];
+        // A group gone at the end of the log has no epoch to tell.
+        let now = match sum["groupEpoch"].as_i64() {
+            Some(epoch) => format!(
+                "now {} at epoch {epoch} with {} members",
+                sum["state"].as_str().unwrap_or("?"),
+                sum["members"]
+            ),
+            None if sum["deleted"] == true => "then deleted".to_string(),
+            None => format!("now {}", sum["state"].as_str().unwrap_or("?")),
+        };
         s += &format!(
-            "\ngroup {}: {} epoch bumps, now {} at epoch {} with {} members",
+            "\ngroup {}: {} epoch bumps, {now}",
             g["groupId"].as_str().unwrap_or("?"),
             sum["epochBumps"],
-            sum["state"].as_str().unwrap_or("?"),
-            sum["groupEpoch"],
-            sum["members"]
         );
         if let Some(ms) = sum["slowestReconcileMs"].as_i64() {
             s += &format!("; slowest reconciliation {}", fmt_ms(ms));

@@ -34,6 +34,9 @@ pub(super) struct Tracker {
     pub(super) target_at: BTreeMap<i32, Option<i64>>,
     /// Members at -2 (a static member away).
     pub(super) away: BTreeSet<String>,
+    /// Members whose state a current assignment record has shown (a new member's first one
+    /// has no state before it).
+    pub(super) shown: BTreeSet<String>,
     pub(super) state: Option<&'static str>,
     pub(super) bumps: u64,
     pub(super) reconciled: Vec<Option<i64>>,
