@@ -5,7 +5,8 @@
 //! Kafka prints every part of a record line it has: the decoder's key is always followed by a
 //! payload, `<DELETE>` for a tombstone. A record line that stops short (cut before its key, in
 //! its key, before or in its payload) is damage, never a tombstone; so is a record the decoder
-//! could not read (`Error at offset 7, skipping. ...`). A record line with neither key nor
+//! could not read (`Error at offset 7, skipping. ...`), and a segment's end the tool could not
+//! read (`Found 42 invalid bytes at the end of ...`). A record line with neither key nor
 //! payload, or with its key printed as raw bytes, is the dump of a tool run without
 //! `--offsets-decoder`.
 
@@ -50,6 +51,12 @@ pub(super) fn record_line(
     batch: Option<u64>,
     control_batch: bool,
 ) -> Result<DumpLine, LogError> {
+    // The tool's word on a segment whose end it could not read as record batches.
+    if line.starts_with("Found ") && line.contains(" invalid bytes at the end of ") {
+        return Ok(DumpLine::Damaged(format!(
+            "kafka-dump-log.sh could not read the segment's end (\"{line}\"): records there may be missing"
+        )));
+    }
     let key_at = line.find(" key: ");
     // Kafka's record lines start with "|"; older tools printed "offset: ... key: ...".
     if !(line.starts_with('|') || line.starts_with("offset:") && key_at.is_some()) {
@@ -325,6 +332,18 @@ baseOffset: 0 lastOffset: 5 count: 6 baseSequence: -1 lastSequence: -1 producerI
         assert_eq!(
             (log.records.len(), log.skipped, log.damage.len()),
             (5, 1, 0)
+        );
+        // A segment whose end the tool could not read: the records before it are all told.
+        let text = format!("{DUMP}Found 77 invalid bytes at the end of 00000000000000000000.log\n");
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        assert_eq!(log.records.len(), 6);
+        assert_eq!(log.damage[0].line, Some(10));
+        assert!(
+            log.damage[0]
+                .message
+                .contains("could not read the segment's end"),
+            "{:?}",
+            log.damage
         );
     }
 
