@@ -10,6 +10,8 @@
 //! payload, or with its key printed as raw bytes, is the dump of a tool run without
 //! `--offsets-decoder`.
 
+use std::fmt;
+
 use serde_json::{json, Value};
 
 use super::json::normalize;
@@ -63,10 +65,7 @@ pub(super) fn record_line(
         return Ok(DumpLine::Other);
     }
     let offset = number_after(line, "offset: ");
-    let at = offset.map_or_else(
-        || "the record".to_string(),
-        |o| format!("the record at offset {o}"),
-    );
+    let at = At(offset);
     let Some(k) = key_at else {
         return Ok(if control_batch || is_control_record(line) {
             DumpLine::Control
@@ -77,7 +76,7 @@ pub(super) fn record_line(
         });
     };
     let key = line.get(k + " key: ".len()..).unwrap_or_default();
-    let json = match dump_record(key, n, &at)? {
+    let json = match dump_record(key, n, at)? {
         Decoded::Record(json) => json,
         Decoded::Other => json!({"key": {"type": -1, "data": {}}, "value": null}),
         Decoded::Raw => return Ok(DumpLine::RawBytes(offset)),
@@ -147,6 +146,19 @@ fn number_after(line: &str, label: &str) -> Option<i64> {
     None
 }
 
+/// A record in messages, by its offset when the line shows it; written only into a message.
+#[derive(Clone, Copy)]
+pub(super) struct At(pub(super) Option<i64>);
+
+impl fmt::Display for At {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(o) => write!(f, "the record at offset {o}"),
+            None => f.write_str("the record"),
+        }
+    }
+}
+
 /// What the decoder printed after ` key: `.
 enum Decoded {
     /// A record: its key and value, in this crate's JSON form.
@@ -166,7 +178,7 @@ const DELETE: &str = "<DELETE>";
 
 /// The record of the text after ` key: ` (`{json} payload: {json}|<DELETE>`); `at` names the
 /// record in messages.
-fn dump_record(rest: &str, n: usize, at: &str) -> Result<Decoded, LogError> {
+fn dump_record(rest: &str, n: usize, at: At) -> Result<Decoded, LogError> {
     if !rest.starts_with('{') {
         let rest = rest.trim_end();
         return Ok(if rest.starts_with(DECODE_ERROR) {

@@ -192,10 +192,7 @@ fn entry_type(e: &RawEntry<'_>) -> Option<i64> {
 /// A record line without key and payload (line `n`, the record at `offset`) in a dump whose
 /// other lines have them.
 fn no_key_or_payload((n, offset): (usize, Option<i64>)) -> LogError {
-    let at = offset.map_or_else(
-        || "the record".to_string(),
-        |o| format!("the record at offset {o}"),
-    );
+    let at = dump::At(offset);
     line_err(
         n,
         format!("{at} has no key and payload as --offsets-decoder prints them: its line is cut there, or kafka-dump-log.sh stopped at it"),
