@@ -12,7 +12,9 @@
 //!
 //! Kafka's dump-log prints `"type"` and `"version"` as strings and a tombstone's payload as
 //! `<DELETE>`; both that form and this crate's (numbers, `null`) are read. Nothing here
-//! panics on input: a line or record that cannot be read is a [`LogError`] naming it.
+//! panics on input: a line or record that cannot be read is a [`LogError`] naming it, and a
+//! damaged dump-log line (cut short, or a record the tool could not decode) is one in
+//! [`ParsedLog::damage`], the records stopping before it.
 //!
 //! Reading and telling are two jobs: `read/` turns each form into the same records (one file
 //! per form: `dump.rs`, `segment.rs`, `json.rs`), `tell/` replays those records and tells what
