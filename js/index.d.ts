@@ -1190,6 +1190,15 @@ export interface ReadLog {
   /** Records of other kinds (offset commits, other group types, unknown types). */
   skipped: number;
   records: { offset: number | null; timestampMs: Int64 | null; record: CoordinatorRecord | Kafka42Record }[];
+  /** A dump's damaged lines (cut short, or a record the dump tool could not decode): the records stop before the first. */
+  damage: LogDamage[];
+}
+
+/** A damaged line of a log: where it is and what is wrong with it. */
+export interface LogDamage {
+  line: number | null;
+  position: number | null;
+  message: string;
 }
 
 /** One event of a told history, in `explain`'s style, with where in the log it shows. */
@@ -1223,6 +1232,8 @@ export interface History {
   dialect: Dialect;
   records: number;
   skipped: number;
+  /** As `ReadLog.damage`: the history is told up to the first. */
+  damage: LogDamage[];
   groups: {
     groupId: string;
     summary: {
