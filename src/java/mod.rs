@@ -1,4 +1,16 @@
-//! Java's string rules where Kafka's behaviour depends on them.
+//! Java's rules where Kafka's behaviour depends on them: string rules (here), hash codes
+//! ([`hash`]), the iteration order of a `java.util.HashMap` ([`hash_map`]) and the heap order
+//! of a `java.util.PriorityQueue` ([`priority_queue`]). Kafka's assignor emulation
+//! (`assignor::kafka`) reproduces Java's tie-breaks with them.
+
+// Each emulates its Java class whole (its tests pin it against Java), so parts of them have
+// no caller outside the tests.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod hash;
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod hash_map;
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod priority_queue;
 
 /// Java's `String.trim().isEmpty()` on a non-null string: blank means every character is at most
 /// U+0020.
