@@ -2,9 +2,11 @@
 //!
 //! An assignor is a pure function from a [`GroupSpec`] (members with their previous targets, the
 //! subtopologies with their task counts, `num.standby.replicas`) to a target [`Assignment`] per
-//! member. Two assignors exist:
+//! member. Three assignors exist:
 //!
 //! - [`StickyAssignor`] (`sticky`, the default): balanced, sticky, standby-aware, deterministic.
+//! - [`KafkaStickyAssignor`]: Apache Kafka's own `StickyTaskAssignor` of a given
+//!   [`KafkaRelease`], reproduced placement for placement (Java's orders included).
 //! - `manual`: no assignor runs; the host sets targets with `SetTargetAssignment`, whose input
 //!   [`validate_manual`] checks.
 //!
@@ -27,6 +29,7 @@
 //! assert_eq!(target["a"].standby["0"].len(), 1);
 //! ```
 
+mod kafka;
 mod manual;
 mod sticky;
 
@@ -36,6 +39,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::tasks::{count, Assignment, TargetMap};
 
+pub use kafka::{KafkaRelease, KafkaStickyAssignor};
 pub use manual::{validate_manual, ManualTarget};
 pub use sticky::{Computation, Memo, StickyAssignor, Warmup};
 
