@@ -21,7 +21,7 @@ export interface Settings {
   /** Wire dialect. Default `'kip1071-draft'`; `'kafka-4.2'` speaks the protocol as Kafka 4.2 released it (responses, records and snapshots then have the `...42` shapes). */
   dialect?: Dialect;
   /** Which assignor computes targets. Default `'sticky'`; `'manual'` takes `SetTargetAssignment`. */
-  assignor?: 'sticky' | 'manual';
+  assignor?: 'sticky' | 'high-availability' | 'manual';
   /** Default 45000. */
   'group.streams.session.timeout.ms'?: number;
   /** Default 5000. */
@@ -36,7 +36,7 @@ export interface Settings {
   'group.streams.task.offset.interval.ms'?: number;
   /** Default 3000; `kafka-4.2` only. */
   'group.streams.initial.rebalance.delay.ms'?: number;
-  /** Default 0: a target assignment at every group-epoch bump; above 0, at most one per interval (assignment batching). */
+  /** Default 0 (1000 in kafka-4.3 and kafka-4.4): a target assignment at every group-epoch bump; above 0, at most one per interval (assignment batching). */
   'group.streams.assignment.interval.ms'?: number;
   /** Warm-up tasks a group holds at once at most (docs/assignor.md). Default 2. */
   'group.streams.num.warmup.replicas'?: number;
@@ -56,13 +56,18 @@ export interface Settings {
   'offsets.retention.minutes'?: number;
   /** Default 50. */
   'offsets.topic.num.partitions'?: number;
+  /** `kafka-*` dialects: how often the cleanup deletes memberless groups, from the first input. Default 600000. */
+  'offsets.retention.check.interval.ms'?: number;
   /** Add `keyBytes` / `valueBytes` (base64 of Kafka's binary encoding) to every record. Default false. */
   recordBytes?: boolean;
   /** The largest record batch one operation may write. Default 1048576. */
   maxRecordBatchBytes?: number;
 }
 
-export type Dialect = 'kip1071-draft' | 'kafka-4.2';
+export type Dialect = 'kip1071-draft' | KafkaDialect;
+
+/** The released Kafkas' dialects: one record layout and response shape (the `...42` types). */
+export type KafkaDialect = 'kafka-4.2' | 'kafka-4.3' | 'kafka-4.4';
 
 // ---------------------------------------------------------------------------------------------
 // Shared structs
@@ -584,6 +589,8 @@ export interface ResponseOf42 {
 export interface DialectTypes {
   'kip1071-draft': { responses: ResponseOf; record: CoordinatorRecord; snapshotGroup: SnapshotGroup };
   'kafka-4.2': { responses: ResponseOf42; record: Kafka42Record; snapshotGroup: SnapshotGroup42 };
+  'kafka-4.3': DialectTypes['kafka-4.2'];
+  'kafka-4.4': DialectTypes['kafka-4.2'];
 }
 
 /** The output `handle` gives an input of type `T` in dialect `D`. */
@@ -648,6 +655,8 @@ export interface MemberMetadataValue {
 
 export interface TargetAssignmentMetadataValue {
   assignmentEpoch: number;
+  /** kafka-4.3 and later: when the assignment was computed (absent when 0). */
+  assignmentTimestamp?: number;
 }
 
 export type TargetAssignmentMemberValue = Assignment;
@@ -879,7 +888,7 @@ export interface TargetAssignmentComputed {
   tasksMoved: Int64;
   /** Active tasks of members that left or were fenced since the previous target, now given to others. */
   tasksReassigned: Int64;
-  assignor: 'sticky' | 'manual';
+  assignor: 'sticky' | 'high-availability' | 'manual';
 }
 
 export interface MemberStateChanged {
@@ -943,6 +952,13 @@ export interface TimerDropped {
   message: string;
 }
 
+/** A heartbeat failed with UNKNOWN_SERVER_ERROR (-1), which the `kafka-*` dialects answer without a message, as Kafka does: the cause. */
+export interface ServerError {
+  code: 'SERVER_ERROR';
+  groupId: string;
+  message: string;
+}
+
 /** One entry of `explain`: why something happened, discriminated by `code`. */
 export type Explain =
   | GroupEpochBumped
@@ -957,7 +973,8 @@ export type Explain =
   | TopologyInitializationRequested
   | AssignmentDelayed
   | WarmupAssigned
-  | TimerDropped;
+  | TimerDropped
+  | ServerError;
 
 export type ExplainCode = Explain['code'];
 
@@ -1125,7 +1142,7 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
 /** The `Coordinator` class: its constructors (one per dialect) and static helpers. */
 export interface CoordinatorClass {
   /** Settings as an object or JSON text; throws a `CoordinatorError` (`INVALID_CONFIG`). */
-  new (config: Settings & { dialect: 'kafka-4.2' }): Coordinator<'kafka-4.2'>;
+  new <D extends KafkaDialect>(config: Settings & { dialect: D }): Coordinator<D>;
   new (config?: Settings | string | null): Coordinator<'kip1071-draft'>;
   readonly prototype: Coordinator<Dialect>;
   topologyId(topology: Topology | string): string;
@@ -1179,7 +1196,7 @@ export declare function ready(moduleOrPath?: WasmSource): Promise<void>;
 export declare function initSync(options: { module: ArrayBuffer | ArrayBufferView | object }): void;
 
 /** `new Coordinator(config)`. */
-export declare function createCoordinator(config: Settings & { dialect: 'kafka-4.2' }): Coordinator<'kafka-4.2'>;
+export declare function createCoordinator<D extends KafkaDialect>(config: Settings & { dialect: D }): Coordinator<D>;
 export declare function createCoordinator(config?: Settings | string | null): Coordinator<'kip1071-draft'>;
 
 /** A log `readLog` read: its records in log order, with where each came from. */

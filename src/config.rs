@@ -15,6 +15,9 @@ pub enum AssignorKind {
     Sticky,
     /// `manual`: the host sets targets with `SetTargetAssignment`.
     Manual,
+    /// `high-availability`: the project's balanced, standby-spreading assignor in any dialect
+    /// (what `sticky` names in the draft; in a `kafka-*` dialect `sticky` is Kafka's own).
+    HighAvailability,
 }
 
 impl AssignorKind {
@@ -23,6 +26,7 @@ impl AssignorKind {
         match self {
             AssignorKind::Sticky => "sticky",
             AssignorKind::Manual => "manual",
+            AssignorKind::HighAvailability => "high-availability",
         }
     }
 }
@@ -60,6 +64,9 @@ pub struct Config {
     pub offsets_retention_minutes: i32,
     /// `offsets.topic.num.partitions`, for `partitionFor`.
     pub offsets_topic_num_partitions: i32,
+    /// `offsets.retention.check.interval.ms`: how often a `kafka-*` coordinator's cleanup runs
+    /// (from time 0), deleting the memberless groups, as Kafka's does.
+    pub offsets_retention_check_interval_ms: i32,
     /// Bounded cost: the most tasks one subtopology may have (its partition count, whether the
     /// host reports the topics or a client declares repartition topics).
     pub max_tasks_per_subtopology: i32,
@@ -97,6 +104,7 @@ impl Default for Config {
             assignment_interval_ms: 0,
             offsets_retention_minutes: 10_080,
             offsets_topic_num_partitions: 50,
+            offsets_retention_check_interval_ms: 600_000,
             max_tasks_per_subtopology: 32_768,
             max_tasks: 50_000,
             max_regex_patterns: 10,
@@ -180,6 +188,12 @@ const INT_SETTINGS: &[IntSetting] = &[
         slot: |c| &mut c.offsets_retention_minutes,
     },
     IntSetting {
+        name: "offsets.retention.check.interval.ms",
+        min: 1,
+        max: i32::MAX,
+        slot: |c| &mut c.offsets_retention_check_interval_ms,
+    },
+    IntSetting {
         name: "offsets.topic.num.partitions",
         min: 1,
         max: i32::MAX,
@@ -256,15 +270,28 @@ impl Config {
             config.dialect = Dialect::from_name(name).ok_or_else(|| {
                 err(
                     "dialect",
-                    format!("unknown dialect {name:?}; use \"kip1071-draft\" or \"kafka-4.2\""),
+                    format!(
+                        "unknown dialect {name:?}; use \"kip1071-draft\", \"kafka-4.2\", \"kafka-4.3\" \
+                         or \"kafka-4.4\""
+                    ),
                 )
             })?;
+            // Kafka 4.3 introduced the assignment interval with a default of one second.
+            if matches!(config.dialect, Dialect::Kafka43 | Dialect::Kafka44) {
+                config.assignment_interval_ms = 1000;
+            }
         }
         if let Some(v) = map.get("assignor") {
             config.assignor = match v.as_str() {
                 Some("sticky") => AssignorKind::Sticky,
+                Some("high-availability") => AssignorKind::HighAvailability,
                 Some("manual") => AssignorKind::Manual,
-                _ => return Err(err("assignor", "must be \"sticky\" or \"manual\"")),
+                _ => {
+                    return Err(err(
+                        "assignor",
+                        "must be \"sticky\", \"high-availability\" or \"manual\"",
+                    ))
+                }
             };
         }
         for setting in INT_SETTINGS {

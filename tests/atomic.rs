@@ -38,6 +38,17 @@ fn a_failed_replay_fires_no_timer_and_loses_no_record() {
     );
     keep(&out, &mut log);
     assert_eq!(out["nextDeadlineMs"], 4000, "{out}");
+    // A second member configures the stored group (the creating join's configuration is not
+    // kept, as in Kafka), so that the delay computes when it fires.
+    let out = send(
+        &mut c,
+        json!({"nowMs": 2000, "type": "StreamsGroupHeartbeat", "request": {
+            "groupId": "g", "memberId": "m2", "memberEpoch": 0, "endpointInformationEpoch": -1,
+            "processId": "p2", "rebalanceTimeoutMs": 300000,
+            "topology": {"epoch": 0, "subtopologies": [{"subtopologyId": "0", "sourceTopics": ["in"]}]},
+            "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}),
+    );
+    keep(&out, &mut log);
     let before = observed(&c);
 
     // The initial rebalance delay is due at 4000; the Replay at 5000 cannot be applied.

@@ -75,7 +75,8 @@ fn seen_reason(r: &str) -> &str {
 /// The history told from `log_bytes` agrees with the scenario's inputs and explanations.
 fn check(run: &Run, log_bytes: &[u8], what: &str) -> Result<(), String> {
     let log = parse_log(log_bytes, None).map_err(|e| format!("{what}: {e}"))?;
-    if log.dialect != run.dialect {
+    // The releases share one record layout, which the reader names `kafka-4.2`.
+    if log.dialect.is_kafka() != run.dialect.is_kafka() {
         return Err(format!("{what}: guessed dialect {:?}", log.dialect));
     }
     let written: usize = run
@@ -107,12 +108,13 @@ fn check(run: &Run, log_bytes: &[u8], what: &str) -> Result<(), String> {
                 .iter()
                 .map(|r| seen_reason(r.as_str().unwrap()).to_string())
                 .collect();
-            (
-                e["groupId"].clone(),
-                e["from"].clone(),
-                e["to"].clone(),
-                reasons,
-            )
+            // From Kafka 4.3 a new group starts at epoch 1 in memory, which no record shows:
+            // the told history starts it at 0.
+            let from = match &e["from"] {
+                Value::Number(n) if n.as_i64() == Some(1) && run.dialect.is_kafka() => json!(0),
+                other => other.clone(),
+            };
+            (e["groupId"].clone(), from, e["to"].clone(), reasons)
         })
         .collect();
     let got: Vec<(Value, Value, Value, BTreeSet<String>)> = events(&h, "GROUP_EPOCH_BUMPED")
@@ -550,11 +552,11 @@ fn generated_run(dialect: Dialect) -> Run {
     }
 }
 
-/// The k42-static-membership story, told: the told history names its events in order.
+/// The k44-static-membership story (static members arrived in Kafka 4.4), told: the told history names its events in order.
 #[test]
 fn history_of_a_kafka_42_group_in_words() {
     let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k42-static-membership.json");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k44-static-membership.json");
     let run = run(&path).unwrap();
     let h = tell(&parse_log(dump_log(&run).as_bytes(), None).unwrap());
     let codes: Vec<&str> = h["groups"][0]["events"]

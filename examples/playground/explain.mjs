@@ -133,6 +133,9 @@ export function explainStep(session, i) {
       case 'TIMER_DROPPED':
         items.push({ kind: 'error', text: `Timer ${e.timer} dropped: ${e.message}` });
         break;
+      case 'SERVER_ERROR':
+        items.push({ kind: 'error', text: `The request failed with UNKNOWN_SERVER_ERROR (Kafka sends no message): ${e.message}` });
+        break;
       default:
         items.push({ kind: 'other', text: `${e.code}: ${toJson(e)}` });
     }

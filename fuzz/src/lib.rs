@@ -735,7 +735,7 @@ fn join(dialect: Dialect, now: i64, member: &str, process: &str, instance: Optio
         "activeTasks": [], "standbyTasks": [], "warmupTasks": []});
     match dialect {
         Dialect::Kip1071Draft => request["topologyId"] = json!("t"),
-        Dialect::Kafka42 => {
+        _ => {
             request["endpointInformationEpoch"] = json!(-1);
             request["topology"] = json!({"epoch": 0, "subtopologies": subtopologies()});
         }
@@ -750,7 +750,7 @@ fn join(dialect: Dialect, now: i64, member: &str, process: &str, instance: Optio
 /// A plain heartbeat of `member` in group `g` at `epoch`.
 fn beat(dialect: Dialect, now: i64, member: &str, epoch: i32) -> Value {
     let mut request = json!({"groupId": "g", "memberId": member, "memberEpoch": epoch});
-    if dialect == Dialect::Kafka42 {
+    if dialect.is_kafka() {
         request["endpointInformationEpoch"] = json!(0);
     }
     json!({"nowMs": now, "type": "StreamsGroupHeartbeat", "request": request})

@@ -262,7 +262,7 @@ function newMember(memberId) {
 export class GroupView {
   constructor({ dialect = 'kip1071-draft' } = {}) {
     this.dialect = dialect;
-    this.types = RecordTypesByDialect[dialect === 'kafka-4.2' ? 'kafka-4.2' : 'kip1071-draft'];
+    this.types = RecordTypesByDialect[String(dialect).startsWith('kafka-') ? 'kafka-4.2' : 'kip1071-draft'];
     this.typeIds = new Set(Object.values(this.types));
     this.groups = new Map();
   }
@@ -276,7 +276,7 @@ export class GroupView {
   state(groupId) {
     const g = this.groups.get(groupId);
     if (g === undefined) return null;
-    if (this.dialect === 'kafka-4.2') {
+    if (String(this.dialect).startsWith('kafka-')) {
       if (g.members.size === 0) return 'EMPTY';
       if (!g.hasTopology || g.topologyEpoch !== g.validatedTopologyEpoch) return 'NOT_READY';
     } else {
@@ -468,7 +468,7 @@ export class GroupView {
         if (epoch < g.groupEpoch) violations.push(`group ${gid}: group epoch went back from ${g.groupEpoch} to ${epoch}`);
         g.groupEpoch = epoch;
         // kafka-4.2: the record leaves the field out at its default, -1 (not validated).
-        if (this.dialect === 'kafka-4.2') g.validatedTopologyEpoch = Number(v.validatedTopologyEpoch ?? -1);
+        if (String(this.dialect).startsWith('kafka-')) g.validatedTopologyEpoch = Number(v.validatedTopologyEpoch ?? -1);
         return;
       }
       case t.TARGET_ASSIGNMENT_METADATA: {

@@ -546,6 +546,10 @@ pub enum Explain {
         timer: &'static str,
         message: String,
     },
+    /// A request failed with `UNKNOWN_SERVER_ERROR`, which a `kafka-*` dialect answers without
+    /// a message, as Kafka does (Kafka logs the cause): the cause.
+    #[serde(rename_all = "camelCase")]
+    ServerError { group_id: String, message: String },
 }
 
 /// What the coordinator answers to one input.

@@ -8,8 +8,8 @@ use super::{Batch, Coordinator};
 use crate::api::Explain;
 use crate::api::TaskOffsetJson;
 use crate::assignor::{
-    task_lag, tasks_moved, tasks_reassigned, Computation, GroupSpec, MemberSpec, StickyAssignor,
-    SubtopologySpec,
+    task_lag, tasks_moved, tasks_reassigned, Computation, GroupSpec, KafkaRelease,
+    KafkaStickyAssignor, MemberSpec, StickyAssignor, SubtopologySpec,
 };
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
@@ -132,8 +132,72 @@ impl Coordinator {
             .filter(|g| std::ptr::eq(previous, &g.targets))
             .and_then(|g| g.soft.assignor_memo.as_ref());
         let mut next_memo = None;
+        let kafka = self.rules.release().map(|r| r.assignor());
         let (changed, tasks_moved, tasks_reassigned) = match (self.config.assignor, configured) {
-            (AssignorKind::Sticky, Some(Configuration::Ready(subs))) => {
+            (AssignorKind::Sticky, Some(Configuration::Ready(subs))) if kafka.is_some() => {
+                let release = kafka.unwrap_or(KafkaRelease::V4_2);
+                self.check_assignment_cost(subs, members, previous, epoch)?;
+                let specs = self.assignor_members(members, reported);
+                // Kafka's order of insertion into its member-spec map.
+                let position: BTreeMap<&str, usize> = java_spec_insertion(group, members)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, id)| (id, i))
+                    .collect();
+                let mut ordered: Vec<&MemberSpec<'_>> = specs.iter().collect();
+                ordered.sort_by_key(|m| position.get(m.member_id.as_ref()).copied());
+                let mut ordered: Vec<MemberSpec<'_>> = ordered.into_iter().cloned().collect();
+                // Kafka 4.4's assignor starts from the tasks members own, not their targets.
+                let owned = release == KafkaRelease::V4_4;
+                if owned {
+                    for m in &mut ordered {
+                        if let Some(stored) =
+                            group.and_then(|g| g.members.get(m.member_id.as_ref()))
+                        {
+                            m.previous = Cow::Borrowed(&stored.assigned);
+                        }
+                    }
+                }
+                let subtopologies: Vec<SubtopologySpec> = subs
+                    .iter()
+                    .map(|s| SubtopologySpec {
+                        subtopology_id: s.subtopology_id.clone(),
+                        num_tasks: s.num_tasks,
+                        stateful: s.stateful,
+                    })
+                    .collect();
+                let spec = GroupSpec {
+                    previous_targets: (!owned).then_some(previous),
+                    ..GroupSpec::new(&ordered, &subtopologies, self.config.num_standby_replicas)
+                };
+                let computed =
+                    KafkaStickyAssignor::new(release)
+                        .assign(&spec)
+                        .map_err(|reason| {
+                            ProtocolError::new(
+                                ErrorCode::UnknownServerError,
+                                format!(
+                            "Failed to compute a new target assignment for epoch {epoch}: {reason}"
+                        ),
+                            )
+                        })?;
+                let changed: BTreeMap<String, Assignment> = computed
+                    .into_iter()
+                    .filter(|(id, t)| previous.get(id) != Some(t))
+                    .collect();
+                let of_members = members.with_targets(previous).filter_map(|(_, t)| t);
+                let next_targets = members
+                    .with_targets(previous)
+                    .filter_map(|(m, prev)| changed.get_key_value(m.id).or(prev));
+                let moved = tasks_moved(of_members.clone(), next_targets.clone());
+                let reassigned =
+                    orphaned.map_or(0, |o| tasks_reassigned(o, of_members, next_targets));
+                (changed, moved, reassigned)
+            }
+            (
+                AssignorKind::Sticky | AssignorKind::HighAvailability,
+                Some(Configuration::Ready(subs)),
+            ) => {
                 self.check_assignment_cost(subs, members, previous, epoch)?;
                 let specs = self.assignor_members(members, reported);
                 let subtopologies: Vec<SubtopologySpec> = subs
@@ -211,11 +275,26 @@ impl Coordinator {
             }
         };
         let first = batch.records.len();
-        for (id, target) in &changed {
-            batch.push(build::target_member(group_id, id, target));
+        if self.config.dialect.is_kafka() {
+            // Kafka writes the records in the order of its `HashMap` of member specs, filled
+            // from the group's member map and then the heartbeat's new member.
+            for id in java_spec_order(group, members) {
+                if let Some(target) = changed.get(id) {
+                    batch.push(build::target_member(group_id, id, target));
+                }
+            }
+        } else {
+            for (id, target) in &changed {
+                batch.push(build::target_member(group_id, id, target));
+            }
         }
         batch.memo = next_memo.map(|m| (m, first..batch.records.len()));
-        batch.push(build::target_metadata(group_id, epoch));
+        // From Kafka 4.3 the record says when the assignment was computed.
+        let timestamp = match self.rules.release() {
+            Some(r) if r.has_assignment_interval() => self.now_ms,
+            _ => 0,
+        };
+        batch.push(build::target_metadata(group_id, epoch, timestamp));
         batch.explain.push(Explain::TargetAssignmentComputed {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,
@@ -411,7 +490,10 @@ impl Coordinator {
         if group.members.is_empty() || group.group_epoch <= group.assignment_epoch {
             return true;
         }
-        let configured = self.rules.configured(group);
+        let configured = match self.rules.keeps_configuration() {
+            true => group.stored_configuration(),
+            false => self.rules.configured(group),
+        };
         // A dialect that keeps its configuration in memory has none until a heartbeat refreshed
         // it; that heartbeat computes instead.
         if self.rules.keeps_configuration() && configured.is_none() {
@@ -490,6 +572,34 @@ impl Coordinator {
 /// The number of distinct process ids among `members`, counted up to `limit`: a short list
 /// when the limit is small (the common one or two standbys), a hash set otherwise. A count
 /// only: no order depends on it.
+/// The member ids of a computation in the order Kafka's `HashMap` of member specs iterates
+/// them: filled from the stored group's member map (in its order), then with members the group
+/// does not hold yet.
+fn java_spec_order<'a>(group: Option<&'a Group>, members: &'a Members<'a>) -> Vec<&'a str> {
+    crate::java::hash_map_keys(&java_spec_insertion(group, members))
+}
+
+/// The member ids of a computation in the order Kafka puts them into its map of member specs.
+fn java_spec_insertion<'a>(group: Option<&'a Group>, members: &'a Members<'a>) -> Vec<&'a str> {
+    let mut inserted: Vec<&str> = Vec::with_capacity(members.0.len());
+    if let Some(group) = group {
+        let present: std::collections::BTreeSet<&str> = members.iter().map(|m| m.id).collect();
+        inserted.extend(
+            group
+                .java_member_order()
+                .into_iter()
+                .filter(|id| present.contains(id)),
+        );
+    }
+    inserted.extend(
+        members
+            .iter()
+            .map(|m| m.id)
+            .filter(|id| !group.is_some_and(|g| g.members.contains_key(id))),
+    );
+    inserted
+}
+
 fn distinct_processes(members: &Members<'_>, limit: usize) -> usize {
     let ids = members.iter().map(|m| m.metadata.process_id.as_str());
     if limit <= 8 {

@@ -10,7 +10,8 @@ impl Coordinator {
     pub(super) fn delete_groups(&mut self, group_ids: &[String], out: &mut Output) {
         let mut results = Vec::new();
         for gid in group_ids {
-            let code = if is_blank(gid) {
+            // Kafka looks a blank id up like any other (GROUP_ID_NOT_FOUND); the draft refuses it.
+            let code = if is_blank(gid) && !self.config.dialect.is_kafka() {
                 ErrorCode::InvalidGroupId
             } else {
                 match self.groups.get(gid) {

@@ -96,9 +96,13 @@ impl Coordinator {
     pub(crate) fn after_fence(&mut self, now: i64, group_id: &str, member_id: &str) {
         self.cancel_member_timers(group_id, member_id);
         let retention = self.config.retention_ms();
+        let per_group = !self.config.dialect.is_kafka();
         if let Some(group) = self.groups.get_mut(group_id) {
             if group.members.is_empty() {
                 group.soft.shutdown_requester = None;
+            }
+            // A `kafka-*` group waits for the coordinator's periodic cleanup instead.
+            if group.members.is_empty() && per_group {
                 self.schedule(
                     TimerKind::Retention,
                     group_id,

@@ -48,6 +48,8 @@ struct Plan {
     arm_delay: bool,
     /// Assignment batching: the bump's assignment waits until then.
     batched_until: Option<i64>,
+    /// Kafka 4.3+: the assignment waits for the interval (a status says so).
+    interval_delayed: bool,
 }
 
 /// R4: the member a heartbeat is for, and the static member it replaces.
@@ -65,6 +67,8 @@ struct Target<'g> {
     assignment_epoch: i32,
     batched_until: Option<i64>,
     arm_delay: bool,
+    /// Kafka 4.3+: the assignment waits for `group.streams.assignment.interval.ms`.
+    interval_delayed: bool,
 }
 
 impl Coordinator {
@@ -108,8 +112,28 @@ impl Coordinator {
         req: &HeartbeatRequest,
         out: &mut Output,
     ) -> Result<(), ProtocolError> {
-        let plan = self.plan_heartbeat(now, raw_now, client, req)?;
+        let plan = match self.plan_heartbeat(now, raw_now, client, req) {
+            Ok(plan) => plan,
+            Err(e) => {
+                if e.message == super::dialect::ENDPOINT_MAP_FAILED {
+                    // Kafka fails while building the response, after it scheduled the
+                    // member's session timeout, which stays (and finds no member).
+                    let session = now.saturating_add(i64::from(self.config.session_timeout_ms));
+                    let gid = req.group_id.as_str();
+                    let member = req.member_id.as_str();
+                    self.schedule(
+                        TimerKind::SessionTimeout,
+                        gid,
+                        member,
+                        session,
+                        TimerData::None,
+                    );
+                }
+                return Err(e);
+            }
+        };
         let gid = req.group_id.as_str();
+        let created = !self.groups.contains_key(gid);
         let member_id = plan.member_id.as_str();
         self.commit_group(gid, plan.batch, out)?;
         out.topics_to_create = plan.topics_to_create;
@@ -121,7 +145,7 @@ impl Coordinator {
             plan.replaced.as_deref(),
             req,
         );
-        self.heartbeat_soft_state(gid, member_id, plan.refreshed, req);
+        self.heartbeat_soft_state(gid, member_id, plan.refreshed, created, req);
         if let Some(until) = plan.batched_until {
             self.batch_assignment(gid, until, out);
         }
@@ -133,6 +157,8 @@ impl Coordinator {
             group_id: gid,
             member_id,
             tasks_changed: plan.tasks_changed,
+            interval_delayed: plan.interval_delayed,
+            created,
             request: req,
         };
         let rules = self.rules;
@@ -192,18 +218,22 @@ impl Coordinator {
         gid: &str,
         member_id: &str,
         refreshed: Option<Configuration>,
+        created: bool,
         req: &HeartbeatRequest,
     ) {
         let rules = self.rules;
+        // Kafka configures a group it creates on an object it does not keep: the next
+        // heartbeat configures the stored group again, and a shutdown it asks is forgotten.
+        let keep = !(created && rules.keeps_configuration());
         // The committed heartbeat left its group and member in place.
         let Some(group) = self.groups.get_mut(gid) else {
             bug("the group of a committed heartbeat is gone");
         };
         group.soft.refresh_due = false;
         if let Some(configured) = refreshed {
-            rules.keep_configuration(group, configured);
+            rules.keep_configuration(group, configured, !keep);
         }
-        if req.shutdown_application && group.soft.shutdown_requester.is_none() {
+        if keep && req.shutdown_application && group.soft.shutdown_requester.is_none() {
             group.soft.shutdown_requester = Some(member_id.to_string());
         }
         // Most heartbeats report no offsets: no look-up of the member for them.
@@ -351,6 +381,14 @@ impl Coordinator {
             None if is_new => true,
             None => !unchanged && found.assigned != reconciled.assigned,
         };
+        self.rules.check_response(
+            group,
+            !self.groups.contains_key(gid),
+            &reconciled,
+            join || tasks_changed,
+            configured,
+            req,
+        )?;
         Ok(Plan {
             member_id,
             batch,
@@ -361,6 +399,7 @@ impl Coordinator {
             refreshed: view.refreshed,
             arm_delay: target.arm_delay,
             batched_until: target.batched_until,
+            interval_delayed: target.interval_delayed,
         })
     }
 
@@ -549,20 +588,41 @@ impl Coordinator {
         // except for a member that moved to another process, whose old target could put two
         // copies of a task on one process.
         let interval = i64::from(self.config.assignment_interval_ms);
+        // From Kafka 4.3 the interval counts from the stored assignment timestamp, and the
+        // next heartbeat after it computes (no timer, no exception for a moved member).
+        let kafka_interval = self
+            .rules
+            .release()
+            .is_some_and(|r| r.has_assignment_interval());
+        let interval_delayed = kafka_interval
+            && group.assignment_timestamp != 0
+            && interval != 0
+            && now < group.assignment_timestamp.saturating_add(interval)
+            && group_epoch > group.assignment_epoch
+            && !(arm_delay || delay_pending);
         let batched_until = group
             .soft
             .last_assignment_ms
             .map(|last| last.saturating_add(interval))
             .filter(|until| {
-                interval > 0 && !moved && now < *until && group_epoch > group.assignment_epoch
+                !kafka_interval
+                    && interval > 0
+                    && !moved
+                    && now < *until
+                    && group_epoch > group.assignment_epoch
             });
         let (target, assignment_epoch) = if arm_delay || delay_pending {
-            // The placeholder: an empty assignment at epoch max(1, assignmentEpoch) (4.7).
-            (
-                Cow::Owned(Assignment::default()),
-                group.assignment_epoch.max(1),
-            )
-        } else if group_epoch > group.assignment_epoch && batched_until.is_none() {
+            // The placeholder: an empty assignment at epoch max(1, assignmentEpoch) (4.7; from
+            // 4.3 the group's own).
+            let epoch = match self.rules.release() {
+                Some(release) => release.delayed_assignment_epoch(group.assignment_epoch),
+                None => group.assignment_epoch.max(1),
+            };
+            (Cow::Owned(Assignment::default()), epoch)
+        } else if group_epoch > group.assignment_epoch
+            && batched_until.is_none()
+            && !interval_delayed
+        {
             let members = super::assignment::Members::of(
                 group,
                 replaced.map(|h| h.member_id.as_str()),
@@ -602,6 +662,7 @@ impl Coordinator {
             assignment_epoch,
             batched_until,
             arm_delay,
+            interval_delayed,
         })
     }
 }

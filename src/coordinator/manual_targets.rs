@@ -101,7 +101,11 @@ impl Coordinator {
         moved += crate::assignor::tasks_moved(&group.targets, &new_targets);
         let reassigned =
             crate::assignor::tasks_reassigned(&group.orphaned, &group.targets, &new_targets);
-        batch.push(build::target_metadata(group_id, epoch));
+        let timestamp = match self.rules.release() {
+            Some(r) if r.has_assignment_interval() => self.now_ms,
+            _ => 0,
+        };
+        batch.push(build::target_metadata(group_id, epoch, timestamp));
         batch.explain.push(Explain::TargetAssignmentComputed {
             group_id: group_id.to_string(),
             assignment_epoch: epoch,

@@ -36,7 +36,7 @@ use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
 use crate::ordered;
 use crate::records::{encoded_size, Record, RecordKey};
-use crate::timers::{TimerData, TimerKind, Timers};
+use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
 use crate::topics::Topics;
 use crate::topology::{self, Configuration};
 
@@ -234,6 +234,14 @@ impl Coordinator {
     ) -> Result<Output, BoundaryError> {
         let raw_now = input.now_ms;
         let now = raw_now.max(self.now_ms);
+        let cleanup = TimerKey::new(TimerKind::Retention, "", "");
+        if self.config.dialect.is_kafka() && self.timers.get(&cleanup).is_none() {
+            // Kafka's group cleanup runs every `offsets.retention.check.interval.ms` from the
+            // coordinator's load: here, its first input.
+            let first =
+                now.saturating_add(i64::from(self.config.offsets_retention_check_interval_ms));
+            self.timers.schedule(cleanup, first, TimerData::None);
+        }
         // A Replay is the one input that can still fail once the due timers fired: its records
         // meet the state those timers left. Keep what the timers change to undo them then.
         let mut checkpoint = (matches!(input.kind, InputKind::Replay { .. })
@@ -304,6 +312,12 @@ impl Coordinator {
                 }
             });
         if let Err(e) = result {
+            if e.code == ErrorCode::UnknownServerError && self.config.dialect.is_kafka() {
+                out.explain.push(Explain::ServerError {
+                    group_id: req.group_id.clone(),
+                    message: e.message.clone(),
+                });
+            }
             out.response = Some(self.rules.error_response(&e));
         }
     }
@@ -645,7 +659,7 @@ mod outputs_and_config {
             if dialect == Dialect::Kip1071Draft {
                 texts.push(r#"{"nowMs": 0, "type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t", "topology": [{"subtopologyId": "0", "sourceTopics": ["in"]}]}}"#.into());
             }
-            let topology = if dialect == Dialect::Kafka42 {
+            let topology = if dialect.is_kafka() {
                 r#", "endpointInformationEpoch": 0, "topology": {"epoch": 0, "subtopologies": [{"subtopologyId": "0", "sourceTopics": ["in"]}]}"#
             } else {
                 r#", "topologyId": "t""#
@@ -656,7 +670,7 @@ mod outputs_and_config {
                     r#"{{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": {id}, "memberEpoch": 0, "processId": "p", "rebalanceTimeoutMs": 1000, "activeTasks": [], "standbyTasks": [], "warmupTasks": [], "userEndpoint": {{"host": "h", "port": 1}}{topology}}}}}"#
                 ));
             }
-            let epoch = if dialect == Dialect::Kafka42 {
+            let epoch = if dialect.is_kafka() {
                 r#", "endpointInformationEpoch": 0"#
             } else {
                 ""

@@ -182,6 +182,8 @@ impl Coordinator {
             }
             if group.members.is_empty() {
                 group.soft.shutdown_requester = None;
+            }
+            if group.members.is_empty() && !self.config.dialect.is_kafka() {
                 self.timers.schedule(
                     TimerKey::new(TimerKind::Retention, g, ""),
                     now.saturating_add(retention),

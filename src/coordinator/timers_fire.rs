@@ -4,7 +4,6 @@ use super::fence::FenceCause;
 use super::{Checkpoint, Coordinator, Output};
 use crate::api::Explain;
 use crate::timers::{TimerData, TimerKey, TimerKind};
-use crate::topology::Configuration;
 
 impl Coordinator {
     /// Fires every timer due at or before `now`, each at its own deadline, in order; with a
@@ -17,16 +16,32 @@ impl Coordinator {
     ) {
         while let Some((key, timer)) = self.timers.pop_due(now) {
             if let Some(checkpoint) = checkpoint.as_deref_mut() {
-                checkpoint.keep(self, &key.group_id);
+                if key.group_id.is_empty() {
+                    // The cleanup may delete every memberless group.
+                    let empty: Vec<String> = self
+                        .groups
+                        .values()
+                        .filter(|g| g.members.is_empty())
+                        .map(|g| g.group_id.clone())
+                        .collect();
+                    for gid in &empty {
+                        checkpoint.keep(self, gid);
+                    }
+                } else {
+                    checkpoint.keep(self, &key.group_id);
+                }
             }
             let at = timer.deadline.max(self.now_ms);
             self.now_ms = at;
-            self.fire(at, &key, &timer.data, out);
+            self.fire(at, now, &key, &timer.data, out);
         }
     }
 
-    fn fire(&mut self, at: i64, key: &TimerKey, data: &TimerData, out: &mut Output) {
+    fn fire(&mut self, at: i64, now: i64, key: &TimerKey, data: &TimerData, out: &mut Output) {
         let gid: &str = &key.group_id;
+        if key.kind == TimerKind::Retention && gid.is_empty() {
+            return self.fire_cleanup(at, now, out);
+        }
         let Some(group) = self.groups.get(gid) else {
             return;
         };
@@ -83,14 +98,65 @@ impl Coordinator {
         }
     }
 
+    /// A `kafka-*` coordinator's periodic cleanup (Kafka's `expire-group-metadata`): every
+    /// memberless group is deleted, in the order of Kafka's group map, and the next run is
+    /// scheduled one interval later. Runs that nothing could change (no other timer due before
+    /// them, up to the input's time `now`) are skipped: a long jump of the clock costs one run.
+    fn fire_cleanup(&mut self, at: i64, now: i64, out: &mut Output) {
+        let empty: Vec<&str> = self
+            .groups
+            .values()
+            .filter(|g| g.members.is_empty())
+            .map(|g| g.group_id.as_str())
+            .collect();
+        let order: Vec<String> = crate::java::timeline_keys(&empty, self.groups.len())
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        for gid in order {
+            let Some(group) = self.groups.get(&gid) else {
+                continue;
+            };
+            let batch = self.deletion_batch(group, "RETENTION_EXPIRED");
+            if self.commit_group(&gid, batch, out).is_ok() {
+                self.timers.cancel_group(&gid, None);
+            } else {
+                out.explain.push(Explain::TimerDropped {
+                    group_id: gid.clone(),
+                    timer: TimerKind::Retention.name(),
+                    message: "its records would exceed maxRecordBatchBytes; nothing was written"
+                        .into(),
+                });
+            }
+        }
+        let interval = i64::from(self.config.offsets_retention_check_interval_ms).max(1);
+        let mut next = at.saturating_add(interval);
+        let bound = self.timers.next_deadline().map_or(now, |d| d.min(now));
+        if next < bound {
+            // The first run at or after `bound`.
+            let runs = (bound - at).saturating_add(interval - 1) / interval;
+            next = at.saturating_add(runs.saturating_mul(interval));
+        }
+        if next <= at {
+            // The clock's end: no later run can be scheduled.
+            return;
+        }
+        self.timers.schedule(
+            TimerKey::new(TimerKind::Retention, "", ""),
+            next,
+            TimerData::None,
+        );
+    }
+
     /// The delay timer fires: the target assignment for the current group epoch, unless the
-    /// group became memberless or has no ready topology (4.7). `false` when the batch limit
-    /// refused the records.
+    /// group became memberless or the stored group has no configured topology (4.7; one that is
+    /// not ready gives every member an empty target, as Kafka's does). `false` when the batch
+    /// limit refused the records.
     fn fire_initial_delay(&mut self, group_id: &str, out: &mut Output) -> bool {
-        let ready = self
+        let configured = self
             .groups
             .get(group_id)
-            .is_some_and(|g| matches!(self.rules.configured(g), Some(Configuration::Ready(_))));
-        !ready || self.fire_due_assignment(group_id, out)
+            .is_some_and(|g| g.stored_configuration().is_some());
+        !configured || self.fire_due_assignment(group_id, out)
     }
 }

@@ -138,6 +138,9 @@ pub struct MemberSoft {
     pub last_status: Option<Vec<Status>>,
     /// The endpoint information epoch last sent to it.
     pub last_endpoint_epoch: Option<i32>,
+    /// When it was added to the group's member map, counted per group: Kafka's map iterates
+    /// members of one slot in this order ([`Group::java_member_order`]).
+    pub java_seq: u64,
 }
 
 impl PartialEq for MemberSoft {
@@ -168,6 +171,11 @@ pub struct GroupSoft {
     /// The topology's subtopology ids, sorted: the one copy of each that the task maps applied
     /// records build share (kept current by [`apply`]).
     pub(crate) subtopology_ids: Vec<std::sync::Arc<str>>,
+    /// The next [`MemberSoft::java_seq`].
+    pub java_next_seq: u64,
+    /// The slot count of Kafka's member map (a `TimelineHashMap`: 2 at first, doubled when more
+    /// than three quarters full, never shrunk), which decides its iteration order.
+    pub java_member_slots: usize,
 }
 
 impl PartialEq for GroupSoft {
@@ -186,6 +194,9 @@ pub struct Group {
     pub group_epoch: i32,
     /// The epoch of the current target assignment.
     pub assignment_epoch: i32,
+    /// When the current target assignment was computed, as its record says (Kafka 4.3+; 0:
+    /// unknown).
+    pub assignment_timestamp: i64,
     /// The stored topology.
     pub topology: Option<TopologyValue>,
     /// What only the group's dialect keeps: its topic view and configured topology.
@@ -244,6 +255,11 @@ pub struct Kafka42State {
     pub last_assignment_configs: Option<Vec<KeyValue>>,
     /// Soft (PROTOCOL 4.4 step 5): `None` until the first refresh (e.g. after a rebuild).
     pub configured: Soft<Option<Configuration>>,
+    /// Soft: `configured` was computed by the heartbeat that created the group, which Kafka
+    /// computes on a group object it then drops: its statuses and endpoints read it, but the
+    /// stored group counts as unconfigured (the delay timer computes nothing; the next
+    /// heartbeat configures again).
+    pub provisional: Soft<bool>,
 }
 
 impl Default for Kafka42State {
@@ -253,6 +269,7 @@ impl Default for Kafka42State {
             validated_topology_epoch: -1,
             last_assignment_configs: Some(Vec::new()),
             configured: Soft(None),
+            provisional: Soft(false),
         }
     }
 }
@@ -274,7 +291,9 @@ impl DialectState {
     pub fn new(dialect: Dialect) -> Self {
         match dialect {
             Dialect::Kip1071Draft => DialectState::Draft(DraftState::default()),
-            Dialect::Kafka42 => DialectState::Kafka42(Kafka42State::default()),
+            Dialect::Kafka42 | Dialect::Kafka43 | Dialect::Kafka44 => {
+                DialectState::Kafka42(Kafka42State::default())
+            }
         }
     }
 }
@@ -282,10 +301,18 @@ impl DialectState {
 impl Group {
     /// A new, empty group of `dialect`.
     pub fn new(group_id: &str, dialect: Dialect) -> Self {
+        // From Kafka 4.3 a new group starts at group and assignment epoch 1 (an empty
+        // assignment), so that its first members reconcile to 1 while the first computation
+        // (epoch 2) waits (KAFKA-20268).
+        let initial = match dialect {
+            Dialect::Kafka43 | Dialect::Kafka44 => 1,
+            _ => 0,
+        };
         Group {
             group_id: group_id.to_string(),
-            group_epoch: 0,
-            assignment_epoch: 0,
+            group_epoch: initial,
+            assignment_epoch: initial,
+            assignment_timestamp: 0,
             topology: None,
             dialect: DialectState::new(dialect),
             members: MemberMap::new(),
@@ -339,6 +366,34 @@ impl Group {
                 validated_topology_epoch: -1,
                 last_assignment_configs: Some(Vec::new()),
             },
+        }
+    }
+
+    /// The member ids in the order Kafka's member map (a `TimelineHashMap`) iterates them: by
+    /// slot, then in the order the members were added.
+    pub fn java_member_order(&self) -> Vec<&str> {
+        let bits = self.soft.java_member_slots.max(2).trailing_zeros();
+        let mut ids: Vec<(u64, u64, &str)> = self
+            .members
+            .iter()
+            .map(|(id, m)| {
+                (
+                    crate::java::timeline_slot(id, bits),
+                    m.soft.java_seq,
+                    id.as_str(),
+                )
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.into_iter().map(|(_, _, id)| id).collect()
+    }
+
+    /// The configured topology a stored Kafka group has (none when only its creating heartbeat
+    /// configured it, see [`Kafka42State::provisional`]); the draft's as [`Group::configured`].
+    pub fn stored_configuration(&self) -> Option<&Configuration> {
+        match &self.dialect {
+            DialectState::Kafka42(k) if k.provisional.0 => None,
+            _ => self.configured(),
         }
     }
 

@@ -117,6 +117,7 @@ pub(crate) fn apply(
         }
         (RecordKey::TargetAssignmentMetadata { .. }, RecordValue::TargetAssignmentMetadata(v)) => {
             group.assignment_epoch = v.assignment_epoch;
+            group.assignment_timestamp = v.assignment_timestamp;
             group.recount_unreconciled();
             group.orphaned.clear();
         }
@@ -380,7 +381,7 @@ fn apply_tombstone(
                     member_id,
                 );
             }
-            if had_endpoint {
+            if had_endpoint && endpoints_follow_records(group) {
                 group.soft.endpoint_epoch += 1;
                 group.with_endpoint = group.with_endpoint.saturating_sub(1);
             }
@@ -396,7 +397,12 @@ fn set_metadata(
     member_id: &str,
     metadata: MemberMetadataValue,
 ) -> (bool, MemberAfter) {
-    group.members.with(member_id, Member::new, |member, added| {
+    let follow = endpoints_follow_records(group);
+    let result = group.members.with(member_id, Member::new, |member, added| {
+        if added {
+            member.soft.java_seq = group.soft.java_next_seq;
+            group.soft.java_next_seq += 1;
+        }
         let old = std::mem::replace(&mut member.metadata, metadata);
         let member = &*member;
         match (old.user_endpoint.is_some(), member.endpoint().is_some()) {
@@ -420,11 +426,12 @@ fn set_metadata(
                 .owners
                 .claim_active(member.process_id(), &member.assigned, &member.pending);
         }
-        let endpoint_event = if added {
-            member.endpoint().is_some()
-        } else {
-            old.user_endpoint != member.metadata.user_endpoint
-        };
+        let endpoint_event = follow
+            && if added {
+                member.endpoint().is_some()
+            } else {
+                old.user_endpoint != member.metadata.user_endpoint
+            };
         if old.instance_id != member.metadata.instance_id {
             unmap_instance(&mut group.static_index, old.instance_id.as_ref(), member_id);
         }
@@ -436,7 +443,10 @@ fn set_metadata(
             endpoint_event,
         );
         (added, MemberAfter::of(member))
-    })
+    });
+    group.soft.java_member_slots =
+        crate::java::timeline_grow(group.soft.java_member_slots, group.members.len());
+    result
 }
 
 /// Stores a member's tasks (and what `edit` sets) in place, keeping the derived indexes and the
@@ -448,8 +458,13 @@ fn set_assignment(
     pending: Assignment,
     edit: impl FnOnce(&mut Member),
 ) -> (bool, MemberAfter) {
-    group.members.with(member_id, Member::new, |member, added| {
+    let follow = endpoints_follow_records(group);
+    let result = group.members.with(member_id, Member::new, |member, added| {
         let was_unreconciled = !added && !member.is_reconciled_to(group.assignment_epoch);
+        if added {
+            member.soft.java_seq = group.soft.java_next_seq;
+            group.soft.java_next_seq += 1;
+        }
         edit(member);
         if was_unreconciled {
             group.unreconciled = group.unreconciled.saturating_sub(1);
@@ -466,11 +481,12 @@ fn set_assignment(
         group
             .owners
             .add(member.process_id(), &member.assigned, &member.pending);
-        let endpoint_event = if added {
-            member.endpoint().is_some()
-        } else {
-            old_assigned != member.assigned && member.endpoint().is_some()
-        };
+        let endpoint_event = follow
+            && if added {
+                member.endpoint().is_some()
+            } else {
+                old_assigned != member.assigned && member.endpoint().is_some()
+            };
         index_member(
             &mut group.static_index,
             &mut group.soft.endpoint_epoch,
@@ -479,7 +495,16 @@ fn set_assignment(
             endpoint_event,
         );
         (added, MemberAfter::of(member))
-    })
+    });
+    group.soft.java_member_slots =
+        crate::java::timeline_grow(group.soft.java_member_slots, group.members.len());
+    result
+}
+
+/// Whether the endpoint-information epoch moves with the records (the draft, PROTOCOL 3); a
+/// released Kafka keeps it in memory and moves it in the heartbeat (4.2).
+fn endpoints_follow_records(group: &Group) -> bool {
+    matches!(group.dialect, crate::group::DialectState::Draft(_))
 }
 
 /// What a member record ends with: the member's static instance mapped to it, and the

@@ -23,6 +23,63 @@ pub(crate) fn java_length(s: &str) -> i32 {
     i32::try_from(s.encode_utf16().count()).unwrap_or(i32::MAX)
 }
 
+pub(crate) use hash::string_hash;
+
+/// The order in which a `java.util.HashMap` (or `HashSet`) built by putting `hashes` in this
+/// order, with nothing removed, iterates them: by bucket (`h ^ (h >>> 16)` masked by the table
+/// size, 16 doubled while more than three quarters full), then in insertion order within a
+/// bucket. Returns the indices of `hashes` in iteration order.
+pub(crate) fn hash_map_order(hashes: &[i32]) -> Vec<usize> {
+    let mut capacity = 16usize;
+    while hashes.len() * 4 > capacity * 3 {
+        capacity *= 2;
+    }
+    let mask = capacity - 1;
+    let bucket = |h: i32| {
+        let h = h as u32;
+        ((h ^ (h >> 16)) as usize) & mask
+    };
+    let mut order: Vec<usize> = (0..hashes.len()).collect();
+    order.sort_by_key(|&i| bucket(hashes[i]));
+    order
+}
+
+/// `keys` in the order a `java.util.HashMap<String, _>` filled with them in this order iterates.
+pub(crate) fn hash_map_keys<'a, T: AsRef<str> + ?Sized>(keys: &[&'a T]) -> Vec<&'a T> {
+    let hashes: Vec<i32> = keys.iter().map(|k| string_hash(k.as_ref())).collect();
+    hash_map_order(&hashes)
+        .into_iter()
+        .map(|i| keys[i])
+        .collect()
+}
+
+/// `keys` in the order a Kafka `TimelineHashMap<String, _>` that grew to `size` entries
+/// iterates them: by slot (the top bits of the key's hash times Knuth's 64-bit Fibonacci
+/// constant, see [`timeline_grow`] for the slot count), then in `keys`' order within a slot
+/// (insertion order in Kafka's table).
+pub(crate) fn timeline_keys<'a>(keys: &[&'a str], size: usize) -> Vec<&'a str> {
+    let bits = timeline_grow(2, size).trailing_zeros();
+    let mut out = keys.to_vec();
+    out.sort_by_key(|k| timeline_slot(k, bits));
+    out
+}
+
+/// The slot of `key` in a Kafka `TimelineHashMap` of `2^bits` slots.
+pub(crate) fn timeline_slot(key: &str, bits: u32) -> u64 {
+    let h = i64::from(string_hash(key)) as u64;
+    h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits.clamp(1, 63))
+}
+
+/// A `TimelineHashMap`'s slot count after it grew to hold `size` entries from `slots`: it
+/// doubles before an insertion that would leave it more than three quarters full.
+pub(crate) fn timeline_grow(slots: usize, size: usize) -> usize {
+    let mut slots = slots.max(2);
+    while size * 3 > slots * 4 {
+        slots *= 2;
+    }
+    slots
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -35,5 +92,28 @@ mod tests {
         assert!(!is_blank(" a "));
         assert!(!is_blank("\u{a0}"));
         assert_eq!(java_length("a\u{1F600}"), 3);
+    }
+
+    #[test]
+    fn hash_map_order_follows_java() {
+        assert_eq!(string_hash("hello"), 99_162_322);
+        assert_eq!(string_hash(""), 0);
+        // "10" hashes to 1567 (bucket 15 of 16), "11" to 1568 (bucket 0), "2" to 50 (bucket 2).
+        assert_eq!(hash_map_keys(&["10", "11", "2"]), vec!["11", "2", "10"]);
+    }
+
+    #[test]
+    fn timeline_tables_grow_as_kafkas() {
+        // Two entries fit in two slots; the third doubles the table, the sixth again.
+        assert_eq!(timeline_grow(2, 2), 2);
+        assert_eq!(timeline_grow(2, 3), 4);
+        assert_eq!(timeline_grow(2, 5), 4);
+        assert_eq!(timeline_grow(2, 6), 8);
+        // The slot is the top bits of hash × 0x9e3779b97f4a7c15 (the hash sign-extended).
+        let h = i64::from(string_hash("m1")) as u64;
+        assert_eq!(
+            timeline_slot("m1", 2),
+            h.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 62
+        );
     }
 }

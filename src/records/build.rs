@@ -116,13 +116,17 @@ pub fn target_member(group_id: &str, member_id: &str, target: &Assignment) -> Re
     )
 }
 
-/// `StreamsGroupTargetAssignmentMetadata` at `assignment_epoch`.
-pub fn target_metadata(group_id: &str, assignment_epoch: i32) -> Record {
+/// `StreamsGroupTargetAssignmentMetadata` at `assignment_epoch`, computed at
+/// `assignment_timestamp` (0: not recorded; dialects before Kafka 4.3 write none).
+pub fn target_metadata(group_id: &str, assignment_epoch: i32, assignment_timestamp: i64) -> Record {
     Record::new(
         RecordKey::TargetAssignmentMetadata {
             group_id: group_id.to_string(),
         },
-        RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue { assignment_epoch }),
+        RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
+            assignment_epoch,
+            assignment_timestamp,
+        }),
     )
 }
 
@@ -214,10 +218,16 @@ pub fn group_tombstones<'a>(
         out.push(Record::tombstone(RecordKey::PartitionMetadata {
             group_id: g(),
         }));
+        out.push(Record::tombstone(RecordKey::Topology { group_id: g() }));
+        out.push(Record::tombstone(RecordKey::GroupMetadata {
+            group_id: g(),
+        }));
+    } else {
+        // Kafka's order: the group epoch before the topology.
+        out.push(Record::tombstone(RecordKey::GroupMetadata {
+            group_id: g(),
+        }));
+        out.push(Record::tombstone(RecordKey::Topology { group_id: g() }));
     }
-    out.push(Record::tombstone(RecordKey::Topology { group_id: g() }));
-    out.push(Record::tombstone(RecordKey::GroupMetadata {
-        group_id: g(),
-    }));
     out
 }

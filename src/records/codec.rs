@@ -39,7 +39,7 @@ pub fn type_id(dialect: Dialect, t: RecordType) -> Option<i16> {
             CurrentMemberAssignment => 20,
             Topology => 21,
         }),
-        Dialect::Kafka42 => match t {
+        Dialect::Kafka42 | Dialect::Kafka43 | Dialect::Kafka44 => match t {
             GroupMetadata => Some(17),
             PartitionMetadata => None,
             MemberMetadata => Some(19),
@@ -217,7 +217,7 @@ fn read_key_fields(t: RecordType, r: &mut Reader<'_>) -> WireResult<RecordKey> {
 // Values: writing
 
 fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mut S) {
-    let v42 = dialect == Dialect::Kafka42;
+    let v42 = dialect.is_kafka();
     put_i16(out, 0);
     match value {
         RecordValue::GroupMetadata(v) => {
@@ -279,7 +279,13 @@ fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mu
         }
         RecordValue::TargetAssignmentMetadata(v) => {
             put_i32(out, v.assignment_epoch);
-            put_no_tagged_fields(out);
+            // Tag 0 (Kafka 4.3+), written only when not its default.
+            if v42 && v.assignment_timestamp != 0 {
+                put_uvarint(out, 1);
+                put_tagged(out, 0, &v.assignment_timestamp);
+            } else {
+                put_no_tagged_fields(out);
+            }
         }
         RecordValue::TargetAssignmentMember(v) => {
             for tasks in [&v.active_tasks, &v.standby_tasks, &v.warmup_tasks] {
@@ -430,7 +436,7 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
         )))
         .at("version");
     }
-    let v42 = dialect == Dialect::Kafka42;
+    let v42 = dialect.is_kafka();
     let value = match t {
         RecordType::GroupMetadata => {
             let mut v = GroupMetadataValue {
@@ -488,9 +494,17 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
         }
         RecordType::TargetAssignmentMetadata => {
             let assignment_epoch = r.i32().at("assignmentEpoch")?;
-            skip_tagged_fields(r)?;
+            let mut assignment_timestamp = 0;
+            r.tagged_fields(|tag, p| match tag {
+                0 if v42 => {
+                    assignment_timestamp = p.i64().at("assignmentTimestamp")?;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            })?;
             RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
                 assignment_epoch,
+                assignment_timestamp,
             })
         }
         RecordType::TargetAssignmentMember => {

@@ -238,7 +238,7 @@ fn read_value<'a>(
         }
         MemberValue::Target(lists)
     } else {
-        let v42 = dialect == Dialect::Kafka42;
+        let v42 = dialect.is_kafka();
         let member_epoch = r.i32()?;
         let previous_member_epoch = r.i32()?;
         let state = r.i8()?;
@@ -265,7 +265,7 @@ fn read_metadata<'a>(dialect: Dialect, r: &mut Reader<'a>) -> WireResult<MemberM
     let client_id = r.compact_str()?;
     let client_host = r.compact_str()?;
     let rebalance_timeout_ms = r.i32()?;
-    let (topology_id, topology_epoch) = if dialect == Dialect::Kafka42 {
+    let (topology_id, topology_epoch) = if dialect.is_kafka() {
         ("", r.i32()?)
     } else {
         (r.compact_str()?, 0)

@@ -476,7 +476,7 @@ struct ValueJson<'a>(Dialect, &'a RecordValue);
 
 impl Serialize for ValueJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let v42 = self.0 == Dialect::Kafka42;
+        let v42 = self.0.is_kafka();
         let mut m = s.serialize_map(None)?;
         match self.1 {
             RecordValue::GroupMetadata(v) => {
@@ -519,6 +519,9 @@ impl Serialize for ValueJson<'_> {
             }
             RecordValue::TargetAssignmentMetadata(v) => {
                 m.serialize_entry("assignmentEpoch", &v.assignment_epoch)?;
+                if v42 && v.assignment_timestamp != 0 {
+                    m.serialize_entry("assignmentTimestamp", &v.assignment_timestamp)?;
+                }
             }
             RecordValue::TargetAssignmentMember(v) => {
                 m.serialize_entry("activeTasks", &TaskIdsJson(&v.active_tasks, false))?;
@@ -567,7 +570,7 @@ fn value_from_json(
     v: &Value,
     p: &Path<'_>,
 ) -> Result<RecordValue, BoundaryError> {
-    let v42 = dialect == Dialect::Kafka42;
+    let v42 = dialect.is_kafka();
     Ok(match t {
         RecordType::GroupMetadata => {
             let allowed: &[&str] = if v42 {
@@ -641,9 +644,10 @@ fn value_from_json(
             RecordValue::MemberMetadata(mm)
         }
         RecordType::TargetAssignmentMetadata => {
-            let m = object(v, p, &["assignmentEpoch"])?;
+            let m = object(v, p, &["assignmentEpoch", "assignmentTimestamp"])?;
             RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
                 assignment_epoch: field(m, p, "assignmentEpoch", int32)?,
+                assignment_timestamp: tagged(m, p, "assignmentTimestamp", int64)?.unwrap_or(0),
             })
         }
         RecordType::TargetAssignmentMember => {

@@ -11,12 +11,15 @@
 pub use crate::tasks::TaskIds;
 use crate::topology::Subtopology;
 
-/// The two wire dialects (DESIGN 1).
+/// The wire dialects (DESIGN 1): the KIP-1071 draft and one per released Kafka, which share
+/// the record layouts of 4.2 (4.3 adds the tagged assignment timestamp).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dialect {
     #[default]
     Kip1071Draft,
     Kafka42,
+    Kafka43,
+    Kafka44,
 }
 
 impl Dialect {
@@ -24,13 +27,22 @@ impl Dialect {
         match self {
             Dialect::Kip1071Draft => "kip1071-draft",
             Dialect::Kafka42 => "kafka-4.2",
+            Dialect::Kafka43 => "kafka-4.3",
+            Dialect::Kafka44 => "kafka-4.4",
         }
+    }
+
+    /// Whether this is a released Kafka's dialect (`kafka-*`).
+    pub fn is_kafka(self) -> bool {
+        self != Dialect::Kip1071Draft
     }
 
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "kip1071-draft" => Some(Dialect::Kip1071Draft),
             "kafka-4.2" => Some(Dialect::Kafka42),
+            "kafka-4.3" => Some(Dialect::Kafka43),
+            "kafka-4.4" => Some(Dialect::Kafka44),
             _ => None,
         }
     }
@@ -193,6 +205,9 @@ impl Default for MemberMetadataValue {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetAssignmentMetadataValue {
     pub assignment_epoch: i32,
+    /// Tagged, from Kafka 4.3 (KIP-1263): when the assignment was computed; 0 (the default,
+    /// not written) when unknown.
+    pub assignment_timestamp: i64,
 }
 
 /// `StreamsGroupTargetAssignmentMemberValue`.

@@ -299,6 +299,7 @@ fn golden_draft_target_assignment_metadata() {
         RecordKey::TargetAssignmentMetadata { group_id: s("g") },
         RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
             assignment_epoch: 2,
+            assignment_timestamp: 0,
         }),
     );
     check_golden(
@@ -561,6 +562,7 @@ fn golden_k42_target_assignment_metadata() {
         RecordKey::TargetAssignmentMetadata { group_id: s("g") },
         RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
             assignment_epoch: 2,
+            assignment_timestamp: 0,
         }),
     );
     check_golden(
@@ -732,12 +734,14 @@ fn golden_tombstones_of_every_type() {
 fn unknown_tags_are_skipped() {
     // PROTOCOL 5.6: a later Kafka's AssignmentTimestamp in tag 0.
     let later = hex("00 00 | 00 00 00 02 | 01 00 08 00 00 01 8b cf e5 68 00");
-    for dialect in [DRAFT, K42] {
+    // The `kafka-*` codec knows the tag (Kafka 4.3's); the draft's skips it.
+    for (dialect, timestamp) in [(DRAFT, 0), (K42, 1_700_000_000_000)] {
         assert_eq!(
             decode_value(dialect, RecordType::TargetAssignmentMetadata, &later),
             Ok(RecordValue::TargetAssignmentMetadata(
                 TargetAssignmentMetadataValue {
-                    assignment_epoch: 2
+                    assignment_epoch: 2,
+                    assignment_timestamp: timestamp,
                 }
             ))
         );
@@ -1619,6 +1623,7 @@ mod properties {
                 .prop_map(|assignment_epoch| {
                     RecordValue::TargetAssignmentMetadata(TargetAssignmentMetadataValue {
                         assignment_epoch,
+                        assignment_timestamp: 0,
                     })
                 })
                 .boxed(),
@@ -1886,6 +1891,23 @@ mod base64_text {
             b
         });
         (ours, engine)
+    }
+
+    /// Kafka 4.3's tagged `AssignmentTimestamp`: written when set, read back, absent at 0.
+    #[test]
+    fn the_assignment_timestamp_is_tag_zero_of_type_20() {
+        let record = crate::records::build::target_metadata("g", 3, 1_234);
+        let bytes = crate::records::encode_value(
+            crate::records::Dialect::Kafka43,
+            &record.value.clone().unwrap(),
+        );
+        // version 0, epoch 3, one tagged field: tag 0, size 8, the int64.
+        assert_eq!(bytes, [0, 0, 0, 0, 0, 3, 1, 0, 8, 0, 0, 0, 0, 0, 0, 4, 210]);
+        let plain = crate::records::build::target_metadata("g", 3, 0);
+        assert_eq!(
+            crate::records::encode_value(crate::records::Dialect::Kafka43, &plain.value.unwrap()),
+            [0, 0, 0, 0, 0, 3, 0]
+        );
     }
 
     #[test]

@@ -471,6 +471,12 @@ impl Payload for i32 {
     }
 }
 
+impl Payload for i64 {
+    fn write<S: Sink + ?Sized>(&self, out: &mut S) {
+        put_i64(out, *self);
+    }
+}
+
 /// One tagged field: tag, payload size, payload.
 pub(crate) fn put_tagged<S: Sink + ?Sized, P: Payload + ?Sized>(
     out: &mut S,

@@ -355,8 +355,8 @@ function segment(batches) {
   return Buffer.concat(parts);
 }
 
-test('post-mortem: a Kafka 4.2 dump-log pasted, a raw segment dropped; the history told and replayed', async () => {
-  const scenario = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/scenarios/k42-static-membership.json'), 'utf8'));
+test('post-mortem: a Kafka dump-log pasted, a raw segment dropped; the history told and replayed', async () => {
+  const scenario = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/scenarios/k44-static-membership.json'), 'utf8'));
   const inputs = scenario.steps.map((st) => st.input);
   const { text, batches } = dumpLog(scenario.config, inputs);
   const page = await openPage();
@@ -379,7 +379,10 @@ test('post-mortem: a Kafka 4.2 dump-log pasted, a raw segment dropped; the histo
   const outs = inputs.map((i) => JSON.parse(c.handle(JSON.stringify(i))));
   const ex = (code) => outs.flatMap((o) => o.explain ?? []).filter((e) => e.code === code);
   const ev = (code) => told.groups[0].events.filter((e) => e.code === code);
-  assert.deepEqual(ev('GROUP_EPOCH_BUMPED').map((e) => [e.from, e.to]), ex('GROUP_EPOCH_BUMPED').map((e) => [e.from, e.to]));
+  // Static members arrived in Kafka 4.4, whose new groups start at epoch 1 in memory (no record
+  // shows it): the told history starts the group at 0.
+  const first = (e, i) => (i === 0 && e.from === 1 ? 0 : e.from);
+  assert.deepEqual(ev('GROUP_EPOCH_BUMPED').map((e) => [e.from, e.to]), ex('GROUP_EPOCH_BUMPED').map((e, i) => [first(e, i), e.to]));
   assert.deepEqual(ev('MEMBER_JOINED').map((e) => e.memberId), ['s1', 'd1']);
   assert.deepEqual(ev('STATIC_MEMBER_REPLACED').map((e) => [e.instanceId, e.oldMemberId, e.newMemberId]), ex('STATIC_MEMBER_REPLACED').map((e) => [e.instanceId, e.oldMemberId, e.newMemberId]));
   assert.deepEqual(ev('MEMBER_REMOVED').map((e) => e.memberId), ex('MEMBER_FENCED').map((e) => e.memberId));

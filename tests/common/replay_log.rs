@@ -63,7 +63,7 @@ pub fn group_records(dialect: Dialect) -> Vec<Record> {
     }
     let fields = match dialect {
         Dialect::Kip1071Draft => GroupMetadataFields::default(),
-        Dialect::Kafka42 => GroupMetadataFields {
+        Dialect::Kafka42 | Dialect::Kafka43 | Dialect::Kafka44 => GroupMetadataFields {
             metadata_hash: 0x5eed,
             validated_topology_epoch: 0,
             last_assignment_configs: Some(Vec::new()),
@@ -112,7 +112,7 @@ pub fn group_records(dialect: Dialect) -> Vec<Record> {
         ));
     }
     out.push(build::group_metadata(g, 2, fields));
-    out.push(build::target_metadata(g, 2));
+    out.push(build::target_metadata(g, 2, 0));
     out
 }
 

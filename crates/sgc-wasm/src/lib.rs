@@ -432,7 +432,9 @@ fn log_dialect(dialect: Option<String>) -> Result<Option<sgc::Dialect>, JsValue>
         Some(name) => sgc::Dialect::from_name(name).map(Some).ok_or_else(|| {
             js_error(&BoundaryError::input(
                 "dialect",
-                format!("unknown dialect {name:?}: kafka-4.2 or kip1071-draft"),
+                format!(
+                    "unknown dialect {name:?}: kafka-4.2, kafka-4.3, kafka-4.4 or kip1071-draft"
+                ),
             ))
         }),
     }

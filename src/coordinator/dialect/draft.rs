@@ -102,7 +102,13 @@ impl DialectRules for Draft {
         Ok(view)
     }
 
-    fn keep_configuration(&self, _group: &mut Group, _configured: Configuration) {}
+    fn keep_configuration(
+        &self,
+        _group: &mut Group,
+        _configured: Configuration,
+        _provisional: bool,
+    ) {
+    }
 
     fn keeps_configuration(&self) -> bool {
         false
@@ -251,6 +257,7 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
         member_id,
         tasks_changed,
         request: req,
+        ..
     } = done;
     {
         // The committed heartbeat left its group and member in place.

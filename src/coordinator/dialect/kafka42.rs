@@ -22,6 +22,7 @@
 //!   topology epoch changed) and `ASSIGNMENT_CONFIG_CHANGED`; arming the delay says
 //!   `ASSIGNMENT_DELAYED` with `untilMs`.
 
+use super::release::Release;
 use super::{Committed, DialectRules, TopicView};
 use crate::api::{
     task_ids_json, DescribeRequest, DescribeResponse42, HeartbeatRequest, HeartbeatResponse42,
@@ -30,7 +31,7 @@ use crate::api::{
 use crate::coordinator::views::{describe, endpoints, statuses};
 use crate::coordinator::Coordinator;
 use crate::error::{bug, BoundaryError, ErrorCode, ProtocolError};
-use crate::group::{DialectState, Group, GroupState, Kafka42State, Soft};
+use crate::group::{DialectState, Group, GroupState, Kafka42State, Member, Soft};
 use crate::java::is_blank;
 use crate::records::build::GroupMetadataFields;
 use crate::records::{KeyValue, TopologyValue};
@@ -48,8 +49,37 @@ fn invalid_topology(message: String) -> ProtocolError {
     ProtocolError::new(ErrorCode::StreamsInvalidTopology42, message)
 }
 
-/// Request validation, PROTOCOL 4.3, in order.
-fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
+/// The features Kafka 4.2 and 4.3 refuse before any other check of the coordinator
+/// (`INVALID_REQUEST`): static members, task offsets, warm-up tasks and source-topic regexes.
+fn refuse_unsupported(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
+    if req.instance_id.is_some() {
+        return Err(invalid("Static membership is not yet supported."));
+    }
+    if req.task_offsets.is_some() {
+        return Err(invalid("TaskOffsets are not supported yet."));
+    }
+    if req.task_end_offsets.is_some() {
+        return Err(invalid("TaskEndOffsets are not supported yet."));
+    }
+    if req.warmup_tasks.as_ref().is_some_and(|w| !w.is_empty()) {
+        return Err(invalid("WarmupTasks are not supported yet."));
+    }
+    let regex = req.topology.as_ref().is_some_and(|t| {
+        t.subtopologies
+            .iter()
+            .any(|s| !s.source_topic_regex.is_empty())
+    });
+    if regex {
+        return Err(invalid(
+            "Regular expressions for source topics are not supported yet.",
+        ));
+    }
+    Ok(())
+}
+
+/// Request validation, PROTOCOL 4.3, in order: the broker front end's topic-name checks, the
+/// refused features, then the coordinator service's checks.
+fn validate(req: &HeartbeatRequest, release: Release) -> Result<(), ProtocolError> {
     let epoch = req.member_epoch;
     let join = epoch == 0;
     let subtopologies = req.topology.as_ref().map(|t| t.subtopologies.as_slice());
@@ -57,11 +87,17 @@ fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
         // #1, #2: Kafka checks topic names in the broker front end, before anything else.
         topology::check(subs, ValidationRule::KafkaInternalTopics).map_err(invalid_topology)?;
         topology::check(subs, ValidationRule::InvalidTopicNames).map_err(invalid_topology)?;
-        if subs.iter().any(|s| !s.source_topic_regex.is_empty()) {
-            return Err(invalid(
-                "Regular expressions for source topics are not supported yet.",
-            ));
-        }
+    }
+    if release.refuses_unsupported_features() {
+        refuse_unsupported(req)?;
+    } else if req.topology.as_ref().is_some_and(|t| {
+        t.subtopologies
+            .iter()
+            .any(|s| !s.source_topic_regex.is_empty())
+    }) {
+        return Err(invalid(
+            "Regular expressions for source topics are not supported yet.",
+        ));
     }
     if is_blank(&req.member_id) {
         return Err(invalid("MemberId can't be empty."));
@@ -78,11 +114,6 @@ fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
     if join && req.rebalance_timeout_ms == -1 {
         return Err(invalid(
             "RebalanceTimeoutMs must be provided in first request.",
-        ));
-    }
-    if join && req.rebalance_timeout_ms <= 0 {
-        return Err(invalid(
-            "RebalanceTimeoutMs must be positive when (re-)joining.",
         ));
     }
     if join {
@@ -121,10 +152,10 @@ fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
         return Err(invalid("Topology can only be provided when (re-)joining."));
     }
     if let Some(subs) = subtopologies {
-        // #17 (rule): the other structural checks Kafka leaves to later stages.
+        // #17 (rule): the other structural checks Kafka leaves to later stages; a duplicate
+        // subtopology id fails later, in the topology step, as Kafka's does.
         for rule in [
             ValidationRule::BlankSubtopologyId,
-            ValidationRule::DuplicateSubtopologyId,
             ValidationRule::RepartitionPartitions,
             ValidationRule::ReplicationFactor,
             ValidationRule::CopartitionIndices,
@@ -139,7 +170,8 @@ fn validate(req: &HeartbeatRequest) -> Result<(), ProtocolError> {
 fn error_response(e: &ProtocolError) -> Response {
     Response::Heartbeat42(Box::new(HeartbeatResponse42 {
         error_code: e.code.code(),
-        error_message: Some(e.message.clone()),
+        // Kafka answers every unexpected exception as UNKNOWN_SERVER_ERROR without a message.
+        error_message: (e.code != ErrorCode::UnknownServerError).then(|| e.message.clone()),
         ..Default::default()
     }))
 }
@@ -164,6 +196,14 @@ fn topology_step(
     let Some(t) = &req.topology else {
         return Ok(None);
     };
+    // Kafka builds its topology map from every joining request first, and a duplicate
+    // subtopology id throws there: an unexpected exception, UNKNOWN_SERVER_ERROR.
+    if topology::check(&t.subtopologies, ValidationRule::DuplicateSubtopologyId).is_err() {
+        return Err(ProtocolError::new(
+            ErrorCode::UnknownServerError,
+            "Duplicate subtopology id in the topology.",
+        ));
+    }
     match &group.topology {
         None => limits
             .check(&t.subtopologies)
@@ -181,11 +221,40 @@ fn topology_step(
     }
 }
 
-/// The 4.2 dialect.
-#[derive(Debug)]
-pub(crate) struct Kafka42;
+/// The endpoint-information epoch a heartbeat compares the member's with, and whether the
+/// heartbeat moves it: Kafka moves it, in memory, when a member with an endpoint joins or gets
+/// other tasks; a group this heartbeat creates starts from 0 on an object it then drops.
+fn endpoint_epochs(group: &Group, created: bool, member: &Member, send_tasks: bool) -> (i32, bool) {
+    let bump = send_tasks && member.endpoint().is_some();
+    let stored = if created {
+        0
+    } else {
+        group.soft.endpoint_epoch
+    };
+    (stored.saturating_add(i32::from(bump)), bump)
+}
 
-impl DialectRules for Kafka42 {
+/// The `kafka-*` dialects: one set of rules, with what each release does differently read
+/// from its [`Release`].
+#[derive(Debug)]
+pub(crate) struct Kafka {
+    pub(crate) release: Release,
+}
+
+/// `kafka-4.2`.
+pub(crate) static KAFKA_4_2: Kafka = Kafka {
+    release: Release::V4_2,
+};
+/// `kafka-4.3`.
+pub(crate) static KAFKA_4_3: Kafka = Kafka {
+    release: Release::V4_3,
+};
+/// `kafka-4.4`.
+pub(crate) static KAFKA_4_4: Kafka = Kafka {
+    release: Release::V4_4,
+};
+
+impl DialectRules for Kafka {
     /// The 4.2 schema has no `TopologyId` and requires `EndpointInformationEpoch` (PROTOCOL 1.3,
     /// 4.2).
     fn precheck_heartbeat(&self, req: &HeartbeatRequest) -> Result<(), BoundaryError> {
@@ -205,7 +274,7 @@ impl DialectRules for Kafka42 {
     }
 
     fn validate(&self, req: &HeartbeatRequest) -> Result<(), ProtocolError> {
-        validate(req)
+        validate(req, self.release)
     }
 
     fn error_response(&self, e: &ProtocolError) -> Response {
@@ -217,7 +286,7 @@ impl DialectRules for Kafka42 {
     }
 
     fn leave_group_not_found(&self, group_id: &str) -> String {
-        format!("Streams group {group_id} not found.")
+        format!("Group {group_id} not found.")
     }
 
     /// 4.3 #4: 4.2 member ids are never blank, so never generated.
@@ -258,7 +327,7 @@ impl DialectRules for Kafka42 {
         let default = Kafka42State::default();
         let stored = group.kafka42().unwrap_or(&default);
         let reconfigure = group.topology.is_none()
-            || stored.configured.0.is_none()
+            || group.stored_configuration().is_none()
             || group.soft.refresh_due
             || bumps;
         let (refreshed, metadata_hash, validated_topology_epoch) = match topology {
@@ -313,9 +382,10 @@ impl DialectRules for Kafka42 {
         })
     }
 
-    fn keep_configuration(&self, group: &mut Group, configured: Configuration) {
+    fn keep_configuration(&self, group: &mut Group, configured: Configuration, provisional: bool) {
         if let DialectState::Kafka42(k) = &mut group.dialect {
             k.configured = Soft(Some(configured));
+            k.provisional = Soft(provisional);
         }
     }
 
@@ -327,12 +397,9 @@ impl DialectRules for Kafka42 {
         group.configured()
     }
 
-    /// Kafka 4.2 takes a new group's first bump from 0 straight to 2 (4.7).
+    /// Kafka 4.2 takes a new group's first bump from 0 straight to 2 (4.7); 4.3 to 1.
     fn next_group_epoch(&self, epoch: i32) -> i32 {
-        match epoch {
-            0 => 2,
-            _ => epoch.saturating_add(1),
-        }
+        self.release.next_group_epoch(epoch)
     }
 
     fn writes_assignment_epochs(&self) -> bool {
@@ -343,6 +410,10 @@ impl DialectRules for Kafka42 {
         true
     }
 
+    fn release(&self) -> Option<Release> {
+        Some(self.release)
+    }
+
     fn has_partition_metadata(&self) -> bool {
         false
     }
@@ -351,25 +422,83 @@ impl DialectRules for Kafka42 {
         group.state()
     }
 
+    /// Kafka builds the endpoint map of a response from the configured topology's
+    /// subtopologies; while the topology is not ready it has none, and the heartbeat fails with
+    /// UNKNOWN_SERVER_ERROR before anything is written (r10 of the measured differences).
+    fn check_response(
+        &self,
+        group: &Group,
+        created: bool,
+        member: &Member,
+        send_tasks: bool,
+        configured: Option<&Configuration>,
+        req: &HeartbeatRequest,
+    ) -> Result<(), ProtocolError> {
+        if matches!(configured, Some(Configuration::Ready(_))) {
+            return Ok(());
+        }
+        let (epoch, _) = endpoint_epochs(group, created, member, send_tasks);
+        if req.endpoint_information_epoch == Some(epoch) {
+            return Ok(());
+        }
+        let stored_has = group
+            .members
+            .get(&member.member_id)
+            .is_some_and(|m| m.endpoint().is_some());
+        let others = group.with_endpoint > usize::from(stored_has);
+        if member.endpoint().is_some() || others {
+            return Err(ProtocolError::new(
+                ErrorCode::UnknownServerError,
+                super::ENDPOINT_MAP_FAILED,
+            ));
+        }
+        Ok(())
+    }
+
     /// PROTOCOL 4.2, 4.4 step 10: the response of a committed 4.2 heartbeat.
     fn respond(&self, c: &mut Coordinator, done: Committed<'_>, _out: &mut Output) -> Response {
         let Committed {
             group_id,
             member_id,
             tasks_changed,
+            created,
+            interval_delayed,
             request: req,
             ..
         } = done;
         let delay_pending = c.initial_delay_pending(group_id);
+        let send_tasks = req.member_epoch == 0 || tasks_changed;
         // The committed heartbeat left its group and member in place.
-        let Some(group) = c.groups.get(group_id) else {
+        let Some(group) = c.groups.get_mut(group_id) else {
             bug("the group of a committed heartbeat is gone");
         };
         let Some(member) = group.members.get(member_id) else {
             bug("the member of a committed heartbeat is gone");
         };
-        let statuses = statuses::kafka42(group, member, delay_pending);
-        let send_tasks = req.member_epoch == 0 || tasks_changed;
+        let (compared, bumped) = endpoint_epochs(group, created, member, send_tasks);
+        if bumped && !created {
+            group.soft.endpoint_epoch = compared;
+        }
+        let group = &*group;
+        let Some(member) = group.members.get(member_id) else {
+            bug("the member of a committed heartbeat is gone");
+        };
+        let delayed = if delay_pending {
+            Some(statuses::ASSIGNMENT_DELAYED_DETAIL)
+        } else if interval_delayed {
+            Some(statuses::ASSIGNMENT_INTERVAL_DETAIL)
+        } else {
+            None
+        };
+        let mut statuses = statuses::kafka42(group, member, delayed);
+        if created && req.shutdown_application {
+            // The creating heartbeat's group object holds its shutdown request for its own
+            // response only.
+            statuses.push(crate::group::Status {
+                code: 4,
+                detail: statuses::shutdown_detail(member_id),
+            });
+        }
         // A heartbeat that is not sent its tasks builds no list of them.
         let (active, standby, warmup) = if send_tasks {
             member.assigned.to_task_ids()
@@ -379,9 +508,8 @@ impl DialectRules for Kafka42 {
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
             send_tasks.then(|| task_ids_json(&l))
         };
-        let endpoint_epoch = group.soft.endpoint_epoch;
-        let endpoints = (req.endpoint_information_epoch != Some(endpoint_epoch))
-            .then(|| endpoints::kafka42(group));
+        let endpoints = (req.endpoint_information_epoch != Some(compared))
+            .then(|| endpoints::kafka42(group, group.java_member_order().into_iter(), member_id));
         let response = HeartbeatResponse42 {
             throttle_time_ms: 0,
             error_code: 0,
@@ -389,13 +517,23 @@ impl DialectRules for Kafka42 {
             member_id: member_id.to_string(),
             member_epoch: member.member_epoch,
             heartbeat_interval_ms: c.config.heartbeat_interval_ms,
-            acceptable_recovery_lag: c.config.acceptable_recovery_lag,
-            task_offset_interval_ms: c.config.task_offset_interval_ms,
+            // Kafka 4.2 and 4.3 set neither field; 4.4's v0 answer has the offset interval.
+            acceptable_recovery_lag: 0,
+            task_offset_interval_ms: if self.release.answers_task_offset_interval() {
+                c.config.task_offset_interval_ms
+            } else {
+                0
+            },
             status: Some(statuses::status_json(&statuses)),
             active_tasks: tasks(active),
             standby_tasks: tasks(standby),
             warmup_tasks: tasks(warmup),
-            endpoint_information_epoch: endpoint_epoch,
+            // A group this heartbeat created keeps no epoch: the response says 0.
+            endpoint_information_epoch: if created {
+                0
+            } else {
+                group.soft.endpoint_epoch
+            },
             partitions_by_user_endpoint: endpoints,
         };
         Response::Heartbeat42(Box::new(response))

@@ -4,6 +4,7 @@
 
 pub(crate) mod draft;
 pub(crate) mod kafka42;
+pub(crate) mod release;
 
 use super::Coordinator;
 use crate::api::{DescribeRequest, HeartbeatRequest, Output, Response};
@@ -13,11 +14,17 @@ use crate::records::build::GroupMetadataFields;
 use crate::records::{Dialect, Record, TopologyValue};
 use crate::topology::Configuration;
 
+/// The message of the UNKNOWN_SERVER_ERROR of a heartbeat whose endpoint map Kafka cannot
+/// build (never sent: Kafka answers such errors without a message).
+pub(crate) const ENDPOINT_MAP_FAILED: &str = "The endpoint map needs a ready topology.";
+
 /// The rules of the dialect `dialect`.
 pub(crate) fn rules(dialect: Dialect) -> &'static dyn DialectRules {
     match dialect {
         Dialect::Kip1071Draft => &draft::Draft,
-        Dialect::Kafka42 => &kafka42::Kafka42,
+        Dialect::Kafka42 => &kafka42::KAFKA_4_2,
+        Dialect::Kafka43 => &kafka42::KAFKA_4_3,
+        Dialect::Kafka44 => &kafka42::KAFKA_4_4,
     }
 }
 
@@ -42,6 +49,11 @@ pub(crate) struct Committed<'a> {
     pub member_id: &'a str,
     /// Whether the member's tasks differ from what it held before.
     pub tasks_changed: bool,
+    /// Kafka 4.3+: the target assignment waits for the assignment interval.
+    pub interval_delayed: bool,
+    /// Whether this heartbeat created the group (Kafka works on a group object it does not
+    /// keep: what the heartbeat sets only in memory is lost).
+    pub created: bool,
     pub request: &'a HeartbeatRequest,
 }
 
@@ -92,7 +104,9 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
 
     /// Keeps the configuration a committed heartbeat computed, where the dialect keeps it in
     /// memory (4.2; the draft derives its own from the partition metadata record).
-    fn keep_configuration(&self, group: &mut Group, configured: Configuration);
+    /// `provisional`: computed by the heartbeat that created the group (see
+    /// [`crate::group::Kafka42State::provisional`]).
+    fn keep_configuration(&self, group: &mut Group, configured: Configuration, provisional: bool);
 
     /// Whether the configuration lives in memory only (4.2), so that a rebuilt coordinator has
     /// none until a heartbeat refreshes it; the draft derives it from its records.
@@ -110,6 +124,11 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
     /// Whether the first member of a memberless group arms the initial rebalance delay (4.7).
     fn has_initial_rebalance_delay(&self) -> bool;
 
+    /// The released Kafka the dialect answers as (none for the draft).
+    fn release(&self) -> Option<release::Release> {
+        None
+    }
+
     /// Whether group deletion writes a partition metadata tombstone (5.5).
     fn has_partition_metadata(&self) -> bool;
 
@@ -118,6 +137,20 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
 
     /// R13-R14 (4.4 step 10): the last-sent values and the response of a committed heartbeat.
     fn respond(&self, c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Response;
+
+    /// Checks made before anything is written that the response would fail on (Kafka fails a
+    /// heartbeat whose endpoint map it cannot build while the topology is not ready).
+    fn check_response(
+        &self,
+        _group: &Group,
+        _created: bool,
+        _member: &crate::group::Member,
+        _send_tasks: bool,
+        _configured: Option<&Configuration>,
+        _req: &HeartbeatRequest,
+    ) -> Result<(), ProtocolError> {
+        Ok(())
+    }
 
     /// `StreamsGroupDescribe` (3.15; 4.10).
     fn describe(&self, c: &Coordinator, req: &DescribeRequest) -> Response;

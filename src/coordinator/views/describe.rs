@@ -110,7 +110,7 @@ pub(crate) fn kafka42_group(g: &Group) -> DescribedGroup42 {
         },
         Some(t) => DescribedTopology42 {
             epoch: t.epoch,
-            subtopologies: Some(match g.configured() {
+            subtopologies: Some(match g.stored_configuration() {
                 Some(Configuration::Ready(configured)) => {
                     configured_subtopologies(&t.subtopologies, configured)
                 }
@@ -118,9 +118,11 @@ pub(crate) fn kafka42_group(g: &Group) -> DescribedGroup42 {
             }),
         },
     });
+    // Kafka lists the members in its member map's order.
     let members = g
-        .members
-        .values()
+        .java_member_order()
+        .into_iter()
+        .filter_map(|id| g.members.get(id))
         .map(|m| DescribedMember42 {
             member_id: m.member_id.clone(),
             member_epoch: m.member_epoch,
@@ -156,7 +158,8 @@ pub(crate) fn kafka42_group(g: &Group) -> DescribedGroup42 {
 pub(crate) fn kafka42_error(group_id: &str, code: ErrorCode, message: String) -> DescribedGroup42 {
     DescribedGroup42 {
         error_code: code.code(),
-        error_message: Some(message),
+        // Kafka's invalid group id carries no message.
+        error_message: (code != ErrorCode::InvalidGroupId).then_some(message),
         group_id: group_id.to_string(),
         authorized_operations: i32::MIN,
         ..Default::default()

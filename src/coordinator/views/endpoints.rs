@@ -7,7 +7,7 @@ use crate::api::{
 };
 use crate::group::Group;
 use crate::ordered::Ordered;
-use crate::tasks::{union, TaskMap};
+use crate::tasks::TaskMap;
 use crate::topology::Configuration;
 
 /// Whether no member has an endpoint: the count `apply` keeps (checked against a scan in debug
@@ -47,33 +47,72 @@ pub(crate) fn draft(group: &Group) -> Vec<EndpointToPartitionsJson> {
         .collect()
 }
 
-/// PROTOCOL 4.9: one entry per member with an endpoint, in member id order; active partitions
-/// from its active tasks, standby partitions from its standby and warm-up tasks.
-pub(crate) fn kafka42(group: &Group) -> Vec<EndpointToPartitions42Json> {
+/// PROTOCOL 4.9, as Kafka builds it: one entry per member with an endpoint, the other members
+/// first in `order` (the group's member map order) and the heartbeating member last. Each lists
+/// its active, then its standby tasks' input partitions: for each subtopology (in the order of a
+/// Java `HashMap` of the member's tasks), each input topic (a `HashSet` of the source and
+/// repartition source topics) with the task partitions, in `HashMap` order of the partitions.
+pub(crate) fn kafka42<'g>(
+    group: &'g Group,
+    order: impl Iterator<Item = &'g str>,
+    updated: &'g str,
+) -> Vec<EndpointToPartitions42Json> {
     if no_endpoints(group) {
         return Vec::new();
     }
     let inputs = subtopology_inputs(group.configured());
-    group
-        .members
-        .values()
-        .filter_map(|m| {
+    order
+        .filter(|id| *id != updated)
+        .chain(std::iter::once(updated))
+        .filter_map(|id| {
+            let m = group.members.get(id)?;
             let ep = m.endpoint()?;
-            let mut active = BTreeMap::new();
-            task_partitions(&inputs, &m.assigned.active, &mut active);
-            let mut standby = BTreeMap::new();
-            task_partitions(
-                &inputs,
-                &union(&m.assigned.standby, &m.assigned.warmup),
-                &mut standby,
-            );
             Some(EndpointToPartitions42Json {
                 user_endpoint: EndpointJson::from(ep),
-                active_partitions: topic_partitions_json(active),
-                standby_partitions: topic_partitions_json(standby),
+                active_partitions: java_topic_partitions(&inputs, &m.assigned.active),
+                standby_partitions: java_topic_partitions(&inputs, &m.assigned.standby),
             })
         })
         .collect()
+}
+
+/// The topic partitions of `tasks` in the order Kafka 4.2 lists them.
+fn java_topic_partitions(
+    inputs: &BTreeMap<&str, &[(String, i32)]>,
+    tasks: &TaskMap,
+) -> Vec<TopicPartitionJson> {
+    let subs: Vec<&str> = tasks.keys().collect();
+    let mut out = Vec::new();
+    for sub in crate::java::hash_map_keys(&subs) {
+        let (Some(topics), Some(parts)) = (inputs.get(sub), tasks.get(sub)) else {
+            continue;
+        };
+        let names: Vec<&str> = topics.iter().map(|(t, _)| t.as_str()).collect();
+        let hashes: Vec<i32> = parts.to_vec();
+        let java_parts: Vec<i32> = crate::java::hash_map_order(&hashes)
+            .into_iter()
+            .map(|i| parts[i])
+            .collect();
+        for name in crate::java::hash_map_keys(&names) {
+            let Some(&(_, count)) = topics.iter().find(|(t, _)| t == name) else {
+                continue;
+            };
+            let n = usize::try_from(count).unwrap_or(0);
+            let partitions = if n < java_parts.len() {
+                let mut sorted = java_parts.clone();
+                sorted.sort_unstable();
+                sorted.truncate(n);
+                sorted
+            } else {
+                java_parts.clone()
+            };
+            out.push(TopicPartitionJson {
+                topic: name.to_string(),
+                partitions,
+            });
+        }
+    }
+    out
 }
 
 /// The subtopologies of a ready configuration with their input topics and partition counts

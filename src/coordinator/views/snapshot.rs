@@ -129,9 +129,11 @@ impl Coordinator {
                     Dialect::Kip1071Draft => DescribedAny::Draft(
                         describe::draft_group(g).map_members(|m| member(g, m, true)),
                     ),
-                    Dialect::Kafka42 => DescribedAny::Kafka42(
-                        describe::kafka42_group(g).map_members(|m| member(g, m, false)),
-                    ),
+                    Dialect::Kafka42 | Dialect::Kafka43 | Dialect::Kafka44 => {
+                        DescribedAny::Kafka42(
+                            describe::kafka42_group(g).map_members(|m| member(g, m, false)),
+                        )
+                    }
                 },
                 state: self.group_state(g).code(),
                 topology_id: (dialect == Dialect::Kip1071Draft)

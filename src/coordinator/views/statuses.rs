@@ -4,6 +4,10 @@ use crate::api::StatusJson;
 use crate::group::{Group, Member, Status};
 use crate::topology::Configuration;
 
+/// `ASSIGNMENT_DELAYED`'s detail while the assignment interval holds it back (Kafka 4.3+).
+pub(crate) const ASSIGNMENT_INTERVAL_DETAIL: &str =
+    "Assignment delayed due to the configured assignment interval.";
+
 /// `ASSIGNMENT_DELAYED`'s detail; Kafka's wording is not known (PROTOCOL 4.5).
 pub(crate) const ASSIGNMENT_DELAYED_DETAIL: &str =
     "Assignment delayed due to the configured initial rebalance delay.";
@@ -49,7 +53,7 @@ pub(crate) fn draft(group: &Group, member: &Member) -> Vec<Status> {
                 }),
                 Some(Configuration::MissingInternalTopics(topics)) => out.push(Status {
                     code: 3,
-                    detail: missing_internal_detail(topics),
+                    detail: draft_missing_internal_detail(topics),
                 }),
                 Some(Configuration::InternalTopicsIncorrectlyPartitioned(msg))
                 | Some(Configuration::Invalid(msg)) => out.push(Status {
@@ -75,7 +79,7 @@ pub(crate) fn draft(group: &Group, member: &Member) -> Vec<Status> {
 
 /// PROTOCOL 4.5: the statuses of `member`, in the order of 4.4 step 10: `STALE_TOPOLOGY`,
 /// `ASSIGNMENT_DELAYED`, the configuration's status, `SHUTDOWN_APPLICATION`.
-pub(crate) fn kafka42(group: &Group, member: &Member, delay_pending: bool) -> Vec<Status> {
+pub(crate) fn kafka42(group: &Group, member: &Member, delayed: Option<&str>) -> Vec<Status> {
     let mut out = Vec::new();
     if let Some(t) = &group.topology {
         if member.metadata.topology_epoch < t.epoch {
@@ -88,10 +92,10 @@ pub(crate) fn kafka42(group: &Group, member: &Member, delay_pending: bool) -> Ve
             });
         }
     }
-    if delay_pending {
+    if let Some(detail) = delayed {
         out.push(Status {
             code: 5,
-            detail: ASSIGNMENT_DELAYED_DETAIL.to_string(),
+            detail: detail.to_string(),
         });
     }
     match group.configured() {
@@ -159,10 +163,22 @@ pub(crate) fn missing_sources_detail(list: &[String]) -> String {
     }
 }
 
-/// `MISSING_INTERNAL_TOPICS`' detail in both dialects.
-fn missing_internal_detail(topics: &[crate::topology::TopicToCreate]) -> String {
+/// The draft's `MISSING_INTERNAL_TOPICS` detail (PROTOCOL 3): the sorted names in brackets.
+fn draft_missing_internal_detail(topics: &[crate::topology::TopicToCreate]) -> String {
     let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
     format!("Internal topics are missing: [{}]", names.join(", "))
+}
+
+/// `MISSING_INTERNAL_TOPICS`' detail: Kafka's summary of its `HashMap` of topics to create, in
+/// that map's order: at most three names, then how many more.
+fn missing_internal_detail(topics: &[crate::topology::TopicToCreate]) -> String {
+    let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
+    let names = crate::java::hash_map_keys(&names);
+    let shown = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
+    match names.len().saturating_sub(3) {
+        0 => format!("Internal topics are missing: {shown}"),
+        more => format!("Internal topics are missing: {shown} and {more} additional topics"),
+    }
 }
 
 #[cfg(test)]

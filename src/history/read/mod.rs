@@ -96,8 +96,8 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
                     .map(|o| format!("the record at offset {o}"))
                     .unwrap_or_else(|| "a record".to_string());
                 let other = match dialect {
-                    Dialect::Kafka42 => Dialect::Kip1071Draft,
                     Dialect::Kip1071Draft => Dialect::Kafka42,
+                    _ => Dialect::Kip1071Draft,
                 };
                 let how = if guessed {
                     "guessed from the records"

@@ -88,7 +88,7 @@ pub(super) fn topology(
         } else {
             "TOPOLOGY_CHANGED"
         });
-        let id = if dialect == Dialect::Kafka42 {
+        let id = if dialect.is_kafka() {
             format!("epoch {}", v.epoch)
         } else {
             format!("id {}", v.topology_id.get(..12).unwrap_or(&v.topology_id))
@@ -142,7 +142,7 @@ pub(super) fn group_metadata(
         if from > 0 && t.topology.is_none() && (t.topics || hash_changed) {
             reasons.push("TOPIC_METADATA_CHANGED");
         }
-        if dialect == Dialect::Kafka42
+        if dialect.is_kafka()
             && t.topology.is_none()
             && old.is_some_and(|k| k.validated_topology_epoch != v.validated_topology_epoch)
         {

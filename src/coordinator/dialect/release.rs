@@ -1,0 +1,61 @@
+//! A released Kafka as a value: what the `kafka-*` dialects do differently, one answer per
+//! question, read by the one implementation of their rules ([`super::kafka42::Kafka`]).
+
+use crate::assignor::KafkaRelease;
+
+/// A Kafka release that a `kafka-*` dialect answers as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Release {
+    /// 4.2.0.
+    V4_2,
+    /// 4.3.0.
+    V4_3,
+    /// The 4.4 release branch.
+    V4_4,
+}
+
+impl Release {
+    /// Its sticky assignor.
+    pub(crate) fn assignor(self) -> KafkaRelease {
+        match self {
+            Release::V4_2 => KafkaRelease::V4_2,
+            Release::V4_3 => KafkaRelease::V4_3,
+            Release::V4_4 => KafkaRelease::V4_4,
+        }
+    }
+
+    /// 4.2 and 4.3 refuse static members, task offsets and warm-up tasks up front.
+    pub(crate) fn refuses_unsupported_features(self) -> bool {
+        self != Release::V4_4
+    }
+
+    /// A new group's first bump: 0 -> 2 in 4.2; from 4.3 a group starts at epoch 1 (see
+    /// `Group::new`) and every bump adds one (KAFKA-20268).
+    pub(crate) fn next_group_epoch(self, epoch: i32) -> i32 {
+        match (self, epoch) {
+            (Release::V4_2, 0) => 2,
+            _ => epoch.saturating_add(1),
+        }
+    }
+
+    /// The assignment epoch answered while the initial rebalance delay holds the assignment
+    /// back: at least 1 in 4.2, the group's own from 4.3 (which starts at 1).
+    pub(crate) fn delayed_assignment_epoch(self, assignment_epoch: i32) -> i32 {
+        match self {
+            Release::V4_2 => assignment_epoch.max(1),
+            _ => assignment_epoch,
+        }
+    }
+
+    /// From 4.3 the target assignment metadata record carries when it was computed, and a
+    /// computation within `group.streams.assignment.interval.ms` of it waits (KIP-1263).
+    pub(crate) fn has_assignment_interval(self) -> bool {
+        self != Release::V4_2
+    }
+
+    /// The v0 heartbeat response's `TaskOffsetIntervalMs`: 4.2 and 4.3 answer 0; 4.4 the
+    /// setting. `AcceptableRecoveryLag` stays 0 in v0 (4.4 answers it in v1's int64 field).
+    pub(crate) fn answers_task_offset_interval(self) -> bool {
+        self == Release::V4_4
+    }
+}
