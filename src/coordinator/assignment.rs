@@ -133,14 +133,19 @@ impl Coordinator {
             .and_then(|g| g.soft.assignor_memo.as_ref());
         let mut next_memo = None;
         let kafka = self.rules.release().map(|r| r.assignor());
+        // Kafka's order of insertion into its map of member specs: the assignor's member
+        // order and, hashed, the order of the target records.
+        let insertion = kafka.map(|_| java_spec_insertion(group, members));
         let (changed, tasks_moved, tasks_reassigned) = match (self.config.assignor, configured) {
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) if kafka.is_some() => {
                 let release = kafka.unwrap_or(KafkaRelease::V4_2);
                 self.check_assignment_cost(subs, members, previous, epoch)?;
                 let specs = self.assignor_members(members, reported);
                 // Kafka's order of insertion into its member-spec map.
-                let position: BTreeMap<&str, usize> = java_spec_insertion(group, members)
-                    .into_iter()
+                let position: BTreeMap<&str, usize> = insertion
+                    .iter()
+                    .flatten()
+                    .copied()
                     .enumerate()
                     .map(|(i, id)| (id, i))
                     .collect();
@@ -275,10 +280,10 @@ impl Coordinator {
             }
         };
         let first = batch.records.len();
-        if self.config.dialect.is_kafka() {
+        if let Some(insertion) = insertion {
             // Kafka writes the records in the order of its `HashMap` of member specs, filled
             // from the group's member map and then the heartbeat's new member.
-            for id in java_spec_order(group, members) {
+            for id in crate::java::hash_map_keys(insertion) {
                 if let Some(target) = changed.get(id) {
                     batch.push(build::target_member(group_id, id, target));
                 }
@@ -572,13 +577,6 @@ impl Coordinator {
 /// The number of distinct process ids among `members`, counted up to `limit`: a short list
 /// when the limit is small (the common one or two standbys), a hash set otherwise. A count
 /// only: no order depends on it.
-/// The member ids of a computation in the order Kafka's `HashMap` of member specs iterates
-/// them: filled from the stored group's member map (in its order), then with members the group
-/// does not hold yet.
-fn java_spec_order<'a>(group: Option<&'a Group>, members: &'a Members<'a>) -> Vec<&'a str> {
-    crate::java::hash_map_keys(&java_spec_insertion(group, members))
-}
-
 /// The member ids of a computation in the order Kafka puts them into its map of member specs.
 fn java_spec_insertion<'a>(group: Option<&'a Group>, members: &'a Members<'a>) -> Vec<&'a str> {
     let mut inserted: Vec<&str> = Vec::with_capacity(members.0.len());

@@ -25,32 +25,17 @@ pub(crate) fn java_length(s: &str) -> i32 {
 
 pub(crate) use hash::string_hash;
 
-/// The order in which a `java.util.HashMap` (or `HashSet`) built by putting `hashes` in this
-/// order, with nothing removed, iterates them: by bucket (`h ^ (h >>> 16)` masked by the table
-/// size, 16 doubled while more than three quarters full), then in insertion order within a
-/// bucket. Returns the indices of `hashes` in iteration order.
-pub(crate) fn hash_map_order(hashes: &[i32]) -> Vec<usize> {
-    let mut capacity = 16usize;
-    while hashes.len() * 4 > capacity * 3 {
-        capacity *= 2;
+/// `keys` in the order a `java.util.HashMap` (or `HashSet`) filled with them by `put`, in this
+/// order, iterates them.
+pub(crate) fn hash_map_keys<K>(keys: impl IntoIterator<Item = K>) -> Vec<K>
+where
+    K: hash_map::JavaHashCode + Eq + std::hash::Hash + Clone,
+{
+    let mut map = hash_map::JavaHashMap::new();
+    for key in keys {
+        map.put(key, ());
     }
-    let mask = capacity - 1;
-    let bucket = |h: i32| {
-        let h = h as u32;
-        ((h ^ (h >> 16)) as usize) & mask
-    };
-    let mut order: Vec<usize> = (0..hashes.len()).collect();
-    order.sort_by_key(|&i| bucket(hashes[i]));
-    order
-}
-
-/// `keys` in the order a `java.util.HashMap<String, _>` filled with them in this order iterates.
-pub(crate) fn hash_map_keys<'a, T: AsRef<str> + ?Sized>(keys: &[&'a T]) -> Vec<&'a T> {
-    let hashes: Vec<i32> = keys.iter().map(|k| string_hash(k.as_ref())).collect();
-    hash_map_order(&hashes)
-        .into_iter()
-        .map(|i| keys[i])
-        .collect()
+    map.keys().cloned().collect()
 }
 
 /// `keys` in the order a Kafka `TimelineHashMap<String, _>` that grew to `size` entries
@@ -99,7 +84,7 @@ mod tests {
         assert_eq!(string_hash("hello"), 99_162_322);
         assert_eq!(string_hash(""), 0);
         // "10" hashes to 1567 (bucket 15 of 16), "11" to 1568 (bucket 0), "2" to 50 (bucket 2).
-        assert_eq!(hash_map_keys(&["10", "11", "2"]), vec!["11", "2", "10"]);
+        assert_eq!(hash_map_keys(["10", "11", "2"]), vec!["11", "2", "10"]);
     }
 
     #[test]

@@ -83,17 +83,13 @@ fn java_topic_partitions(
 ) -> Vec<TopicPartitionJson> {
     let subs: Vec<&str> = tasks.keys().collect();
     let mut out = Vec::new();
-    for sub in crate::java::hash_map_keys(&subs) {
+    for sub in crate::java::hash_map_keys(subs) {
         let (Some(topics), Some(parts)) = (inputs.get(sub), tasks.get(sub)) else {
             continue;
         };
         let names: Vec<&str> = topics.iter().map(|(t, _)| t.as_str()).collect();
-        let hashes: Vec<i32> = parts.to_vec();
-        let java_parts: Vec<i32> = crate::java::hash_map_order(&hashes)
-            .into_iter()
-            .map(|i| parts[i])
-            .collect();
-        for name in crate::java::hash_map_keys(&names) {
+        let java_parts = crate::java::hash_map_keys(parts.iter().copied());
+        for name in crate::java::hash_map_keys(names) {
             let Some(&(_, count)) = topics.iter().find(|(t, _)| t == name) else {
                 continue;
             };

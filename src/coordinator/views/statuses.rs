@@ -173,7 +173,7 @@ fn draft_missing_internal_detail(topics: &[crate::topology::TopicToCreate]) -> S
 /// that map's order: at most three names, then how many more.
 fn missing_internal_detail(topics: &[crate::topology::TopicToCreate]) -> String {
     let names: Vec<&str> = topics.iter().map(|t| t.name.as_str()).collect();
-    let names = crate::java::hash_map_keys(&names);
+    let names = crate::java::hash_map_keys(names);
     let shown = names.iter().take(3).copied().collect::<Vec<_>>().join(", ");
     match names.len().saturating_sub(3) {
         0 => format!("Internal topics are missing: {shown}"),
