@@ -1207,11 +1207,13 @@ export interface ReadLog {
   /** Records of other kinds (offset commits, other group types, unknown types). */
   skipped: number;
   records: { offset: number | null; timestampMs: Int64 | null; record: CoordinatorRecord | Kafka42Record }[];
-  /** A dump's damaged lines (cut short, or a record the dump tool could not decode): the records stop before the first. */
+  /** A dump's damaged lines (cut short, a record the dump tool could not decode, a batch it found invalid) or a segment's first bad batch (cut short, or failing its CRC): the records stop before the first. */
   damage: LogDamage[];
+  /** What was read leniently: a newer release's value fields (tagged fields the dialect has not) left out, one per field, where it first shows. */
+  warnings: LogDamage[];
 }
 
-/** A damaged line of a log: where it is and what is wrong with it. */
+/** A damaged line of a log (or one read leniently): where it is and what is wrong with it. */
 export interface LogDamage {
   line: number | null;
   position: number | null;
@@ -1251,6 +1253,8 @@ export interface History {
   skipped: number;
   /** As `ReadLog.damage`: the history is told up to the first. */
   damage: LogDamage[];
+  /** As `ReadLog.warnings`. */
+  warnings: LogDamage[];
   groups: {
     groupId: string;
     summary: {

@@ -14,7 +14,10 @@
 //! `<DELETE>`; both that form and this crate's (numbers, `null`) are read. Nothing here
 //! panics on input: a line or record that cannot be read is a [`LogError`] naming it, and a
 //! damaged dump-log line (cut short, or a record the tool could not decode) is one in
-//! [`ParsedLog::damage`], the records stopping before it.
+//! [`ParsedLog::damage`], the records stopping before it; so is a segment's first batch that is
+//! cut short or fails its CRC-32C, as Kafka's recovery reads a segment. A newer release's
+//! tagged fields are skipped, as Kafka's readers skip them: in the bytes form silently, in
+//! the JSON form each named once in [`ParsedLog::warnings`].
 //!
 //! Reading and telling are two jobs: `read/` turns each form into the same records (one file
 //! per form: `dump.rs`, `segment.rs`, `json.rs`), `tell/` replays those records and tells what
@@ -55,8 +58,13 @@ pub struct ParsedLog {
     /// Records of other kinds (offset commits, consumer or share groups, unknown types).
     pub skipped: usize,
     /// Damaged lines of a dump-log text (a record line cut short, a record the dump tool could
-    /// not decode), in log order: `records` stop before the first. Empty for a whole log.
+    /// not decode), or where a segment stops being whole valid batches (a batch cut short or
+    /// failing its CRC), in log order: `records` stop before the first. Empty for a whole log.
     pub damage: Vec<LogError>,
+    /// What was read leniently: value fields of a newer release (tagged fields the dialect has
+    /// not) left out of JSON records, one per field, at its first record. The records are
+    /// whole without them.
+    pub warnings: Vec<LogError>,
 }
 
 /// Why a log could not be read.
@@ -150,6 +158,17 @@ baseOffset: 6 lastOffset: 11 count: 6 baseSequence: -1 lastSequence: -1 producer
                 && !words.contains("STABLE → UNRELEASED_TASKS"),
             "{words}"
         );
+    }
+
+    #[test]
+    fn history_of_log_append_time_batches_tells_reconcile_times() {
+        // As Kafka prints batches of that timestamp type: the header's max timestamp is each
+        // record's time.
+        let text = TWO_JOINS.replace("CreateTime: ", "LogAppendTime: ");
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        let h = tell(&log);
+        assert_eq!(h, tell(&parse_log(TWO_JOINS.as_bytes(), None).unwrap()));
+        assert_eq!(h["groups"][0]["summary"]["slowestReconcileMs"], 0, "{h}");
     }
 
     #[test]

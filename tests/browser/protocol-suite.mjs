@@ -324,6 +324,16 @@ function varint(out, v) {
   } while (z);
 }
 
+/** CRC-32C (Castagnoli), bit by bit: a v2 record batch's checksum, from its attributes on. */
+function crc32c(bytes) {
+  let crc = ~0 >>> 0;
+  for (const b of bytes) {
+    crc ^= b;
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0x82f63b78 & -(crc & 1));
+  }
+  return ~crc >>> 0;
+}
+
 /** The same batches as a raw log segment (record batch v2, uncompressed). */
 function segment(batches) {
   const parts = [];
@@ -347,6 +357,7 @@ function segment(batches) {
     head.writeInt32BE(recs.length - 1, 11); head.writeBigInt64BE(BigInt(t), 15); head.writeBigInt64BE(BigInt(t), 23);
     head.writeBigInt64BE(-1n, 31); head.writeInt16BE(-1, 39); head.writeInt32BE(-1, 41); head.writeInt32BE(recs.length, 45);
     const batch = Buffer.concat([head, Buffer.from(body)]);
+    batch.writeUInt32BE(crc32c(batch.subarray(9)), 5);
     const pre = Buffer.alloc(12);
     pre.writeBigInt64BE(BigInt(offset), 0);
     pre.writeInt32BE(batch.length, 8);

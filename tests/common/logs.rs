@@ -109,6 +109,18 @@ fn varint(out: &mut Vec<u8>, v: i64) {
     }
 }
 
+/// CRC-32C (Castagnoli), bit by bit: a v2 record batch's checksum, from its attributes on.
+pub fn crc32c(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0x82F6_3B78 & (crc & 1).wrapping_neg());
+        }
+    }
+    !crc
+}
+
 /// The same records as a raw log segment (record batch format v2, uncompressed).
 pub fn segment(run: &Run) -> Vec<u8> {
     let mut seg = Vec::new();
@@ -143,7 +155,8 @@ pub fn segment(run: &Run) -> Vec<u8> {
         let mut batch = Vec::new();
         batch.extend(3i32.to_be_bytes()); // partition leader epoch
         batch.push(2); // magic
-        batch.extend(0u32.to_be_bytes()); // crc (not checked by the reader)
+        let crc_at = batch.len();
+        batch.extend(0u32.to_be_bytes()); // crc, set below
         batch.extend(0i16.to_be_bytes()); // attributes: no compression, CreateTime
         batch.extend((records.len() as i32 - 1).to_be_bytes());
         batch.extend(t.to_be_bytes());
@@ -153,6 +166,8 @@ pub fn segment(run: &Run) -> Vec<u8> {
         batch.extend((-1i32).to_be_bytes());
         batch.extend((records.len() as i32).to_be_bytes());
         batch.extend(body);
+        let crc = crc32c(&batch[crc_at + 4..]);
+        batch[crc_at..crc_at + 4].copy_from_slice(&crc.to_be_bytes());
         seg.extend(offset.to_be_bytes());
         seg.extend((batch.len() as i32).to_be_bytes());
         seg.extend(batch);

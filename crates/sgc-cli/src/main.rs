@@ -143,6 +143,9 @@ fn history_cmd(args: &[String]) -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    for w in &log.warnings {
+        eprintln!("sgc: {file}: warning: {w}");
+    }
     let told = history::tell(&log);
     let code = if as_json {
         emit(&format!("{told}\n"))

@@ -73,11 +73,8 @@ fn sgc_history_tells_a_dump_log_and_rejects_malformed_files_with_a_clear_error()
     };
     assert_eq!(strip(&from_text), strip(&from_seg));
     // Malformed input: exit code 1 and a message naming the place; never a panic.
-    let mut truncated = segment(&run);
-    truncated.truncate(truncated.len() - 7);
     let bad: Vec<(&str, Vec<u8>)> = vec![
         ("garbage.txt", b"{\"key\": 1}\nnot json at all {".to_vec()),
-        ("truncated.log", truncated),
         ("bad-record.txt", b"| offset: 4 CreateTime: 1 keySize: 3 valueSize: 3 key: {\"type\":\"17\",\"data\":{\"groupId\":7}} payload: {\"version\":\"0\",\"data\":{}}\n".to_vec()),
         ("binary.bin", vec![0xff, 0x00, 0x13, 0x37]),
     ];
@@ -192,4 +189,123 @@ fn sgc_history_into_a_closed_pipe_exits_without_a_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// A raw segment is read as Kafka recovers one: a copy of the active segment cut in its last
+/// batch, or a batch whose CRC-32C fails, is told up to that batch with exit code 3 and the
+/// byte position on stderr.
+#[test]
+fn sgc_history_of_a_cut_or_corrupt_segment_tells_up_to_the_bad_batch_and_exits_3() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let seg = segment(&run);
+    let (code, whole, _) = sgc(&["history", "--json", "-"], Some(&seg));
+    assert_eq!(code, 0);
+    let whole: Value = serde_json::from_str(&whole).unwrap();
+    // The last batch's start: walk the batches by their lengths.
+    let mut last = 0;
+    let mut at = 0;
+    while at < seg.len() {
+        last = at;
+        at += 12 + i32::from_be_bytes(seg[at + 8..at + 12].try_into().unwrap()) as usize;
+    }
+    let mut cut = seg.clone();
+    cut.truncate(seg.len() - 7);
+    let mut corrupt = seg.clone();
+    corrupt[seg.len() - 3] ^= 0x40;
+    for (name, bytes, why) in [
+        ("cut", cut, "ends in the middle of a record batch"),
+        ("corrupt", corrupt, "fails its CRC-32C check"),
+    ] {
+        let (code, out, err) = sgc(&["history", "--json", "-"], Some(&bytes));
+        assert_eq!(code, 3, "{name}: {err}");
+        assert!(
+            err.starts_with(&format!("sgc: -: byte {last}: "))
+                && err.contains(why)
+                && err.contains("told up to it"),
+            "{name}: {err}"
+        );
+        let told: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(told["damage"][0]["position"], last, "{name}");
+        assert!(
+            told["records"].as_u64() < whole["records"].as_u64()
+                && told["records"].as_u64() > Some(0),
+            "{name}: {}",
+            told["records"]
+        );
+    }
+}
+
+/// A dump whose batch failed its CRC check (`isvalid: false` in its header line, as
+/// DumpLogSegments prints it) is told up to that batch with exit code 3.
+#[test]
+fn sgc_history_of_a_dump_with_an_invalid_batch_tells_up_to_it_and_exits_3() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let text = dump_log(&run);
+    let header = text
+        .lines()
+        .position(|l| l.starts_with("baseOffset: ") && !l.starts_with("baseOffset: 0 "))
+        .unwrap();
+    let bad: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == header {
+                l.replace("isvalid: true", "isvalid: false")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let (code, out, err) = sgc(&["history", "--json", "-"], Some(bad.join("\n").as_bytes()));
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains(&format!("line {}: ", header + 1)) && err.contains("isvalid: false"),
+        "{err}"
+    );
+    let told: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(told["damage"][0]["line"], header + 1);
+    assert!(told["records"].as_u64() > Some(0), "{}", told["records"]);
+}
+
+/// A dump of a newer release than the reader knows (Kafka 4.4 writes the group metadata's
+/// `storedDescriptionTopologyEpoch` tagged field once a description is stored) is told whole, exit code 0, the field left out with a warning on stderr, in
+/// the text and in the JSON.
+#[test]
+fn sgc_history_of_a_newer_releases_dump_leaves_out_its_new_fields_with_a_warning() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
+    let run = run(&path).unwrap();
+    let text = dump_log(&run);
+    let (code, plain, _) = sgc(&["history", "-"], Some(text.as_bytes()));
+    assert_eq!(code, 0);
+    let newer = text.replace(
+        r#""metadataHash":"#,
+        r#""storedDescriptionTopologyEpoch":3,"metadataHash":"#,
+    );
+    assert_ne!(newer, text);
+    let (code, out, err) = sgc(&["history", "-"], Some(newer.as_bytes()));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with("sgc: -: warning: line ")
+            && err.contains("data.storedDescriptionTopologyEpoch")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(out.contains("\nnote: line "), "{out}");
+    let without_notes: String = out
+        .lines()
+        .filter(|l| !l.starts_with("note: "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(without_notes, plain);
+    let (code, out, _) = sgc(&["history", "--json", "-"], Some(newer.as_bytes()));
+    assert_eq!(code, 0);
+    let told: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        told["warnings"].as_array().unwrap().len(),
+        1,
+        "{}",
+        told["warnings"]
+    );
 }

@@ -450,8 +450,9 @@ fn read(log: &JsValue, dialect: Option<String>) -> Result<sgc::history::ParsedLo
 /// Reads a log (`kafka-dump-log.sh --offsets-decoder` text, a raw segment, JSON records or
 /// coordinator outputs): `{dialect, form, skipped, records, damage}`, each record in the
 /// dump-log JSON form with its `offset` and `timestampMs` (null where the log does not show
-/// them); `damage` lists a dump's damaged lines (`{line, position, message}`), the records
-/// stopping before the first.
+/// them); `damage` lists a dump's damaged lines or a segment's bad batch (`{line, position,
+/// message}`), the records stopping before the first; `warnings` the newer releases' value
+/// fields left out (in the same form).
 #[wasm_bindgen(js_name = readLog)]
 pub fn read_log(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValue> {
     let parsed = read(&log, dialect)?;
@@ -471,12 +472,18 @@ pub fn read_log(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValu
         .iter()
         .map(|d| serde_json::json!({"line": d.line, "position": d.position, "message": d.message}))
         .collect();
+    let warnings: Vec<Value> = parsed
+        .warnings
+        .iter()
+        .map(|d| serde_json::json!({"line": d.line, "position": d.position, "message": d.message}))
+        .collect();
     Ok(to_js(&serde_json::json!({
         "dialect": parsed.dialect.name(),
         "form": parsed.form,
         "skipped": parsed.skipped,
         "records": records,
         "damage": damage,
+        "warnings": warnings,
     })))
 }
 

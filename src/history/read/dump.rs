@@ -1,12 +1,14 @@
 //! The text `kafka-dump-log.sh --offsets-decoder` prints: a header line per record batch
 //! (`baseOffset: ...`) and a line per record (`| offset: 12 CreateTime: ... key: {json}
-//! payload: {json}|<DELETE>`), with Kafka's string `type` and `version`.
+//! payload: {json}|<DELETE>`), with Kafka's string `type` and `version`. A batch of
+//! timestamp type LogAppendTime says so (`LogAppendTime: T`) where others say `CreateTime: T`.
 //!
 //! Kafka prints every part of a record line it has: the decoder's key is always followed by a
 //! payload, `<DELETE>` for a tombstone. A record line that stops short (cut before its key, in
 //! its key, before or in its payload) is damage, never a tombstone; so is a record the decoder
 //! could not read (`Error at offset 7, skipping. ...`), and a segment's end the tool could not
-//! read (`Found 42 invalid bytes at the end of ...`). A record line with neither key nor
+//! read (`Found 42 invalid bytes at the end of ...`), and a batch whose header says it failed
+//! its CRC check (`isvalid: false`). A record line with neither key nor
 //! payload, or with its key printed as raw bytes, is the dump of a tool run without
 //! `--offsets-decoder`.
 
@@ -25,6 +27,23 @@ pub(super) fn is_batch_header(line: &str) -> bool {
 /// A batch header of a control batch (transaction markers): its record lines hold no record.
 pub(super) fn is_control_header(line: &str) -> bool {
     line.contains(" isControl: true")
+}
+
+/// Why a batch header marks its batch as damage: `isvalid: false`, the batch failed its
+/// CRC check, so its records may not be what was written.
+pub(super) fn invalid_batch(line: &str) -> Option<String> {
+    line.ends_with(" isvalid: false").then(|| {
+        let base = number_after(line, "baseOffset: ")
+            .map(|o| format!(" at offset {o}"))
+            .unwrap_or_default();
+        format!("the record batch{base} fails its CRC check (isvalid: false): its records may not be what was written")
+    })
+}
+
+/// The time of every record of a batch whose header says `LogAppendTime: T`: the broker's
+/// time of the append, the batch's max timestamp.
+pub(super) fn log_append_time(line: &str) -> Option<i64> {
+    number_after(line, "LogAppendTime: ")
 }
 
 /// What a line of the dump-log text is.
@@ -52,6 +71,7 @@ pub(super) fn record_line(
     n: usize,
     batch: Option<u64>,
     control_batch: bool,
+    append_time: Option<i64>,
 ) -> Result<DumpLine, LogError> {
     // The tool's word on a segment whose end it could not read as record batches.
     if line.starts_with("Found ") && line.contains(" invalid bytes at the end of ") {
@@ -86,7 +106,11 @@ pub(super) fn record_line(
         line: Some(n),
         position: None,
         offset,
-        timestamp_ms: number_after(line, "CreateTime: "),
+        // A record line says the batch's timestamp type: `LogAppendTime: T` in a batch of that
+        // type, T its max timestamp.
+        timestamp_ms: number_after(line, "CreateTime: ")
+            .or_else(|| number_after(line, "LogAppendTime: "))
+            .or(append_time),
         batch,
         source: Source::Json(json),
     }))
@@ -390,6 +414,50 @@ baseOffset: 0 lastOffset: 5 count: 6 baseSequence: -1 lastSequence: -1 producerI
                 "{e}"
             );
         }
+    }
+
+    /// A second write after `DUMP` (lines 10 and 11): the group's target at epoch 3, its batch
+    /// header ending in `isvalid` as given.
+    fn second_batch(valid: bool) -> String {
+        format!(
+            "{DUMP}baseOffset: 6 lastOffset: 6 count: 1 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 410 CreateTime: 1100 size: 80 magic: 2 compresscodec: none crc: 3735928559 isvalid: {valid}\n\
+             | offset: 6 CreateTime: 1100 keySize: 5 valueSize: 7 sequence: 0 headerKeys: [] key: {{\"type\":\"20\",\"data\":{{\"groupId\":\"g\"}}}} payload: {{\"version\":\"0\",\"data\":{{\"assignmentEpoch\":3}}}}\n"
+        )
+    }
+
+    #[test]
+    fn history_a_batch_the_dump_tool_found_invalid_is_damage() {
+        let log = parse_log(second_batch(true).as_bytes(), None).unwrap();
+        assert_eq!((log.records.len(), log.damage.len()), (7, 0));
+        let log = parse_log(second_batch(false).as_bytes(), None).unwrap();
+        assert_eq!(log.records.len(), 6);
+        assert_eq!(log.damage.len(), 1);
+        assert_eq!(log.damage[0].line, Some(10));
+        assert!(
+            log.damage[0]
+                .message
+                .contains("the record batch at offset 6 fails its CRC check (isvalid: false)"),
+            "{:?}",
+            log.damage
+        );
+        // The first batch invalid: nothing is read.
+        let text = DUMP.replace("isvalid: true", "isvalid: false");
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        assert_eq!((log.records.len(), log.damage[0].line), (0, Some(3)));
+    }
+
+    #[test]
+    fn history_a_log_append_time_batch_gives_its_records_the_brokers_time() {
+        // Kafka prints the batch's type and max timestamp in the header and the same time on
+        // each record line of a LogAppendTime batch.
+        let text = second_batch(true).replace("CreateTime: 1100", "LogAppendTime: 1234");
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        let times: Vec<_> = log.records.iter().map(|r| r.timestamp_ms).collect();
+        assert_eq!(times[5..], [Some(1000), Some(1234)]);
+        // A record line without its time (an older tool's) takes the header's.
+        let text = text.replace("| offset: 6 LogAppendTime: 1234 ", "| offset: 6 ");
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        assert_eq!(log.records[6].timestamp_ms, Some(1234));
     }
 
     #[test]

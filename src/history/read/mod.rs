@@ -4,6 +4,7 @@
 //! segment, `json` for JSON records, lists and the coordinator's outputs. A text log may mix
 //! dump-log lines and JSON lines; the line loop here hands each line to its reader.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -13,8 +14,10 @@ use crate::error::BoundaryError;
 use crate::ordered::Ordered;
 use crate::records::{record_from_bytes_at, record_from_json_at, Dialect, Record};
 
+mod compressed;
 mod dump;
 mod json;
+mod newer;
 mod segment;
 
 use dump::DumpLine;
@@ -50,8 +53,8 @@ struct RawEntry<'a> {
 enum Source<'a> {
     Json(Value),
     /// A segment's key and value (`None`: a tombstone), lent by the segment: read as they
-    /// are, with no copy (and no JSON tree) per record.
-    Bytes(&'a [u8], Option<&'a [u8]>),
+    /// are, with no copy (and no JSON tree) per record; a compressed batch's are its own.
+    Bytes(Cow<'a, [u8]>, Option<Cow<'a, [u8]>>),
 }
 
 /// Reads a log in any of the supported forms. `dialect` `None` guesses it from the records
@@ -62,10 +65,11 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
         entries,
         damage,
     } = if input.first() == Some(&0) {
+        let segment::Segment { entries, damage } = segment::parse_segment(input)?;
         Text {
             form: "segment",
-            entries: segment::parse_segment(input)?,
-            damage: Vec::new(),
+            entries,
+            damage,
         }
     } else {
         let text = std::str::from_utf8(input).map_err(|e| LogError {
@@ -80,9 +84,19 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
     let dialect = dialect.unwrap_or_else(|| guess_dialect(&entries));
     let mut records = Vec::with_capacity(entries.len());
     let mut skipped = 0;
+    let mut unknown = Unknown::default();
     // Each entry's JSON is freed once its record is read: the two are not held whole at once.
     for (i, e) in entries.into_iter().enumerate() {
-        match read_entry(dialect, &e, i) {
+        let read = match &e.source {
+            Source::Json(json) => {
+                newer::read_leaving_out_unknown(dialect, json, i).map(|(record, left_out)| {
+                    unknown.note(&e, left_out);
+                    record
+                })
+            }
+            Source::Bytes(..) => read_entry(dialect, &e, i),
+        };
+        match read {
             Ok(Some(record)) => records.push(LogRecord {
                 offset: e.offset,
                 timestamp_ms: e.timestamp_ms,
@@ -126,7 +140,57 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
         records,
         skipped,
         damage,
+        warnings: unknown.warnings(dialect),
     })
+}
+
+/// Value fields of a newer release left out of the records, each with where it first shows
+/// and how many records have it.
+#[derive(Default)]
+struct Unknown(Vec<(String, LogError, usize)>);
+
+impl Unknown {
+    fn note(&mut self, e: &RawEntry<'_>, left_out: Vec<String>) {
+        for field in left_out {
+            // One warning per field, whichever list item holds it.
+            let field: String = field
+                .split('[')
+                .map(|s| s.split_once(']').map_or(s, |(_, rest)| rest))
+                .collect();
+            match self.0.iter_mut().find(|(f, ..)| *f == field) {
+                Some((.., n)) => *n += 1,
+                None => {
+                    let at = LogError {
+                        line: e.line,
+                        position: e.position,
+                        message: dump::At(e.offset).to_string(),
+                    };
+                    self.0.push((field, at, 1));
+                }
+            }
+        }
+    }
+
+    fn warnings(self, dialect: Dialect) -> Vec<LogError> {
+        self.0
+            .into_iter()
+            .map(|(field, at, n)| {
+                let more = if n > 1 {
+                    format!(" (and {} more records)", n - 1)
+                } else {
+                    String::new()
+                };
+                LogError {
+                    message: format!(
+                        "{}{more} has the value field {field}, which {} does not have (a newer release's tagged field): left out, as Kafka's readers skip it",
+                        at.message,
+                        dialect.name()
+                    ),
+                    ..at
+                }
+            })
+            .collect()
+    }
 }
 
 /// The record type id a key's bytes open with.
@@ -146,7 +210,9 @@ fn read_entry(
 ) -> Result<Option<Record>, BoundaryError> {
     match &e.source {
         Source::Json(json) => record_from_json_at(dialect, json, "records", i),
-        Source::Bytes(key, value) => record_from_bytes_at(dialect, key, *value, "records", i),
+        Source::Bytes(key, value) => {
+            record_from_bytes_at(dialect, key, value.as_deref(), "records", i)
+        }
     }
 }
 
@@ -243,6 +309,10 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
     let mut batch: Option<u64> = None;
     let mut batches = 0u64;
     let mut control = false;
+    let mut append_time = None;
+    // Batches that failed their CRC check (`isvalid: false`): damage, once the dump is known
+    // to be one made with the decoder.
+    let mut invalid = Vec::new();
     // Record lines without the decoder's parts before the first record it printed (damage
     // once one shows).
     let mut undecoded: Vec<(usize, Option<i64>)> = Vec::new();
@@ -264,9 +334,13 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
             batch = Some(batches);
             batches += 1;
             control = dump::is_control_header(line);
+            append_time = dump::log_append_time(line);
+            if let Some(why) = dump::invalid_batch(line) {
+                invalid.push(line_err(n, why));
+            }
             continue;
         }
-        let read = match dump::record_line(line, n, batch, control) {
+        let read = match dump::record_line(line, n, batch, control, append_time) {
             Ok(DumpLine::Other) if line.starts_with('{') => {
                 json::line(line, n, &mut entries, &mut batches).map(|o| outputs |= o)
             }
@@ -299,7 +373,7 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
             Err(e) => Err(e),
         };
         if let Err(e) = read {
-            if damage.is_empty() {
+            if damage.is_empty() && invalid.is_empty() {
                 return Err(e);
             }
             damage.push(e);
@@ -314,6 +388,7 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
         }
     }
     damage.extend(undecoded.into_iter().map(no_key_or_payload));
+    damage.extend(invalid);
     damage.sort_by_key(|d| d.line);
     if let Some(cut) = damage.first().and_then(|d| d.line) {
         entries.retain(|e| e.line.is_some_and(|l| l < cut));
@@ -343,7 +418,6 @@ mod tests {
         for bad in [
             &b"{not json"[..],
             b"| offset: 0 key: {\"type\":\"17\",\"data\":{}} payload: {\"version\":\"0\"}",
-            b"\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x40\x00",
             b"\x00\x00\x00\x00\x00\x00\x00\x01\xff\xff\xff\xff",
             b"\xff\xfe",
             b"{\"nowMs\": 1, \"type\": \"AdvanceTime\"}",
@@ -356,6 +430,13 @@ mod tests {
             );
         }
         assert_eq!(parse_log(b"", None).map(|l| l.records.len()), Ok(0));
+        // A segment cut in its first batch: nothing read, and the cut is damage.
+        let cut = parse_log(
+            b"\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x40\x00",
+            None,
+        )
+        .unwrap();
+        assert_eq!((cut.records.len(), cut.damage[0].position), (0, Some(0)));
     }
 
     /// A kafka-4.2 write that bumps the group epoch and computes a target, as

@@ -192,11 +192,17 @@ pub fn tell(log: &ParsedLog) -> Value {
         .iter()
         .map(|d| json!({"line": d.line, "position": d.position, "message": d.message}))
         .collect();
+    let warnings: Vec<Value> = log
+        .warnings
+        .iter()
+        .map(|d| json!({"line": d.line, "position": d.position, "message": d.message}))
+        .collect();
     json!({
         "dialect": dialect.name(),
         "records": log.records.len(),
         "skipped": log.skipped,
         "groups": out,
         "damage": damage,
+        "warnings": warnings,
     })
 }

@@ -71,6 +71,13 @@ pub fn render_text(history: &Value) -> String {
             place(first)
         );
     }
+    for w in history["warnings"].as_array().into_iter().flatten() {
+        s += &format!(
+            "note: {}: {}\n",
+            place(w),
+            w["message"].as_str().unwrap_or("")
+        );
+    }
     for g in history["groups"].as_array().into_iter().flatten() {
         let sum = &g["summary"];
         // A group gone at the end of the log has no epoch to tell.
