@@ -414,8 +414,8 @@ fn reference_with(
         }
         // S2: candidates in least-loaded order, one per process (its least-loaded member), at
         // most 64 looked at, those after the first only while at most one more loaded than it
-        // and at most the fair total. Ranked by rack conflicts, then over the cap (by how many
-        // standbys of the active's process it holds), then backing up the active's process:
+        // and at most the fair total. Ranked by rack conflicts, then over the cap (by the share
+        // of its cap it would hold with one more standby of the active's process), then backing up the active's process:
         // walked until a candidate ranked (0, 0, false), the second with no conflicts below the
         // cap or the fourth with no conflicts; the smallest rank wins, then the earliest.
         // First, up to four processes in turn after the active's (processes in order of first
@@ -506,7 +506,12 @@ fn reference_with(
                     let count = pairs.get(&(a, q)).copied().unwrap_or(0);
                     (
                         conflicts(m, &holders),
-                        if count < cap(a, q) { 0 } else { 1 + count },
+                        if count < cap(a, q) {
+                            0
+                        } else {
+                            // The share of the cap it would hold, in 16-bit fixed point.
+                            1 + ((count as u64 + 1) << 16) / (cap(a, q) as u64).max(1)
+                        },
                         pairs.get(&(q, a)).copied().unwrap_or(0) > 0,
                     )
                 };

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use common::spread::{form, median_max, members, shares, subtopologies, Size, SIZES};
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngSeed, TestRunner};
 use streams_group_coordinator::assignor::{GroupSpec, MemberSpec, StickyAssignor, SubtopologySpec};
 use streams_group_coordinator::tasks::Assignment;
 
@@ -142,11 +142,19 @@ fn pairs_with_caps(
     out
 }
 
+/// A runner over the same groups every run (`PROPTEST_RNG_SEED=<n>` explores others): the
+/// bounds are measured promises of a heuristic, and a run must not pass or fail by chance.
 fn runner(cases: u32) -> TestRunner {
+    let config = Config::default();
+    let rng_seed = match config.rng_seed {
+        RngSeed::Random => RngSeed::Fixed(1071),
+        seed => seed,
+    };
     TestRunner::new(Config {
         cases,
         failure_persistence: None,
-        ..Config::default()
+        rng_seed,
+        ..config
     })
 }
 

@@ -129,6 +129,14 @@ impl PairCounts {
     }
 }
 
+/// S2's rank of a candidate at or past its cap `c` with `n` standbys of the active's process:
+/// `1 + (n + 1) / c` in 16-bit fixed point, the share of the cap it would hold. Ranking by the
+/// count alone sent a process's standbys to the candidate with the smallest cap whenever the
+/// first candidates were all at theirs (a one-member process held 4 where its cap was 1).
+pub(super) fn over_cap(n: u32, c: u32) -> u64 {
+    1 + ((u64::from(n) + 1) << 16) / u64::from(c.max(1))
+}
+
 /// How far past its cap `c` S1 keeps a process's previous standbys on one other process:
 /// `max(1, floor(c / 4))`.
 pub(super) fn keep_slack(cap: u32) -> u32 {
@@ -308,7 +316,7 @@ impl Group<'_> {
                 // the cap or within the scan limit: the fewest conflicts, then below the cap
                 // (else the fewest standbys of the active's process), then not backing up, then
                 // the earliest.
-                let mut best: Option<((usize, u32, bool), u32)> = None;
+                let mut best: Option<((usize, u64, bool), u32)> = None;
                 let mut seen = 0usize;
                 let mut fits = 0usize;
                 let mut clean = 0usize;
@@ -328,8 +336,8 @@ impl Group<'_> {
                         (0, false)
                     } else {
                         let p = process_of(active);
-                        let n = pairs.get(p, q);
-                        let over = if n < cap.cap(p, q) { 0 } else { 1 + n };
+                        let (n, c) = (pairs.get(p, q), cap.cap(p, q));
+                        let over = if n < c { 0 } else { over_cap(n, c) };
                         (over, pairs.get(q, p) > 0)
                     };
                     let rank = (self.conflicts(m, &holders), over, backing);
