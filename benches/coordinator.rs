@@ -1,12 +1,13 @@
 //! Coordinator benchmarks (issue figures): steady-state heartbeats of a 1,000-member stable
-//! group through the typed API and through the JSON API, and the time for 1,000 members to
-//! join one group and reach STABLE.
+//! group through the typed API, through Kafka's wire frames and through the JSON API, and the
+//! time for 1,000 members to join one group and reach STABLE.
 
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::json;
 use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, Input, InputKind};
+use streams_group_coordinator::wire::{encode_request, handle_frame_into, Peer};
 use streams_group_coordinator::Coordinator;
 
 const MEMBERS: usize = 1000;
@@ -62,6 +63,36 @@ fn heartbeats(crit: &mut Criterion) {
             },
             BatchSize::LargeInput,
         )
+    });
+    // The same heartbeats as Kafka's request frames, answered with response frames.
+    group.bench_function("wire", |b| {
+        let mut c = coordinator.clone();
+        let dialect = c.config().dialect;
+        let peer = Peer::default();
+        let frames: Vec<Vec<u8>> = members
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (id, epoch))| {
+                let kind = InputKind::StreamsGroupHeartbeat {
+                    client: ClientInfo::default(),
+                    request: Box::new(HeartbeatRequest {
+                        group_id: "g".into(),
+                        member_id: id.clone(),
+                        member_epoch: *epoch,
+                        rebalance_timeout_ms: -1,
+                        ..Default::default()
+                    }),
+                };
+                encode_request(dialect, &kind, 0, i as i32)
+            })
+            .collect();
+        // One response buffer, as a host keeps one per connection.
+        let mut out = Vec::with_capacity(256);
+        b.iter(|| {
+            for frame in &frames {
+                let _ = handle_frame_into(&mut c, frame, now, &peer, &mut out);
+            }
+        })
     });
     group.bench_function("json", |b| {
         let mut c = coordinator.clone();

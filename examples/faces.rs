@@ -9,7 +9,9 @@
 //!   process) on a 1,000-partition and a 500-partition stateful topic, as a client would send them;
 //! - `steady.jsonl`: `--rounds` rounds of every member's steady heartbeat (its epoch and owned
 //!   task lists), 5 ms apart, which change nothing;
-//! - `expect.jsonl`: the native outputs of `steady.jsonl` after `setup.jsonl`.
+//! - `expect.jsonl`: the native outputs of `steady.jsonl` after `setup.jsonl`;
+//! - `steady.frames`, `frames-now.txt`, `expect.frames`: the same heartbeats as Kafka's request
+//!   frames (size-prefixed), the time they are all handled at, and the native response frames.
 //!
 //! Every face (scripts/bench-faces.sh) replays `setup.jsonl` untimed, then times `steady.jsonl`
 //! five times (a steady heartbeat leaves the state as it was) and reports the best pass per
@@ -24,7 +26,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use streams_group_coordinator::Coordinator;
+use streams_group_coordinator::{wire, Coordinator, Input};
 
 struct Member {
     id: String,
@@ -162,6 +164,55 @@ fn main() -> Result<(), String> {
     println!(
         "{}",
         json!({"face": "native (Rust, handle_json)", "us": us, "heartbeats": steady.len()})
+    );
+
+    // The same heartbeats as Kafka's request frames (size-prefixed, `steady.frames`), all at
+    // one time (`frames-now.txt`: frames carry no clock), and the native response frames of a
+    // pass (`expect.frames`), which every wire face checks its first pass against.
+    let dialect = c.config().dialect;
+    let mut frames = Vec::new();
+    for (i, line) in steady.iter().enumerate() {
+        let input = Input::parse(line).map_err(|e| e.message)?;
+        let frame = wire::encode_request(dialect, &input.kind, 0, i as i32)
+            .ok_or("a heartbeat without a frame")?;
+        frames.push(frame);
+    }
+    let peer = wire::Peer::default();
+    let mut expected = Vec::new();
+    let mut best = f64::MAX;
+    for pass in 0..5 {
+        let t0 = Clock::start();
+        // One response buffer, as a host keeps one per connection.
+        let mut out = Vec::with_capacity(256);
+        for frame in &frames {
+            let fields = wire::handle_frame_into(&mut c, frame, now, &peer, &mut out)
+                .map_err(|e| e.message)?;
+            if pass == 0 {
+                expected.push(out.clone());
+            }
+            let _ = std::hint::black_box(fields);
+        }
+        best = best.min(t0.elapsed().as_secs_f64());
+    }
+    let prefixed = |list: &[Vec<u8>]| -> Vec<u8> {
+        let mut b = Vec::new();
+        for f in list {
+            b.extend_from_slice(&(f.len() as i32).to_be_bytes());
+            b.extend_from_slice(f);
+        }
+        b
+    };
+    let put = |name: &str, bytes: Vec<u8>| -> Result<(), String> {
+        let path = dir.join(name);
+        fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    put("steady.frames", prefixed(&frames))?;
+    put("expect.frames", prefixed(&expected))?;
+    put("frames-now.txt", format!("{now}\n").into_bytes())?;
+    let us = best * 1e6 / frames.len() as f64;
+    println!(
+        "{}",
+        json!({"face": "native (Rust, wire frames)", "us": us, "heartbeats": frames.len()})
     );
     Ok(())
 }

@@ -273,8 +273,9 @@ function bufferedInput(glue) {
 
 /**
  * The package's API over `glue` (the wasm-bindgen module of one target): a `Coordinator`
- * whose `handle` and `replay` take JSON text or plain objects (in objects, properties that are
- * `undefined` count as absent, as in JSON), and the glue's functions.
+ * whose `handle`, `replay` and `encodeRequest` take JSON text or plain objects (in objects,
+ * properties that are `undefined` count as absent, as in JSON), and the glue's functions. The
+ * wire face (`handleRequest`, `decodeResponse`, `servedApis`) is the glue's own.
  */
 export function bind(glue) {
   const buffered = bufferedInput(glue);
@@ -300,6 +301,10 @@ export function bind(glue) {
 
     replay(records, nowMs) {
       return super.replay(typeof records === 'string' ? records : withoutUndefined(records), nowMs);
+    }
+
+    encodeRequest(input, apiVersion, correlationId) {
+      return super.encodeRequest(typeof input === 'string' ? input : withoutUndefined(input), apiVersion, correlationId) ?? null;
     }
   }
   return {
@@ -329,6 +334,8 @@ export function isRecordType(record, type) {
 const COMMON_ERRORS = {
   NONE: 0,
   UNKNOWN_SERVER_ERROR: -1,
+  OFFSET_METADATA_TOO_LARGE: 12,
+  ILLEGAL_GENERATION: 22,
   INVALID_GROUP_ID: 24,
   UNKNOWN_MEMBER_ID: 25,
   GROUP_AUTHORIZATION_FAILED: 30,
@@ -340,6 +347,7 @@ const COMMON_ERRORS = {
   FENCED_INSTANCE_ID: 82,
   FENCED_MEMBER_EPOCH: 110,
   UNRELEASED_INSTANCE_ID: 111,
+  STALE_MEMBER_EPOCH: 113,
 };
 
 /**
@@ -371,6 +379,7 @@ export const ErrorCodes = ErrorCodesByDialect['kip1071-draft'];
 /** Record type ids by name, per dialect (PROTOCOL 5.1; the schemas' key versions / `apiKey`s). */
 export const RecordTypesByDialect = Object.freeze({
   'kip1071-draft': Object.freeze({
+    OFFSET_COMMIT: 1,
     GROUP_METADATA: 15,
     PARTITION_METADATA: 16,
     MEMBER_METADATA: 17,
@@ -380,6 +389,7 @@ export const RecordTypesByDialect = Object.freeze({
     TOPOLOGY: 21,
   }),
   'kafka-4.2': Object.freeze({
+    OFFSET_COMMIT: 1,
     GROUP_METADATA: 17,
     MEMBER_METADATA: 19,
     TARGET_ASSIGNMENT_METADATA: 20,

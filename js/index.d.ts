@@ -56,8 +56,12 @@ export interface Settings {
   'offsets.retention.minutes'?: number;
   /** Default 50. */
   'offsets.topic.num.partitions'?: number;
-  /** `kafka-*` dialects: how often the cleanup deletes memberless groups, from the first input. Default 600000. */
+  /** `kafka-*` dialects: how often the cleanup expires committed offsets and deletes memberless groups, from the first input. Default 600000. */
   'offsets.retention.check.interval.ms'?: number;
+  /** The longest committed metadata, in Java `String` length (UTF-16 units); longer fails that partition with `OFFSET_METADATA_TOO_LARGE` (12). Default 4096. */
+  'offset.metadata.max.bytes'?: number;
+  /** Bounded memory: the most committed partitions one group may hold (at most 16777216); a commit beyond fails with `UNKNOWN_SERVER_ERROR` and a `SERVER_ERROR` explanation. Default 100000. */
+  'offsets.max.partitions.per.group'?: number;
   /** Add `keyBytes` / `valueBytes` (base64 of Kafka's binary encoding) to every record. Default false. */
   recordBytes?: boolean;
   /** The largest record batch one operation may write. Default 1048576. */
@@ -203,6 +207,55 @@ export interface TopicSpec {
   racks?: string[][] | null;
 }
 
+/** One partition of an `OffsetCommit` request. */
+export interface OffsetCommitRequestPartition {
+  partitionIndex: number;
+  committedOffset: Int64;
+  /** Default -1. */
+  committedLeaderEpoch?: number;
+  /** Default `""` (null too). */
+  committedMetadata?: string | null;
+}
+
+/** One topic of an `OffsetCommit` request. */
+export interface OffsetCommitRequestTopic {
+  name: string;
+  /** Version 10: Kafka's 22-character form; the zero UUID when absent. */
+  topicId?: string | null;
+  partitions: OffsetCommitRequestPartition[];
+}
+
+/** `OffsetCommitRequest` (Kafka's API key 8), Kafka's field names. */
+export interface OffsetCommitRequest {
+  groupId: string;
+  /** The member epoch (streams groups); -1 (the default) for an admin's commit. */
+  generationIdOrMemberEpoch?: number;
+  /** Default `""`. */
+  memberId?: string;
+  groupInstanceId?: string | null;
+  /** Versions 2-4 only; -1 (the default): the broker's retention. */
+  retentionTimeMs?: Int64;
+  topics: OffsetCommitRequestTopic[];
+}
+
+/** One group of an `OffsetFetch` request. */
+export interface OffsetFetchRequestGroup {
+  groupId: string;
+  /** Version 9+; null (the default): the admin's way. */
+  memberId?: string | null;
+  /** Default -1. */
+  memberEpoch?: number;
+  /** Null (or absent): every committed offset of the group. */
+  topics?: { name: string; partitionIndexes: number[] }[] | null;
+}
+
+/** `OffsetFetchRequest` (Kafka's API key 9) in its version 8+ shape, Kafka's field names. */
+export interface OffsetFetchRequest {
+  groups: OffsetFetchRequestGroup[];
+  /** Version 7+. Default false. */
+  requireStable?: boolean;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
@@ -258,6 +311,20 @@ export interface SetTargetAssignmentInput extends InputBase {
   assignment: { [memberId: string]: Partial<Assignment> };
 }
 
+/** Commits offsets; `apiVersion` is the version the request came at (2-10; default 10). */
+export interface OffsetCommitInput extends InputBase {
+  type: 'OffsetCommit';
+  apiVersion?: number;
+  request: OffsetCommitRequest;
+}
+
+/** Fetches committed offsets; `apiVersion` is the version the request came at (1-10; default 10). */
+export interface OffsetFetchInput extends InputBase {
+  type: 'OffsetFetch';
+  apiVersion?: number;
+  request: OffsetFetchRequest;
+}
+
 /** Any input `Coordinator.handle` accepts. */
 export type Input =
   | StreamsGroupHeartbeatInput
@@ -267,7 +334,9 @@ export type Input =
   | AdvanceTimeInput
   | DeleteGroupsInput
   | ReplayInput
-  | SetTargetAssignmentInput;
+  | SetTargetAssignmentInput
+  | OffsetCommitInput
+  | OffsetFetchInput;
 
 export type InputType = Input['type'];
 
@@ -313,9 +382,10 @@ export interface EndpointToPartitions {
 
 /**
  * Kafka error codes the coordinator answers with (PROTOCOL 2.17, 3.16): 0 NONE,
- * -1 UNKNOWN_SERVER_ERROR, 24 INVALID_GROUP_ID, 25 UNKNOWN_MEMBER_ID, 35 UNSUPPORTED_VERSION,
- * 42 INVALID_REQUEST, 68 NON_EMPTY_GROUP, 69 GROUP_ID_NOT_FOUND, 81 GROUP_MAX_SIZE_REACHED,
- * 82 FENCED_INSTANCE_ID, 110 FENCED_MEMBER_EPOCH, 111 UNRELEASED_INSTANCE_ID,
+ * -1 UNKNOWN_SERVER_ERROR, 12 OFFSET_METADATA_TOO_LARGE, 22 ILLEGAL_GENERATION,
+ * 24 INVALID_GROUP_ID, 25 UNKNOWN_MEMBER_ID, 35 UNSUPPORTED_VERSION, 42 INVALID_REQUEST,
+ * 68 NON_EMPTY_GROUP, 69 GROUP_ID_NOT_FOUND, 81 GROUP_MAX_SIZE_REACHED, 82 FENCED_INSTANCE_ID,
+ * 110 FENCED_MEMBER_EPOCH, 111 UNRELEASED_INSTANCE_ID, 113 STALE_MEMBER_EPOCH,
  * 129-134 as the dialect numbers them (`ErrorCodesByDialect`).
  */
 export type ErrorCode = number;
@@ -323,6 +393,8 @@ export type ErrorCode = number;
 interface CommonErrorCodes {
   readonly NONE: 0;
   readonly UNKNOWN_SERVER_ERROR: -1;
+  readonly OFFSET_METADATA_TOO_LARGE: 12;
+  readonly ILLEGAL_GENERATION: 22;
   readonly INVALID_GROUP_ID: 24;
   readonly UNKNOWN_MEMBER_ID: 25;
   readonly GROUP_AUTHORIZATION_FAILED: 30;
@@ -334,6 +406,7 @@ interface CommonErrorCodes {
   readonly FENCED_INSTANCE_ID: 82;
   readonly FENCED_MEMBER_EPOCH: 110;
   readonly UNRELEASED_INSTANCE_ID: 111;
+  readonly STALE_MEMBER_EPOCH: 113;
 }
 
 /** The draft's error codes by name (PROTOCOL 2.17, 3.16). */
@@ -557,6 +630,36 @@ export interface SetTargetAssignmentResponse {
   errorMessage: string | null;
 }
 
+/** `OffsetCommitResponse`: topics and partitions in request order, each partition with its error. */
+export interface OffsetCommitResponse {
+  throttleTimeMs: number;
+  topics: {
+    name: string;
+    /** Version 10 only (the request's, or the zero UUID). */
+    topicId?: string;
+    partitions: { partitionIndex: number; errorCode: ErrorCode }[];
+  }[];
+}
+
+/** A partition's committed offset in an `OffsetFetch` answer (-1, -1, `""` when none). */
+export interface OffsetFetchResponsePartition {
+  partitionIndex: number;
+  committedOffset: Int64;
+  committedLeaderEpoch: number;
+  metadata: string;
+  errorCode: ErrorCode;
+}
+
+/** `OffsetFetchResponse` in its version 8+ shape: one entry per requested group, in request order; a refused group has its error and no topics. */
+export interface OffsetFetchResponse {
+  throttleTimeMs: number;
+  groups: {
+    groupId: string;
+    topics: { name: string; partitions: OffsetFetchResponsePartition[] }[];
+    errorCode: ErrorCode;
+  }[];
+}
+
 /** The response each input type answers with. */
 export interface ResponseOf {
   StreamsGroupHeartbeat: StreamsGroupHeartbeatResponse;
@@ -567,6 +670,8 @@ export interface ResponseOf {
   DeleteGroups: DeleteGroupsResponse;
   Replay: null;
   SetTargetAssignment: SetTargetAssignmentResponse;
+  OffsetCommit: OffsetCommitResponse;
+  OffsetFetch: OffsetFetchResponse;
 }
 
 /** Any response. */
@@ -583,6 +688,8 @@ export interface ResponseOf42 {
   DeleteGroups: DeleteGroupsResponse;
   Replay: null;
   SetTargetAssignment: SetTargetAssignmentResponse;
+  OffsetCommit: OffsetCommitResponse;
+  OffsetFetch: OffsetFetchResponse;
 }
 
 /** What changes with the dialect: responses, records and snapshot groups. */
@@ -718,7 +825,7 @@ export interface RecordOf<T extends number, K, V> {
   valueBytes?: string | null;
 }
 
-/** The draft dialect's records (type ids 15-21). */
+/** The draft dialect's records (type ids 15-21; offset commits are type 1 in both dialects). */
 export type GroupMetadataRecord = RecordOf<15, GroupKey, GroupMetadataValue>;
 export type PartitionMetadataRecord = RecordOf<16, GroupKey, PartitionMetadataValue>;
 export type MemberMetadataRecord = RecordOf<17, MemberKey, MemberMetadataValue>;
@@ -727,8 +834,58 @@ export type TargetAssignmentMemberRecord = RecordOf<19, MemberKey, TargetAssignm
 export type CurrentMemberAssignmentRecord = RecordOf<20, MemberKey, CurrentMemberAssignmentValue>;
 export type TopologyRecord = RecordOf<21, GroupKey, TopologyValue>;
 
+/** `OffsetCommitKey` (type 1 in every dialect), in Kafka's field names. */
+export interface OffsetCommitKey {
+  group: string;
+  topic: string;
+  partition: number;
+}
+
+/** `OffsetCommitValue` version 4, as a commit without a retention time writes it. */
+export interface OffsetCommitValue4 {
+  offset: Int64;
+  leaderEpoch: number;
+  metadata: string;
+  commitTimestamp: Int64;
+  /** Tagged: the committed topic's id (version 10 commits), absent when the zero UUID. */
+  topicId?: string;
+}
+
+/** `OffsetCommitValue` version 1, as a commit with a retention time (versions 2-4) writes it. */
+export interface OffsetCommitValue1 {
+  offset: Int64;
+  metadata: string;
+  commitTimestamp: Int64;
+  expireTimestamp: Int64;
+}
+
+/**
+ * A committed offset (type 1 in both dialects; key `{group, topic, partition}`), its value at
+ * version 4, or 1 with a retention time; a tombstone when the offset expired or was deleted.
+ */
+export interface OffsetCommitRecord {
+  key: { type: 1; data: OffsetCommitKey };
+  value: { version: 4; data: OffsetCommitValue4 } | { version: 1; data: OffsetCommitValue1 } | null;
+  keyBytes?: string;
+  valueBytes?: string | null;
+}
+
+/** An offset commit record at any value version Kafka reads (0-4), as `Replay` accepts it. */
+export interface OffsetCommitReplayRecord {
+  key: { type: 1; data: OffsetCommitKey };
+  value:
+    | { version: 0 | 2; data: { offset: Int64; metadata: string; commitTimestamp: Int64 } }
+    | { version: 1; data: OffsetCommitValue1 }
+    | { version: 3; data: Omit<OffsetCommitValue4, 'topicId'> }
+    | { version: 4; data: OffsetCommitValue4 }
+    | null;
+  keyBytes?: string;
+  valueBytes?: string | null;
+}
+
 /** A record of the draft dialect, discriminated by `key.type`. */
 export type CoordinatorRecord =
+  | OffsetCommitRecord
   | GroupMetadataRecord
   | PartitionMetadataRecord
   | MemberMetadataRecord
@@ -747,6 +904,7 @@ export type RecordWithType<T extends RecordType> = Extract<CoordinatorRecord, { 
 export declare const RecordTypes: DraftRecordTypes;
 
 export interface DraftRecordTypes {
+  readonly OFFSET_COMMIT: 1;
   readonly GROUP_METADATA: 15;
   readonly PARTITION_METADATA: 16;
   readonly MEMBER_METADATA: 17;
@@ -760,6 +918,7 @@ export interface DraftRecordTypes {
 export declare const RecordTypesByDialect: {
   readonly 'kip1071-draft': DraftRecordTypes;
   readonly 'kafka-4.2': {
+    readonly OFFSET_COMMIT: 1;
     readonly GROUP_METADATA: 17;
     readonly MEMBER_METADATA: 19;
     readonly TARGET_ASSIGNMENT_METADATA: 20;
@@ -775,8 +934,9 @@ export declare const RecordTypesByDialect: {
  */
 export declare function isRecordType<T extends RecordType>(record: CoordinatorRecord, type: T): record is RecordWithType<T>;
 
-/** The kafka-4.2 dialect's records (type ids 17, 19-23). */
+/** The kafka-4.2 dialect's records (type ids 1, 17, 19-23). */
 export type Kafka42Record =
+  | OffsetCommitRecord
   | RecordOf<17, GroupKey, GroupMetadataValue>
   | RecordOf<19, MemberKey, MemberMetadataValue>
   | RecordOf<20, GroupKey, TargetAssignmentMetadataValue>
@@ -791,12 +951,13 @@ export interface RecordBytes {
 }
 
 /**
- * What `Replay` accepts: records in JSON form (records of other kinds, e.g. offset commits, are
- * skipped), in bytes form, or both (which must agree).
+ * What `Replay` accepts: records in JSON form (records of other kinds, e.g. other group types,
+ * are skipped), in bytes form, or both (which must agree).
  */
 export type ReplayRecord =
   | CoordinatorRecord
   | Kafka42Record
+  | OffsetCommitReplayRecord
   | RecordOf<number, { groupId: string; [field: string]: unknown }, unknown>
   | RecordBytes;
 
@@ -952,10 +1113,30 @@ export interface TimerDropped {
   message: string;
 }
 
-/** A heartbeat failed with UNKNOWN_SERVER_ERROR (-1), which the `kafka-*` dialects answer without a message, as Kafka does: the cause. */
+/** A request failed with UNKNOWN_SERVER_ERROR (-1), which the `kafka-*` dialects answer without a message, as Kafka does: the cause. */
 export interface ServerError {
   code: 'SERVER_ERROR';
   groupId: string;
+  message: string;
+}
+
+/** The periodic cleanup (`kafka-*` dialects) expired `partitions` committed offsets of a group. */
+export interface OffsetsExpired {
+  code: 'OFFSETS_EXPIRED';
+  groupId: string;
+  partitions: number;
+}
+
+/**
+ * An `OffsetCommit` or `OffsetFetch` (`request`) was refused as a whole with Kafka error `error`
+ * (e.g. `'STALE_MEMBER_EPOCH'`): Kafka's exception message, which its responses do not carry.
+ */
+export interface OffsetsRefused {
+  code: 'OFFSETS_REFUSED';
+  groupId: string;
+  request: 'OffsetCommit' | 'OffsetFetch';
+  /** The error code's name, e.g. `'UNKNOWN_MEMBER_ID'`, `'ILLEGAL_GENERATION'`, `'UNSUPPORTED_VERSION'`. */
+  error: string;
   message: string;
 }
 
@@ -974,7 +1155,9 @@ export type Explain =
   | AssignmentDelayed
   | WarmupAssigned
   | TimerDropped
-  | ServerError;
+  | ServerError
+  | OffsetsExpired
+  | OffsetsRefused;
 
 export type ExplainCode = Explain['code'];
 
@@ -1008,7 +1191,7 @@ export interface Output<R = CoordinatorResponse, Rec = CoordinatorRecord> {
   nextDeadlineMs: Int64 | null;
 }
 
-export type BoundaryErrorCode = 'INVALID_INPUT' | 'INVALID_CONFIG' | 'INVALID_RECORD' | 'TOO_LARGE';
+export type BoundaryErrorCode = 'INVALID_INPUT' | 'INVALID_CONFIG' | 'INVALID_RECORD' | 'TOO_LARGE' | 'INVALID_FRAME';
 
 export interface BoundaryError {
   code: BoundaryErrorCode;
@@ -1025,7 +1208,52 @@ export interface ErrorOutput {
 /** What `handle(object)` returns. Narrow with `'error' in out` or `isError(out)`. */
 export type HandleResult<R = CoordinatorResponse, Rec = CoordinatorRecord> = Output<R, Rec> | ErrorOutput;
 
-/** An `Error` thrown by the constructor, `replay`, `topologyId` and `partitionFor`. */
+/**
+ * What `handleRequest` answers to a request frame it took: the response frame (header and body,
+ * without Kafka's 4-byte size) and the same other fields as `handle` (empty for `ApiVersions`,
+ * which the wire face answers itself).
+ */
+export interface FrameOutput<Rec = CoordinatorRecord> {
+  /** The response frame to send (after its int32 size). */
+  response: Uint8Array;
+  records: Rec[];
+  topicsToCreate: TopicToCreate[];
+  explain: Explain[];
+  nextDeadlineMs: Int64 | null;
+}
+
+/**
+ * What `handleRequest` returns: narrow with `'error' in out` or `isError(out)`. `INVALID_FRAME`
+ * is a frame Kafka closes the connection on (an API key or version the dialect does not serve,
+ * a header or body that does not read); nothing changed.
+ */
+export type FrameResult<Rec = CoordinatorRecord> = FrameOutput<Rec> | ErrorOutput;
+
+/** A response frame read back by `decodeResponse`. */
+export interface DecodedResponse {
+  correlationId: number;
+  /** Kafka's JSON form of the response message: the schema's field names, first letter lower case. */
+  response: { [field: string]: unknown };
+}
+
+/** An API a coordinator serves on the wire, as its `ApiVersions` answer lists it. */
+export interface ServedApi {
+  apiKey: number;
+  /** The schema's name, e.g. `'StreamsGroupHeartbeat'`. */
+  name: string;
+  minVersion: number;
+  maxVersion: number;
+}
+
+/** The inputs `encodeRequest` can write as a request frame (`nowMs` may be left out). */
+export type RequestInput =
+  | Omit<StreamsGroupHeartbeatInput, 'nowMs'>
+  | Omit<StreamsGroupInitializeInput, 'nowMs'>
+  | Omit<StreamsGroupDescribeInput, 'nowMs'>
+  | Omit<DeleteGroupsInput, 'nowMs'>
+  | (StreamsGroupHeartbeatInput | StreamsGroupInitializeInput | StreamsGroupDescribeInput | DeleteGroupsInput);
+
+/** An `Error` thrown by the constructor, `replay`, `topologyId`, `partitionFor`, `encodeRequest` and `decodeResponse`. */
 export interface CoordinatorError extends Error {
   code: BoundaryErrorCode;
   path: string;
@@ -1119,6 +1347,8 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
   handle(input: DeleteGroupsInput): OutputOf<'DeleteGroups', D>;
   handle(input: ReplayInput): OutputOf<'Replay', D>;
   handle(input: SetTargetAssignmentInput): OutputOf<'SetTargetAssignment', D>;
+  handle(input: OffsetCommitInput): OutputOf<'OffsetCommit', D>;
+  handle(input: OffsetFetchInput): OutputOf<'OffsetFetch', D>;
   handle(input: Input): HandleResult<DialectTypes[D]['responses'][InputType], DialectTypes[D]['record']>;
   /** Handles one input as JSON text; answers JSON text (the same bytes as the `sgc` command). */
   handle(input: string): string;
@@ -1133,6 +1363,31 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
 
   /** Every group, the pending timers and the topic image. */
   snapshot(): Snapshot<D>;
+
+  /**
+   * Kafka's wire face: handles one request frame (header and body, without the 4-byte size the
+   * connection carries) at `nowMs` from the client at `clientHost` (Kafka's form, `'/10.0.0.1'`;
+   * default `''`). Answers the response frame and the same other fields as `handle`, or
+   * `{error}` (never a throw) for a frame it cannot take, and then nothing changed.
+   */
+  handleRequest(frame: Uint8Array, nowMs: Int64, clientHost?: string | null): FrameResult<DialectTypes[D]['record']>;
+
+  /**
+   * The request frame (without the 4-byte size) a client sends for `input` in this
+   * coordinator's dialect, at `apiVersion` with `correlationId`; `null` for an input that is no
+   * request the dialect serves at that version (e.g. `AdvanceTime`). Throws a
+   * `CoordinatorError` for an input it cannot understand.
+   */
+  encodeRequest(input: RequestInput | Input | string, apiVersion: number, correlationId: number): Uint8Array | null;
+
+  /**
+   * A response frame (without the 4-byte size) of API `apiKey` at `apiVersion` read back.
+   * Throws a `CoordinatorError` (`INVALID_FRAME`) for bytes that do not read.
+   */
+  decodeResponse(apiKey: number, apiVersion: number, frame: Uint8Array): DecodedResponse;
+
+  /** The APIs this coordinator serves on the wire, with their versions (its `ApiVersions` answer). */
+  servedApis(): ServedApi[];
 
   /** Frees the wasm memory of this coordinator; it cannot be used afterwards. */
   free(): void;
@@ -1204,7 +1459,7 @@ export interface ReadLog {
   dialect: Dialect;
   /** `dump-log` (kafka-dump-log.sh text), `segment` (raw bytes), `json` (records) or `outputs` (coordinator outputs). */
   form: 'dump-log' | 'segment' | 'json' | 'outputs';
-  /** Records of other kinds (offset commits, other group types, unknown types). */
+  /** Records of other kinds (other group types, unknown types). */
   skipped: number;
   records: { offset: number | null; timestampMs: Int64 | null; record: CoordinatorRecord | Kafka42Record }[];
   /** A dump's damaged lines (cut short, a record the dump tool could not decode, a batch it found invalid) or a segment's first bad batch (cut short, or failing its CRC): the records stop before the first. */
@@ -1234,6 +1489,10 @@ export interface HistoryEvent {
     | 'MEMBER_RECONCILED'
     | 'GROUP_STATE_CHANGED'
     | 'GROUP_DELETED'
+    /** Offsets committed at one time (a run of offset commit records): `partitions` `[{topic, partition, offset}]`, `commitTimestampMs`. */
+    | 'OFFSETS_COMMITTED'
+    /** Offsets removed (tombstones: expired, deleted with the group, or by OffsetDelete): `partitions` `[{topic, partition}]`. */
+    | 'OFFSETS_REMOVED'
     | 'RECORD_NOT_APPLIED';
   groupId: string;
   /** Index of the record (in the read log) that shows it. */
@@ -1283,5 +1542,5 @@ export declare function readLog(log: string | Uint8Array, dialect?: Dialect | nu
 /** Tells each group's history from a log's records alone (what `sgc history --json` prints). */
 export declare function history(log: string | Uint8Array, dialect?: Dialect | null): History;
 
-/** Whether `handle` answered a boundary error. */
-export declare function isError(output: HandleResult<unknown, unknown>): output is ErrorOutput;
+/** Whether `handle` or `handleRequest` answered a boundary error. */
+export declare function isError(output: HandleResult<unknown, unknown> | FrameResult<unknown>): output is ErrorOutput;

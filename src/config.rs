@@ -67,6 +67,11 @@ pub struct Config {
     /// `offsets.retention.check.interval.ms`: how often a `kafka-*` coordinator's cleanup runs
     /// (from time 0), deleting the memberless groups, as Kafka's does.
     pub offsets_retention_check_interval_ms: i32,
+    /// `offset.metadata.max.bytes` (Kafka's name and default, 4096): the longest committed
+    /// metadata, in Java `String` length (UTF-16 units), as Kafka measures it.
+    pub offset_metadata_max_bytes: i32,
+    /// Bounded memory (the project's limit): the most committed partitions one group may hold.
+    pub offsets_max_partitions_per_group: i32,
     /// Bounded cost: the most tasks one subtopology may have (its partition count, whether the
     /// host reports the topics or a client declares repartition topics).
     pub max_tasks_per_subtopology: i32,
@@ -105,6 +110,8 @@ impl Default for Config {
             offsets_retention_minutes: 10_080,
             offsets_topic_num_partitions: 50,
             offsets_retention_check_interval_ms: 600_000,
+            offset_metadata_max_bytes: 4096,
+            offsets_max_partitions_per_group: 100_000,
             max_tasks_per_subtopology: 32_768,
             max_tasks: 50_000,
             max_regex_patterns: 10,
@@ -198,6 +205,18 @@ const INT_SETTINGS: &[IntSetting] = &[
         min: 1,
         max: i32::MAX,
         slot: |c| &mut c.offsets_topic_num_partitions,
+    },
+    IntSetting {
+        name: "offset.metadata.max.bytes",
+        min: 0,
+        max: i32::MAX,
+        slot: |c| &mut c.offset_metadata_max_bytes,
+    },
+    IntSetting {
+        name: "offsets.max.partitions.per.group",
+        min: 1,
+        max: 1 << 24,
+        slot: |c| &mut c.offsets_max_partitions_per_group,
     },
     IntSetting {
         name: "group.streams.max.tasks.per.subtopology",

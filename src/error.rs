@@ -20,6 +20,10 @@ pub enum ErrorCode {
     None,
     /// `UNKNOWN_SERVER_ERROR` (-1).
     UnknownServerError,
+    /// `OFFSET_METADATA_TOO_LARGE` (12).
+    OffsetMetadataTooLarge,
+    /// `ILLEGAL_GENERATION` (22).
+    IllegalGeneration,
     /// `INVALID_GROUP_ID` (24).
     InvalidGroupId,
     /// `UNKNOWN_MEMBER_ID` (25).
@@ -40,6 +44,8 @@ pub enum ErrorCode {
     FencedMemberEpoch,
     /// `UNRELEASED_INSTANCE_ID` (111).
     UnreleasedInstanceId,
+    /// `STALE_MEMBER_EPOCH` (113).
+    StaleMemberEpoch,
     /// Draft 129.
     StreamsInvalidTopology,
     /// Draft 131.
@@ -56,6 +62,8 @@ impl ErrorCode {
         match self {
             ErrorCode::None => 0,
             ErrorCode::UnknownServerError => -1,
+            ErrorCode::OffsetMetadataTooLarge => 12,
+            ErrorCode::IllegalGeneration => 22,
             ErrorCode::InvalidGroupId => 24,
             ErrorCode::UnknownMemberId => 25,
             ErrorCode::UnsupportedVersion => 35,
@@ -66,6 +74,7 @@ impl ErrorCode {
             ErrorCode::FencedInstanceId => 82,
             ErrorCode::FencedMemberEpoch => 110,
             ErrorCode::UnreleasedInstanceId => 111,
+            ErrorCode::StaleMemberEpoch => 113,
             ErrorCode::StreamsInvalidTopology => 129,
             ErrorCode::StreamsMissingSourceTopics => 131,
             ErrorCode::StreamsInconsistentInternalTopics => 134,
@@ -78,6 +87,8 @@ impl ErrorCode {
         match self {
             ErrorCode::None => "NONE",
             ErrorCode::UnknownServerError => "UNKNOWN_SERVER_ERROR",
+            ErrorCode::OffsetMetadataTooLarge => "OFFSET_METADATA_TOO_LARGE",
+            ErrorCode::IllegalGeneration => "ILLEGAL_GENERATION",
             ErrorCode::InvalidGroupId => "INVALID_GROUP_ID",
             ErrorCode::UnknownMemberId => "UNKNOWN_MEMBER_ID",
             ErrorCode::UnsupportedVersion => "UNSUPPORTED_VERSION",
@@ -88,6 +99,7 @@ impl ErrorCode {
             ErrorCode::FencedInstanceId => "FENCED_INSTANCE_ID",
             ErrorCode::FencedMemberEpoch => "FENCED_MEMBER_EPOCH",
             ErrorCode::UnreleasedInstanceId => "UNRELEASED_INSTANCE_ID",
+            ErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
             ErrorCode::StreamsInvalidTopology | ErrorCode::StreamsInvalidTopology42 => {
                 "STREAMS_INVALID_TOPOLOGY"
             }
@@ -160,6 +172,9 @@ pub enum BoundaryCode {
     InvalidRecord,
     /// A list longer than the coordinator accepts.
     TooLarge,
+    /// A Kafka request frame that cannot be read, or an API or version the dialect does not
+    /// serve: Kafka closes the connection (`ApiVersions` aside, which it answers).
+    InvalidFrame,
 }
 
 /// Input the coordinator cannot understand; it changed nothing.

@@ -53,10 +53,12 @@ pub mod assignor;
 pub mod config;
 pub mod group;
 pub mod history;
+pub mod offsets;
 pub mod records;
 pub mod tasks;
 pub mod timers;
 pub mod topology;
+pub mod wire;
 
 mod coordinator;
 mod error;

@@ -16,11 +16,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use streams_group_coordinator::records::{encode_key, encode_value};
-use streams_group_coordinator::{Config, Coordinator, Dialect, Input};
+use streams_group_coordinator::{wire, Config, Coordinator, Dialect, Input};
 
 type Body = fn(&[u8]);
 
 const TARGETS: &[(&str, Body)] = &[
+    ("frames", bodies::frames),
     ("handle_json", bodies::handle_json),
     ("handle_json_lines", bodies::handle_json_lines),
     ("handle_ops", bodies::handle_ops),
@@ -303,6 +304,39 @@ fn generate_seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
             if data.len() > 1 {
                 add("handle_json_lines", format!("{name}-from-{skip:02}"), data);
             }
+        }
+
+        // The scenario's requests as the frames a client sends, after an ApiVersions, on an
+        // empty base and on a populated one (the scenario's own dialect: the frames differ).
+        let api_versions = vec![0, 18, 0, 3, 0, 0, 0, 9, 0, 1, b'c', 0, 2, b'j', 2, b'1', 0];
+        let mut frames = vec![api_versions];
+        for (i, input) in inputs.iter().enumerate() {
+            let kind = Input::parse(input).map(|i| i.kind);
+            if let Some(f) = kind
+                .ok()
+                .and_then(|k| wire::encode_request(config.dialect, &k, 0, i as i32))
+            {
+                if frames.len() < bodies::MAX_FRAMES && f.len() <= MAX_SEED_BYTES {
+                    frames.push(f);
+                }
+            }
+        }
+        let own = (0..bases.len())
+            .filter(|&i| bases[i].harness.live.config().dialect == config.dialect)
+            .map(|i| u8::try_from(i).unwrap())
+            .collect::<Vec<u8>>();
+        if let Some(&first) = own.first() {
+            add(
+                "frames",
+                format!("{name}-frames"),
+                bodies::frames_input(first, &frames),
+            );
+            let last = *own.last().unwrap_or(&first);
+            add(
+                "frames",
+                format!("{name}-frames-populated"),
+                bodies::frames_input(last, &frames),
+            );
         }
 
         // The records the scenario writes, as bytes.

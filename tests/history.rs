@@ -591,6 +591,35 @@ fn history_of_a_kafka_42_group_in_words() {
     assert_eq!(removed[0]["cause"], "SESSION_TIMEOUT");
 }
 
+/// Offset commits from a Kafka dump and a raw segment alike: a run of records at one commit time
+/// is one event, each partition with the member that held its task as active and its epoch;
+/// the tombstones of the expiry are told as removals.
+#[test]
+fn history_tells_offset_commits_with_their_task_holders() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k42-offsets-commit.json");
+    let run = run(&path).unwrap();
+    for log in [dump_log(&run).into_bytes(), segment(&run)] {
+        let h = tell(&parse_log(&log, Some(Dialect::Kafka42)).unwrap());
+        let commits = events(&h, "OFFSETS_COMMITTED");
+        let held: Vec<&Value> = commits
+            .iter()
+            .flat_map(|e| e["partitions"].as_array().unwrap())
+            .filter(|p| p["taskHolder"].is_string())
+            .collect();
+        assert!(!held.is_empty(), "{commits:?}");
+        assert!(held.iter().all(|p| p["memberEpoch"].as_i64() > Some(0)));
+        let pair = commits
+            .iter()
+            .find(|e| e["partitions"].as_array().unwrap().len() == 2)
+            .expect("a commit of two partitions as one event");
+        assert!(pair["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Offsets committed: in-0 at 10"));
+    }
+}
+
 /// Malformed logs never panic: every truncation and many byte flips of a real segment and of a
 /// dump-log text are either read or refused with an error.
 #[test]

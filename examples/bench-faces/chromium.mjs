@@ -1,6 +1,6 @@
 // `make bench-faces`, the browser face: the web build of the package (pkg/web.mjs) in headless
 // Chromium (Debian's /usr/bin/chromium driven by playwright-core from tests/browser/), with
-// strings and with objects. The page and the package are served from memory by request
+// strings, with objects and with Kafka's request frames. The page and the package are served from memory by request
 // interception, so no server runs. A page cannot read CPU time: these are wall-clock times, the
 // best of five passes of each kind, twice. Prints one JSON line per face: {"face", "us", "heartbeats"}.
 //
@@ -21,7 +21,14 @@ const { chromium } = require('playwright-core');
 // of the workload than that through the debugging protocol.
 const PAGE_HEARTBEATS = 20000;
 const all = workload(positionals[0]);
-const w = { ...all, steady: all.steady.slice(0, PAGE_HEARTBEATS), expect: all.expect.slice(0, PAGE_HEARTBEATS) };
+const w = {
+  ...all,
+  steady: all.steady.slice(0, PAGE_HEARTBEATS),
+  expect: all.expect.slice(0, PAGE_HEARTBEATS),
+  // Byte arrays travel to the page as plain lists.
+  frames: all.frames.slice(0, PAGE_HEARTBEATS).map((f) => Array.from(f)),
+  expectFrames: all.expectFrames.slice(0, PAGE_HEARTBEATS).map((f) => Array.from(f)),
+};
 
 const ORIGIN = 'http://bench-faces.test';
 const types = { '.mjs': 'text/javascript', '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
@@ -41,9 +48,25 @@ try {
     const { ready, Coordinator } = await import('/web.mjs');
     await ready();
     const out = [];
-    for (const kind of ['strings', 'objects', 'strings', 'objects']) {
+    const frames = w.frames.map((f) => new Uint8Array(f));
+    for (const kind of ['strings', 'objects', 'frames', 'strings', 'objects', 'frames']) {
       const c = new Coordinator(w.config);
       for (const line of w.setup) c.handle(line);
+      if (kind === 'frames') {
+        let best = Infinity;
+        for (let pass = 0; pass < 5; pass++) {
+          const start = performance.now();
+          for (let i = 0; i < frames.length; i++) {
+            const o = c.handleRequest(frames[i], w.framesNow);
+            if (pass === 0 && (!o.response || o.response.length !== w.expectFrames[i].length || o.response.some((b, j) => b !== w.expectFrames[i][j]))) {
+              throw new Error(`frames: response ${i} differs from native`);
+            }
+          }
+          best = Math.min(best, performance.now() - start);
+        }
+        out.push({ kind, us: (best * 1000) / frames.length, heartbeats: frames.length });
+        continue;
+      }
       const inputs = kind === 'strings' ? w.steady : w.steady.map((l) => JSON.parse(l));
       let best = Infinity;
       for (let pass = 0; pass < 5; pass++) {
@@ -63,9 +86,10 @@ try {
     return out;
   }, w);
   // Each kind ran twice (the first run of a kind may meet code not yet optimised): the best.
-  for (const kind of ['objects', 'strings']) {
+  const faces = { objects: 'Chromium, handle(object)', strings: 'Chromium, handle(string)', frames: 'Chromium, handleRequest(frame)' };
+  for (const kind of ['objects', 'strings', 'frames']) {
     const runs = results.filter((r) => r.kind === kind);
-    const face = kind === 'strings' ? 'Chromium, handle(string)' : 'Chromium, handle(object)';
+    const face = faces[kind];
     console.log(JSON.stringify({ face, us: Math.min(...runs.map((r) => r.us)), heartbeats: runs[0].heartbeats }));
   }
 } finally {

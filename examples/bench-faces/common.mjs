@@ -11,5 +11,25 @@ export function workload(dir) {
     setup: lines('setup.jsonl'),
     steady: lines('steady.jsonl'),
     expect: lines('expect.jsonl'),
+    frames: splitFrames(readFileSync(join(dir, 'steady.frames'))),
+    expectFrames: splitFrames(readFileSync(join(dir, 'expect.frames'))),
+    framesNow: Number(readFileSync(join(dir, 'frames-now.txt'), 'utf8').trim()),
   };
+}
+
+/** Kafka's size-prefixed stream as its frames. */
+export function splitFrames(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = [];
+  for (let at = 0; at < bytes.length;) {
+    const size = view.getInt32(at);
+    out.push(new Uint8Array(bytes.subarray(at + 4, at + 4 + size)));
+    at += 4 + size;
+  }
+  return out;
+}
+
+/** Whether two byte arrays are equal. */
+export function sameBytes(a, b) {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }

@@ -136,6 +136,12 @@ export function explainStep(session, i) {
       case 'SERVER_ERROR':
         items.push({ kind: 'error', text: `The request failed with UNKNOWN_SERVER_ERROR (Kafka sends no message): ${e.message}` });
         break;
+      case 'OFFSETS_REFUSED':
+        items.push({ kind: 'fence', text: `${e.request} refused with ${e.error}: ${e.message} (Kafka's response carries only the code; a zombie's commit after a fence ends here).` });
+        break;
+      case 'OFFSETS_EXPIRED':
+        items.push({ kind: 'state', text: `The periodic cleanup expired ${e.partitions} committed offset(s) of group ${e.groupId} (offsets.retention.minutes after their commit; a topic the group still reads keeps its offsets while the group has members).` });
+        break;
       default:
         items.push({ kind: 'other', text: `${e.code}: ${toJson(e)}` });
     }

@@ -3,7 +3,8 @@
 //
 //   node host.mjs reactor INPUTS [CONFIG]   drive sgc-reactor.wasm through the sgc_* ABI
 //   node host.mjs command INPUTS [CONFIG]   run sgc.wasm as a JSON-lines command
-// Both print one output line per input line.
+// Both print one output line per input line. `Plugin.callFrame` is a broker's way in (ABI
+// version 3): Kafka's request frames, as they arrive on a connection.
 import { readFileSync, openSync, closeSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -44,6 +45,7 @@ export class Plugin {
     const hasV2 = typeof this.x.sgc_abi_version_2 === 'function' && this.x.sgc_abi_version_2() === 2;
     this.abi = abi ?? (hasV2 ? 2 : 1);
     if (this.abi === 2 && !hasV2) throw new Error('the module does not export ABI version 2');
+    this.hasV3 = typeof this.x.sgc_abi_version_3 === 'function' && this.x.sgc_abi_version_3() === 3;
     this.encoder = new TextEncoder();
     this.decoder = new TextDecoder();
     this.buf = 0; // the reusable input buffer (version 2)
@@ -94,6 +96,58 @@ export class Plugin {
     const at = packed32[LOW];
     const hi = packed32[HIGH];
     return { status: hi >>> 30, output: this.decoder.decode(this.bytes().subarray(at, at + (hi & 0x3fffffff))) };
+  }
+
+  /** Writes `bytes` (a Uint8Array) into the input buffer; returns its length. */
+  putBytes(bytes) {
+    if (bytes.length > this.cap) this.grow(bytes.length);
+    if (this.input.length === 0) this.input = this.bytes().subarray(this.buf, this.buf + this.cap);
+    this.input.set(bytes);
+    return bytes.length;
+  }
+
+  /** A version 2 or 3 answer (a BigInt): { status, bytes }, the bytes a copy of the output. */
+  answer(result) {
+    const { status, ptr, len } = unpack(result);
+    return { status, bytes: this.bytes().slice(ptr, ptr + len) };
+  }
+
+  /**
+   * Version 3: one Kafka request frame (a Uint8Array: header and body, without the 4-byte size)
+   * at `nowMs` from `clientHost`, with one `sgc_call_frame`. Status 0 answers `{ status, frame,
+   * fields }`: `frame` the response with its 4-byte size before it (the bytes to write to the
+   * connection), `fields` the output's records, topicsToCreate, explain and nextDeadlineMs;
+   * any other status `{ status, error }`.
+   */
+  callFrame(handle, frame, nowMs, clientHost = '') {
+    if (!this.hasV3) throw new Error('the module does not export ABI version 3');
+    const host = this.encoder.encode(clientHost);
+    const all = new Uint8Array(frame.length + host.length);
+    all.set(frame);
+    all.set(host, frame.length);
+    const n = all.length === 0 ? 0 : this.putBytes(all);
+    const ptr = n === 0 ? 0 : this.buf;
+    const result = this.x.sgc_call_frame(handle, ptr, frame.length, BigInt(nowMs), ptr + frame.length, host.length);
+    const { status, bytes } = this.answer(result);
+    if (status !== 0) return { status, error: JSON.parse(this.decoder.decode(bytes)).error };
+    const size = new DataView(bytes.buffer, bytes.byteOffset).getInt32(0);
+    return { status, frame: bytes.subarray(0, 4 + size), fields: JSON.parse(this.decoder.decode(bytes.subarray(4 + size))) };
+  }
+
+  /** Version 3: the request frame of a JSON input (text or object): { status, frame } or { status, error }. */
+  encodeRequest(handle, input, apiVersion, correlationId) {
+    const text = typeof input === 'string' ? input : JSON.stringify(input);
+    const n = this.put(text);
+    const { status, bytes } = this.answer(this.x.sgc_encode_request(handle, this.buf, n, apiVersion, correlationId));
+    return status === 0 ? { status, frame: bytes } : { status, error: JSON.parse(this.decoder.decode(bytes)).error };
+  }
+
+  /** Version 3: a response frame (without its size) read back: { status, correlationId, response } or { status, error }. */
+  decodeResponse(handle, apiKey, apiVersion, frame) {
+    const n = frame.length === 0 ? 0 : this.putBytes(frame);
+    const { status, bytes } = this.answer(this.x.sgc_decode_response(handle, apiKey, apiVersion, n === 0 ? 0 : this.buf, n));
+    const out = JSON.parse(this.decoder.decode(bytes));
+    return status === 0 ? { status, ...out } : { status, error: out.error };
   }
 
   withBytes(text, call) {

@@ -4,7 +4,8 @@
 It loads `sgc-reactor.wasm`, drives it through the `sgc_*` ABI (docs/wasi-abi.md), and, like a
 broker hosting a `__consumer_offsets` partition, appends every record the coordinator emits to a
 log file. Killed and restarted, it rebuilds the coordinator by replaying that log into a fresh
-instance and carries on with the same state.
+instance and carries on with the same state. `Plugin.call_frame` is a broker's way in for
+Kafka's request frames as they arrive on a connection (ABI version 3).
 
     host.py run INPUTS [--config CFG] [--log LOG] [--restart-after N] [--abi 1|2]
                                                                         print one output per input
@@ -119,7 +120,9 @@ class Plugin:
         self.memory = ex["memory"]
         names = ("sgc_alloc", "sgc_free", "sgc_create", "sgc_destroy", "sgc_call",
                  "sgc_output_ptr", "sgc_output_len", "sgc_abi_version_1",
-                 "sgc_abi_version_2", "sgc_call2", "sgc_free_checked", "sgc_realloc")
+                 "sgc_abi_version_2", "sgc_call2", "sgc_free_checked", "sgc_realloc",
+                 "sgc_abi_version_3", "sgc_call_frame", "sgc_encode_request",
+                 "sgc_decode_response")
         self.fn = {name: ex[name] for name in names if ex.get(name) is not None}
         ex["_initialize"](self.store)
         if self.fn["sgc_abi_version_1"](self.store) != 1:
@@ -128,6 +131,8 @@ class Plugin:
         self.abi = abi if abi is not None else (2 if has_v2 else 1)
         if self.abi == 2 and not has_v2:
             raise RuntimeError("the module does not export ABI version 2")
+        self.has_v3 = ("sgc_abi_version_3" in self.fn
+                       and self.fn["sgc_abi_version_3"](self.store) == 3)
         self.buf, self.cap = 0, 0  # the reusable input buffer (version 2)
         self._refresh()
         self.raw_call2 = None
@@ -202,6 +207,46 @@ class Plugin:
         status, out_ptr, out_len = unpack(self.raw_call2(handle, ptr, length))
         self._refresh()
         return status, self.read(out_ptr, out_len).decode("utf-8")
+
+    def _answer(self, result):
+        """A version 2 or 3 answer: (status, a copy of the output bytes)."""
+        status, out_ptr, out_len = unpack(result)
+        self._refresh()
+        return status, self.read(out_ptr, out_len)
+
+    def call_frame(self, handle, frame, now_ms, client_host=""):
+        """Version 3: one Kafka request frame (header and body, without the 4-byte size) at
+        `now_ms` from `client_host`, with one `sgc_call_frame`. Status 0 answers
+        `(0, response, fields)`: the response frame with its 4-byte size before it (the bytes
+        to write to the connection) and the output's other fields (records, topicsToCreate,
+        explain, nextDeadlineMs); any other status `(status, None, {"error": ...})`."""
+        if not self.has_v3:
+            raise RuntimeError("the module does not export ABI version 3")
+        host = client_host.encode("utf-8")
+        ptr, _ = self._put(bytes(frame) + host)
+        status, out = self._answer(self.fn["sgc_call_frame"](
+            self.store, handle, ptr, len(frame), now_ms, ptr + len(frame), len(host)))
+        if status != STATUS_OK:
+            return status, None, json.loads(out)
+        size = int.from_bytes(out[:4], "big", signed=True)
+        return status, out[:4 + size], json.loads(out[4 + size:])
+
+    def encode_request(self, handle, inp, api_version, correlation_id):
+        """Version 3: the request frame of a JSON input (text or a dict): `(0, frame)`, or
+        `(status, {"error": ...})`."""
+        text = inp if isinstance(inp, str) else json.dumps(inp)
+        ptr, n = self._put(text.encode("utf-8"))
+        status, out = self._answer(self.fn["sgc_encode_request"](
+            self.store, handle, ptr, n, api_version, correlation_id))
+        return (status, out) if status == STATUS_OK else (status, json.loads(out))
+
+    def decode_response(self, handle, api_key, api_version, frame):
+        """Version 3: a response frame (without its size) read back: `(status, JSON)`, the JSON
+        `{"correlationId", "response"}` on status 0."""
+        ptr, n = self._put(bytes(frame))
+        status, out = self._answer(self.fn["sgc_decode_response"](
+            self.store, handle, api_key, api_version, ptr, n))
+        return status, json.loads(out)
 
     def call(self, handle, text):
         data = text.encode("utf-8")

@@ -536,7 +536,7 @@ pub fn run_ops(harness: &mut Harness, mut rest: &[u8]) {
 }
 
 /// Every record type, in the order the `record_bytes` selector names them.
-pub const RECORD_TYPES: [RecordType; 7] = [
+pub const RECORD_TYPES: [RecordType; 8] = [
     RecordType::GroupMetadata,
     RecordType::PartitionMetadata,
     RecordType::MemberMetadata,
@@ -544,6 +544,7 @@ pub const RECORD_TYPES: [RecordType; 7] = [
     RecordType::TargetAssignmentMember,
     RecordType::CurrentMemberAssignment,
     RecordType::Topology,
+    RecordType::OffsetCommit,
 ];
 
 /// Builds a `record_bytes` input.
@@ -836,4 +837,119 @@ pub fn settings(data: &[u8]) {
     for input in session_inputs(config.dialect) {
         harness.feed(&input.to_string());
     }
+}
+
+/// At most this many frames of a `frames` input are fed.
+pub const MAX_FRAMES: usize = 16;
+
+/// The `frames` input layout: a base selector byte, then frames, each a big-endian `u16`
+/// length and that many bytes (Kafka's own int32 size prefix is the host's, not the core's).
+pub fn frames_input(selector: u8, frames: &[Vec<u8>]) -> Vec<u8> {
+    let mut data = vec![selector];
+    for f in frames {
+        let len = u16::try_from(f.len()).unwrap_or(u16::MAX);
+        data.extend_from_slice(&len.to_be_bytes());
+        data.extend_from_slice(&f[..usize::from(len)]);
+    }
+    data
+}
+
+/// Target `frames`: request frames on a base coordinator, through `wire::handle_frame`.
+/// Invariants: the same state and frame give the same answer; a refused frame is a boundary
+/// error that changes nothing; an answered one echoes the correlation id, its response frame
+/// reads back (as the typed response's wire form, at the request's version), and its output is
+/// what the typed input the frame decodes to gives on the JSON face's way in.
+pub fn frames(data: &[u8]) {
+    use streams_group_coordinator::wire::{
+        decode_request, handle_frame, response_as_wire_json, response_json, Peer,
+    };
+    let Some((&selector, mut rest)) = data.split_first() else {
+        return;
+    };
+    let mut harness = base_for(selector);
+    let c = &mut harness.live;
+    let dialect = c.config().dialect;
+    let peer = Peer {
+        client_host: "/127.0.0.1".into(),
+    };
+    for _ in 0..MAX_FRAMES {
+        let Some((len, tail)) = rest.split_first_chunk::<2>() else {
+            return;
+        };
+        let len = usize::from(u16::from_be_bytes(*len)).min(tail.len());
+        let (frame, tail) = tail.split_at(len);
+        rest = tail;
+        let now = c.now_ms() + 1_000;
+        let before = c.clone();
+        let answer = handle_frame(c, frame, now, &peer);
+        let again = handle_frame(&mut before.clone(), frame, now, &peer);
+        assert_eq!(answer, again, "same state and frame, different answers");
+        let out = match answer {
+            Err(e) => {
+                assert!(
+                    same_state(&before, c),
+                    "a refused frame changed the coordinator: {e:?}"
+                );
+                assert!(!e.message.is_empty() && !e.path.is_empty() || e.path.is_empty());
+                continue;
+            }
+            Ok(out) => out,
+        };
+        assert_eq!(
+            out.frame.get(..4),
+            frame.get(4..8),
+            "correlation id not echoed"
+        );
+        let key = i16::from_be_bytes([frame[0], frame[1]]);
+        let version = i16::from_be_bytes([frame[2], frame[3]]);
+        let Ok((_, Some(kind))) = decode_request(dialect, frame) else {
+            // ApiVersions: answered by the wire itself, at the request's version or at 0.
+            assert_eq!(out.output, Default::default());
+            assert!(
+                response_json(dialect, key, version, &out.frame).is_ok()
+                    || response_json(dialect, key, 0, &out.frame).is_ok(),
+                "an ApiVersions answer that does not read back"
+            );
+            continue;
+        };
+        // The typed way, with the frame's client id and the peer's host.
+        let kind = match kind {
+            InputKind::StreamsGroupHeartbeat {
+                mut client,
+                request,
+            } => {
+                client.client_id = out_client_id(frame);
+                client.client_host = peer.client_host.clone();
+                InputKind::StreamsGroupHeartbeat { client, request }
+            }
+            InputKind::StreamsGroupInitialize {
+                mut client,
+                request,
+            } => {
+                client.client_id = out_client_id(frame);
+                client.client_host = peer.client_host.clone();
+                InputKind::StreamsGroupInitialize { client, request }
+            }
+            k => k,
+        };
+        let mut typed = before
+            .clone()
+            .handle(Input { now_ms: now, kind })
+            .expect("the typed way answers what the wire answered");
+        let response = typed.response.take().expect("a request's response");
+        assert_eq!(typed, out.output, "the typed way answers otherwise");
+        let (_, read) = response_json(dialect, key, version, &out.frame)
+            .unwrap_or_else(|e| panic!("a response frame that does not read back: {e:?}"));
+        assert_eq!(
+            Some(read),
+            response_as_wire_json(dialect, version, &response)
+        );
+    }
+}
+
+/// The client id of a request frame's header.
+fn out_client_id(frame: &[u8]) -> String {
+    streams_group_coordinator::wire::read_header(frame)
+        .map(|(h, _)| h.client_id.unwrap_or_default())
+        .unwrap_or_default()
 }

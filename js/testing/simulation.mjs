@@ -264,6 +264,8 @@ export class GroupView {
     this.dialect = dialect;
     this.types = RecordTypesByDialect[String(dialect).startsWith('kafka-') ? 'kafka-4.2' : 'kip1071-draft'];
     this.typeIds = new Set(Object.values(this.types));
+    // Offset commits (key `{group, topic, partition}`) change nothing a view draws.
+    this.typeIds.delete(this.types.OFFSET_COMMIT);
     this.groups = new Map();
   }
 

@@ -7,6 +7,7 @@ pub mod heartbeat;
 #[cfg(feature = "heartbeat-text")]
 mod heartbeat_text;
 pub mod initialize;
+pub mod offsets;
 #[cfg(feature = "replay-text")]
 mod replay_text;
 pub mod response;
@@ -33,6 +34,7 @@ pub use decode::decode_value;
 pub use describe::*;
 pub use heartbeat::*;
 pub use initialize::*;
+pub use offsets::*;
 pub use response::*;
 pub use tree::{json_tree, tree_from, MAX_TREE_VALUES};
 
@@ -110,6 +112,16 @@ pub enum InputKind {
         group_id: String,
         assignment: BTreeMap<String, AssignmentJson>,
     },
+    /// `apiVersion`: the version the request came at (default: the newest served, 10).
+    OffsetCommit {
+        api_version: i16,
+        request: OffsetCommitRequest,
+    },
+    /// `apiVersion`: the version the request came at (default: the newest served, 10).
+    OffsetFetch {
+        api_version: i16,
+        request: OffsetFetchRequest,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -131,6 +143,8 @@ pub const INPUT_TYPES: &[&str] = &[
     "DeleteGroups",
     "Replay",
     "SetTargetAssignment",
+    "OffsetCommit",
+    "OffsetFetch",
 ];
 
 impl Input {
@@ -205,6 +219,7 @@ impl Input {
             "DeleteGroups" => &["groupIds"],
             "Replay" => &["records"],
             "SetTargetAssignment" => &["groupId", "assignment"],
+            "OffsetCommit" | "OffsetFetch" => &["apiVersion", "request"],
             other => {
                 return Err(BoundaryError::input(
                     "type",
@@ -246,6 +261,14 @@ impl Input {
             "Replay" => InputKind::Replay {
                 records: values(obj, "records")?,
             },
+            "OffsetCommit" => InputKind::OffsetCommit {
+                api_version: api_version(obj, OFFSET_COMMIT_VERSIONS)?,
+                request: required(obj, "request")?,
+            },
+            "OffsetFetch" => InputKind::OffsetFetch {
+                api_version: api_version(obj, OFFSET_FETCH_VERSIONS)?,
+                request: required(obj, "request")?,
+            },
             _ => InputKind::SetTargetAssignment {
                 group_id: required(obj, "groupId")?,
                 assignment: required(obj, "assignment")?,
@@ -253,6 +276,30 @@ impl Input {
         };
         Ok(Input { now_ms, kind })
     }
+}
+
+/// An input's `apiVersion`: one of `served` (Kafka closes the connection of any other), the
+/// newest when absent.
+fn api_version(
+    obj: &Map<String, Value>,
+    served: std::ops::RangeInclusive<i16>,
+) -> Result<i16, BoundaryError> {
+    let Some(v) = obj.get("apiVersion") else {
+        return Ok(*served.end());
+    };
+    v.as_i64()
+        .and_then(|n| i16::try_from(n).ok())
+        .filter(|n| served.contains(n))
+        .ok_or_else(|| {
+            BoundaryError::input(
+                "apiVersion",
+                format!(
+                    "must be a version this release serves, {} to {}",
+                    served.start(),
+                    served.end()
+                ),
+            )
+        })
 }
 
 /// A heartbeat input's text, decoded straight into the typed request.
@@ -550,6 +597,18 @@ pub enum Explain {
     /// a message, as Kafka does (Kafka logs the cause): the cause.
     #[serde(rename_all = "camelCase")]
     ServerError { group_id: String, message: String },
+    /// The periodic cleanup expired committed offsets of a group (`partitions` of them).
+    #[serde(rename_all = "camelCase")]
+    OffsetsExpired { group_id: String, partitions: usize },
+    /// An `OffsetCommit` or `OffsetFetch` was refused as a whole: its responses carry no
+    /// message, so Kafka's exception message is here (`request`: the input type).
+    #[serde(rename_all = "camelCase")]
+    OffsetsRefused {
+        group_id: String,
+        request: &'static str,
+        error: &'static str,
+        message: String,
+    },
 }
 
 /// What the coordinator answers to one input.

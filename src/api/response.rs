@@ -29,6 +29,10 @@ pub enum Response {
     DeleteGroups(DeleteGroupsResponse),
     /// `SetTargetAssignment`, the manual assignor's input (PROTOCOL 2.10).
     SetTargetAssignment(SetTargetAssignmentResponse),
+    /// `OffsetCommit`.
+    OffsetCommit(super::offsets::OffsetCommitResponse),
+    /// `OffsetFetch`.
+    OffsetFetch(super::offsets::OffsetFetchResponse),
 }
 
 /// `DeleteGroups`: one result per requested group, in request order.

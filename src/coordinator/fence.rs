@@ -146,14 +146,39 @@ impl Coordinator {
     pub(crate) fn deletion_batch(&self, group: &Group, cause: &'static str) -> Batch {
         let mut batch = Batch::default();
         let g = group.group_id.clone();
-        batch.records = build::group_tombstones(
+        // Kafka deletes a group's offsets first, in its map's order (`deleteAllOffsets`).
+        batch.records = self.offset_tombstones(&g, |_, _, _| true);
+        batch.records.extend(build::group_tombstones(
             &g,
             group.targets.keys(),
             self.rules.has_partition_metadata(),
-        );
+        ));
         batch
             .explain
             .push(Explain::GroupDeleted { group_id: g, cause });
         batch
+    }
+
+    /// A tombstone for each committed partition of the group that `which` picks (topic,
+    /// partition, offset), in Kafka's order.
+    pub(crate) fn offset_tombstones(
+        &self,
+        group_id: &str,
+        mut which: impl FnMut(&str, i32, &crate::offsets::Committed) -> bool,
+    ) -> Vec<crate::records::Record> {
+        let Some(offsets) = self.offsets.group(group_id) else {
+            return Vec::new();
+        };
+        offsets
+            .iter()
+            .filter(|(t, p, c)| which(t, *p, c))
+            .map(|(topic, partition, _)| {
+                crate::records::Record::tombstone(crate::records::RecordKey::OffsetCommit {
+                    group_id: group_id.to_string(),
+                    topic: topic.to_string(),
+                    partition,
+                })
+            })
+            .collect()
     }
 }

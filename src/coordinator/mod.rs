@@ -19,6 +19,8 @@ mod heartbeat;
 mod initialize;
 mod leave;
 mod manual_targets;
+mod offset_commit;
+mod offset_fetch;
 mod replay;
 mod timers_fire;
 mod topic_metadata;
@@ -34,6 +36,7 @@ use crate::api::{Explain, Input, InputKind, Output};
 use crate::config::Config;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
+use crate::offsets::{GroupOffsets, Offsets};
 use crate::ordered;
 use crate::records::{encoded_size, Record, RecordKey};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
@@ -50,15 +53,43 @@ pub struct Coordinator {
     /// The dialect's answers (the one seam between the dialects).
     rules: &'static dyn DialectRules,
     groups: BTreeMap<String, Group>,
+    /// Committed offsets, beside the groups.
+    offsets: Offsets,
     topics: Topics,
     timers: Timers,
     now_ms: i64,
+}
+
+/// Applies one record to the groups, or to the offsets when it is an offset commit (whose
+/// value creates Kafka's simple group when no streams group of the id exists); a streams
+/// group's record replaces the id's simple group. The one apply path of operations and replay.
+pub(crate) fn apply_record(
+    groups: &mut BTreeMap<String, Group>,
+    offsets: &mut Offsets,
+    record: &Record,
+    limits: &topology::Limits,
+    dialect: crate::records::Dialect,
+) -> Result<group::ApplyEffect, group::ApplyError> {
+    let gid = record.key.group_id();
+    if let RecordKey::OffsetCommit { .. } = record.key {
+        if !record.is_consistent() {
+            return Err(group::ApplyError::KeyValueMismatch);
+        }
+        offsets.apply(record, groups.contains_key(gid));
+        return Ok(group::ApplyEffect::default());
+    }
+    let effect = group::apply(groups, record, limits, dialect)?;
+    if record.value.is_some() && offsets.is_simple_group(gid) {
+        offsets.streams_group_created(gid);
+    }
+    Ok(effect)
 }
 
 /// What the timers fired before an input may change, kept so that a failing input can undo
 /// them: the groups they touched as they were, every timer, and the time.
 struct Checkpoint {
     groups: Vec<(String, Option<Group>)>,
+    offsets: Vec<(String, Option<GroupOffsets>)>,
     timers: Timers,
     now_ms: i64,
 }
@@ -67,6 +98,7 @@ impl Checkpoint {
     fn new(c: &Coordinator) -> Self {
         Checkpoint {
             groups: Vec::new(),
+            offsets: Vec::new(),
             timers: c.timers.clone(),
             now_ms: c.now_ms,
         }
@@ -77,6 +109,8 @@ impl Checkpoint {
         if !self.groups.iter().any(|(g, _)| g == group_id) {
             self.groups
                 .push((group_id.to_string(), c.groups.get(group_id).cloned()));
+            self.offsets
+                .push((group_id.to_string(), c.offsets.keep(group_id)));
         }
     }
 
@@ -86,6 +120,9 @@ impl Checkpoint {
                 Some(group) => c.groups.insert(gid, group),
                 None => c.groups.remove(&gid),
             };
+        }
+        for (gid, kept) in self.offsets {
+            c.offsets.restore(&gid, kept);
         }
         c.timers = self.timers;
         c.now_ms = self.now_ms;
@@ -116,6 +153,7 @@ impl Coordinator {
             rules: dialect::rules(config.dialect),
             config,
             groups: BTreeMap::new(),
+            offsets: Offsets::default(),
             topics: BTreeMap::new(),
             timers: Timers::default(),
             now_ms: 0,
@@ -140,6 +178,11 @@ impl Coordinator {
     /// One group.
     pub fn group(&self, group_id: &str) -> Option<&Group> {
         self.groups.get(group_id)
+    }
+
+    /// The committed offsets of every group.
+    pub fn offsets(&self) -> &Offsets {
+        &self.offsets
     }
 
     /// The pending timers.
@@ -285,6 +328,14 @@ impl Coordinator {
                 group_id,
                 assignment,
             } => self.set_target_assignment(&group_id, &assignment, &mut out),
+            InputKind::OffsetCommit {
+                api_version,
+                request,
+            } => self.offset_commit(now, api_version, &request, &mut out),
+            InputKind::OffsetFetch {
+                api_version,
+                request,
+            } => self.offset_fetch(api_version, &request, &mut out),
         }
         out.next_deadline_ms = self.timers.next_deadline();
         Ok(out)
@@ -332,6 +383,7 @@ impl Coordinator {
             InputKind::StreamsGroupHeartbeat { request, .. } => {
                 self.rules.precheck_heartbeat(request)
             }
+            InputKind::OffsetCommit { request, .. } => offset_commit::precheck(request),
             _ => Ok(()),
         }
     }
@@ -388,18 +440,29 @@ impl Coordinator {
             crate::error::bug("an operation built a record whose key and value disagree");
         }
         let limits = self.limits();
-        let mut backup: Vec<(String, Option<Group>)> = Vec::new();
+        let mut backup: Vec<(String, Option<Group>, Option<GroupOffsets>)> = Vec::new();
         if batch.records.iter().any(|r| r.value.is_none()) {
             for r in &batch.records {
                 let gid = r.key.group_id();
-                if !backup.iter().any(|(g, _)| g == gid) {
-                    backup.push((gid.to_string(), self.groups.get(gid).cloned()));
+                if !backup.iter().any(|(g, ..)| g == gid) {
+                    backup.push((
+                        gid.to_string(),
+                        self.groups.get(gid).cloned(),
+                        self.offsets.keep(gid),
+                    ));
                 }
             }
         }
         for r in &batch.records {
-            if let Err(e) = group::apply(&mut self.groups, r, &limits, self.config.dialect) {
-                for (gid, group) in backup {
+            if let Err(e) = apply_record(
+                &mut self.groups,
+                &mut self.offsets,
+                r,
+                &limits,
+                self.config.dialect,
+            ) {
+                for (gid, group, offsets) in backup {
+                    self.offsets.restore(&gid, offsets);
                     match group {
                         Some(group) => self.groups.insert(gid, group),
                         None => self.groups.remove(&gid),

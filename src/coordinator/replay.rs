@@ -4,9 +4,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use super::apply_record;
 use super::Coordinator;
 use crate::error::{BoundaryCode, BoundaryError};
 use crate::group::{self, Group, MemberAfter};
+use crate::offsets::Offsets;
 use crate::ordered::Ordered;
 #[cfg(feature = "replay-text")]
 use crate::records::in_place::{MemberRecord, ReadRecord, TaskIdsRef};
@@ -106,10 +108,12 @@ impl Coordinator {
         let mut added_member: BTreeSet<&'r str> = BTreeSet::new();
         let limits = self.limits();
         let dialect = self.config.dialect;
-        let mut apply_all = |groups: &mut BTreeMap<String, Group>| -> Result<(), BoundaryError> {
+        let mut apply_all = |groups: &mut BTreeMap<String, Group>,
+                             offsets: &mut Offsets|
+         -> Result<(), BoundaryError> {
             for (i, r) in records.clone() {
                 let effect = match r {
-                    Replayed::Record(r) => group::apply(groups, r, &limits, dialect),
+                    Replayed::Record(r) => apply_record(groups, offsets, r, &limits, dialect),
                     #[cfg(feature = "replay-text")]
                     Replayed::InPlace(r, tasks) => {
                         Ok(group::apply_in_place(groups, r, tasks, dialect))
@@ -150,13 +154,15 @@ impl Coordinator {
                     group::ApplyError::KeyValueMismatch.to_string(),
                 ));
             }
-            apply_all(&mut self.groups)?;
+            apply_all(&mut self.groups, &mut self.offsets)?;
         } else {
             let mut work: BTreeMap<String, Group> = touched
                 .iter()
                 .filter_map(|&g| self.groups.get(g).map(|x| (g.to_string(), x.clone())))
                 .to_map();
-            apply_all(&mut work)?;
+            let mut offsets_work = self.offsets.subset(touched.iter().copied());
+            apply_all(&mut work, &mut offsets_work)?;
+            self.offsets.put_back(offsets_work, touched.iter().copied());
             for &g in &touched {
                 match work.remove(g) {
                     Some(group) => {

@@ -17,13 +17,14 @@ impl Coordinator {
         while let Some((key, timer)) = self.timers.pop_due(now) {
             if let Some(checkpoint) = checkpoint.as_deref_mut() {
                 if key.group_id.is_empty() {
-                    // The cleanup may delete every memberless group.
-                    let empty: Vec<String> = self
+                    // The cleanup may delete every memberless group and expire any offsets.
+                    let mut empty: Vec<String> = self
                         .groups
                         .values()
                         .filter(|g| g.members.is_empty())
                         .map(|g| g.group_id.clone())
                         .collect();
+                    empty.extend(self.offsets.groups().map(|(g, _)| g.to_string()));
                     for gid in &empty {
                         checkpoint.keep(self, gid);
                     }
@@ -103,23 +104,69 @@ impl Coordinator {
     /// scheduled one interval later. Runs that nothing could change (no other timer due before
     /// them, up to the input's time `now`) are skipped: a long jump of the clock costs one run.
     fn fire_cleanup(&mut self, at: i64, now: i64, out: &mut Output) {
-        let empty: Vec<&str> = self
-            .groups
-            .values()
-            .filter(|g| g.members.is_empty())
-            .map(|g| g.group_id.as_str())
-            .collect();
-        let order: Vec<String> = crate::java::timeline_keys(&empty, self.groups.len())
+        // Every group id Kafka's group map holds: the streams groups and the simple groups.
+        let mut ids: Vec<&str> = self.groups.keys().map(String::as_str).collect();
+        ids.extend(
+            self.offsets
+                .groups()
+                .filter(|(g, _)| !self.groups.contains_key(*g))
+                .map(|(g, _)| g),
+        );
+        let order: Vec<String> = crate::java::timeline_keys(&ids, ids.len())
             .into_iter()
             .map(str::to_string)
             .collect();
+        let retention = self.config.retention_ms();
         for gid in order {
-            let Some(group) = self.groups.get(&gid) else {
-                continue;
+            // Kafka's `cleanupExpiredOffsets`: an offset of a topic the group subscribes to
+            // never expires; any other expires at its expire timestamp, or `retention` after
+            // its commit.
+            let group = self.groups.get(&gid);
+            let subscribed = |topic: &str| {
+                group.is_some_and(|g| {
+                    !g.members.is_empty()
+                        && g.topology.as_ref().is_some_and(|t| {
+                            t.subtopologies.iter().any(|s| {
+                                s.source_topics.iter().any(|x| x == topic)
+                                    || s.repartition_source_topics.iter().any(|x| x.name == topic)
+                            })
+                        })
+                })
             };
-            let batch = self.deletion_batch(group, "RETENTION_EXPIRED");
+            let mut all_expired = true;
+            let expired = self.offset_tombstones(&gid, |topic, _, c| {
+                let gone = !subscribed(topic)
+                    && if c.expire_timestamp_ms != -1 {
+                        at >= c.expire_timestamp_ms
+                    } else {
+                        at.saturating_sub(c.commit_timestamp_ms) >= retention
+                    };
+                all_expired &= gone;
+                gone
+            });
+            let deletes_group = all_expired && group.is_some_and(|g| g.members.is_empty());
+            let expired_count = expired.len();
+            let mut batch = match group {
+                Some(g) if deletes_group => self.deletion_batch(g, "RETENTION_EXPIRED"),
+                _ if expired.is_empty() => continue,
+                _ => super::Batch {
+                    records: expired,
+                    ..super::Batch::default()
+                },
+            };
+            if expired_count > 0 {
+                batch.explain.insert(
+                    0,
+                    Explain::OffsetsExpired {
+                        group_id: gid.clone(),
+                        partitions: expired_count,
+                    },
+                );
+            }
             if self.commit_group(&gid, batch, out).is_ok() {
-                self.timers.cancel_group(&gid, None);
+                if deletes_group {
+                    self.timers.cancel_group(&gid, None);
+                }
             } else {
                 out.explain.push(Explain::TimerDropped {
                     group_id: gid.clone(),

@@ -25,7 +25,7 @@ pub type MemberMap = IdMap<Member>;
 #[cfg(feature = "replay-text")]
 pub(crate) use replay::apply_in_place;
 pub use replay::ApplyError;
-pub(crate) use replay::{apply, MemberAfter};
+pub(crate) use replay::{apply, ApplyEffect, MemberAfter};
 pub use state::{GroupState, MemberState};
 
 /// One member (one stream thread's heartbeat loop).
@@ -370,16 +370,16 @@ impl Group {
     }
 
     /// The member ids in the order Kafka's member map (a `TimelineHashMap`) iterates them: by
-    /// slot, then in the order the members were added.
+    /// slot, then the last added first (its iterator pops each slot's array from the end).
     pub fn java_member_order(&self) -> Vec<&str> {
         let bits = self.soft.java_member_slots.max(2).trailing_zeros();
-        let mut ids: Vec<(u64, u64, &str)> = self
+        let mut ids: Vec<(u64, std::cmp::Reverse<u64>, &str)> = self
             .members
             .iter()
             .map(|(id, m)| {
                 (
                     crate::java::timeline_slot(id, bits),
-                    m.soft.java_seq,
+                    std::cmp::Reverse(m.soft.java_seq),
                     id.as_str(),
                 )
             })

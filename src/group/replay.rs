@@ -87,6 +87,14 @@ pub(crate) fn apply(
 ) -> Result<ApplyEffect, ApplyError> {
     let group_id = record.key.group_id();
     let mut effect = ApplyEffect::default();
+    // An offset commit is the offsets' state (`offsets::apply`), never a group's.
+    if let RecordKey::OffsetCommit { .. } = record.key {
+        return if record.is_consistent() {
+            Ok(effect)
+        } else {
+            Err(ApplyError::KeyValueMismatch)
+        };
+    }
     let Some(value) = &record.value else {
         return apply_tombstone(groups, &record.key, limits);
     };
@@ -342,6 +350,7 @@ fn apply_tombstone(
             group.topology = None;
             reconfigure(group, limits);
         }
+        RecordKey::OffsetCommit { .. } => {}
         RecordKey::CurrentMemberAssignment { member_id, .. } => {
             if group.members.contains_key(member_id) {
                 (_, effect.member) = set_assignment(

@@ -1,6 +1,7 @@
 //! Java's rules where Kafka's behaviour depends on them: string rules (here), hash codes
 //! ([`hash`]), the iteration order of a `java.util.HashMap` ([`hash_map`]) and the heap order
-//! of a `java.util.PriorityQueue` ([`priority_queue`]). Kafka's assignor emulation
+//! of a `java.util.PriorityQueue` ([`priority_queue`]), and of Kafka's own `TimelineHashMap`
+//! ([`timeline`]). Kafka's assignor emulation
 //! (`assignor::kafka`) reproduces Java's tie-breaks with them.
 
 // Each emulates its Java class whole (its tests pin it against Java), so parts of them have
@@ -11,6 +12,8 @@ pub(crate) mod hash;
 pub(crate) mod hash_map;
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) mod priority_queue;
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) mod timeline;
 
 /// Java's `String.trim().isEmpty()` on a non-null string: blank means every character is at most
 /// U+0020.
@@ -40,11 +43,12 @@ where
 
 /// `keys` in the order a Kafka `TimelineHashMap<String, _>` that grew to `size` entries
 /// iterates them: by slot (the top bits of the key's hash times Knuth's 64-bit Fibonacci
-/// constant, see [`timeline_grow`] for the slot count), then in `keys`' order within a slot
-/// (insertion order in Kafka's table).
+/// constant, see [`timeline_grow`] for the slot count), then within a slot the reverse of
+/// `keys`' order (`keys` in insertion order: Kafka's iterator pops each slot's array from its
+/// end, the last added first).
 pub(crate) fn timeline_keys<'a>(keys: &[&'a str], size: usize) -> Vec<&'a str> {
     let bits = timeline_grow(2, size).trailing_zeros();
-    let mut out = keys.to_vec();
+    let mut out: Vec<&str> = keys.iter().rev().copied().collect();
     out.sort_by_key(|k| timeline_slot(k, bits));
     out
 }

@@ -38,6 +38,7 @@ pub fn type_id(dialect: Dialect, t: RecordType) -> Option<i16> {
             TargetAssignmentMember => 19,
             CurrentMemberAssignment => 20,
             Topology => 21,
+            OffsetCommit => 1,
         }),
         Dialect::Kafka42 | Dialect::Kafka43 | Dialect::Kafka44 => match t {
             GroupMetadata => Some(17),
@@ -47,6 +48,7 @@ pub fn type_id(dialect: Dialect, t: RecordType) -> Option<i16> {
             TargetAssignmentMember => Some(21),
             CurrentMemberAssignment => Some(22),
             Topology => Some(23),
+            OffsetCommit => Some(1),
         },
     }
 }
@@ -62,6 +64,7 @@ pub fn record_type(dialect: Dialect, id: i16) -> Option<RecordType> {
         TargetAssignmentMember,
         CurrentMemberAssignment,
         Topology,
+        OffsetCommit,
     ]
     .into_iter()
     .find(|&t| type_id(dialect, t) == Some(id))
@@ -83,6 +86,7 @@ pub(crate) fn key_name(t: RecordType) -> &'static str {
         RecordType::TargetAssignmentMember => "TargetAssignmentMemberKey",
         RecordType::CurrentMemberAssignment => "CurrentMemberAssignmentKey",
         RecordType::Topology => "TopologyKey",
+        RecordType::OffsetCommit => "OffsetCommitKey",
     }
 }
 
@@ -96,6 +100,7 @@ pub(crate) fn value_name(t: RecordType) -> &'static str {
         RecordType::TargetAssignmentMember => "TargetAssignmentMemberValue",
         RecordType::CurrentMemberAssignment => "CurrentMemberAssignmentValue",
         RecordType::Topology => "TopologyValue",
+        RecordType::OffsetCommit => "OffsetCommitValue",
     }
 }
 
@@ -109,7 +114,8 @@ pub(crate) fn has_member_id(t: RecordType) -> bool {
     )
 }
 
-/// Builds a key from its type and fields (`member_id` is ignored for group-level keys).
+/// Builds a key from its type and fields (`member_id` is ignored for group-level keys; for an
+/// offset commit it is the topic, with partition 0: tests build keys this way).
 pub(crate) fn make_key(t: RecordType, group_id: String, member_id: String) -> RecordKey {
     match t {
         RecordType::GroupMetadata => RecordKey::GroupMetadata { group_id },
@@ -128,6 +134,11 @@ pub(crate) fn make_key(t: RecordType, group_id: String, member_id: String) -> Re
             member_id,
         },
         RecordType::Topology => RecordKey::Topology { group_id },
+        RecordType::OffsetCommit => RecordKey::OffsetCommit {
+            group_id,
+            topic: member_id,
+            partition: 0,
+        },
     }
 }
 
@@ -200,9 +211,25 @@ fn write_key<S: Sink + ?Sized>(dialect: Dialect, key: &RecordKey, out: &mut S) {
     if let Some(member_id) = key.member_id() {
         put_key_string(out, member_id);
     }
+    if let RecordKey::OffsetCommit {
+        topic, partition, ..
+    } = key
+    {
+        put_key_string(out, topic);
+        put_i32(out, *partition);
+    }
 }
 
 fn read_key_fields(t: RecordType, r: &mut Reader<'_>) -> WireResult<RecordKey> {
+    if t == RecordType::OffsetCommit {
+        let key = RecordKey::OffsetCommit {
+            group_id: r.key_string().at("group")?,
+            topic: r.key_string().at("topic")?,
+            partition: r.i32().at("partition")?,
+        };
+        r.finish()?;
+        return Ok(key);
+    }
     let group_id = r.key_string().at("groupId")?;
     let member_id = if has_member_id(t) {
         r.key_string().at("memberId")?
@@ -218,8 +245,13 @@ fn read_key_fields(t: RecordType, r: &mut Reader<'_>) -> WireResult<RecordKey> {
 
 fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mut S) {
     let v42 = dialect.is_kafka();
+    if let RecordValue::OffsetCommit(v) = value {
+        write_offset_commit(v, out);
+        return;
+    }
     put_i16(out, 0);
     match value {
+        RecordValue::OffsetCommit(_) => {}
         RecordValue::GroupMetadata(v) => {
             put_i32(out, v.epoch);
             if v42 {
@@ -312,6 +344,70 @@ fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mu
             put_no_tagged_fields(out);
         }
     }
+}
+
+/// `OffsetCommitValue` at the version Kafka writes it ([`OffsetCommitValue::version`]): 1
+/// (non-flexible: offset, metadata, commit and expire timestamps) or 4 (flexible: offset,
+/// leader epoch, metadata, commit timestamp, the topic id in tag 0 unless zero).
+fn write_offset_commit<S: Sink + ?Sized>(v: &OffsetCommitValue, out: &mut S) {
+    let version = v.version();
+    put_i16(out, version);
+    put_i64(out, v.offset);
+    if version == 1 {
+        put_key_string(out, &v.metadata);
+        put_i64(out, v.commit_timestamp);
+        put_i64(out, v.expire_timestamp);
+        return;
+    }
+    put_i32(out, v.leader_epoch);
+    put_compact_string(out, &v.metadata);
+    put_i64(out, v.commit_timestamp);
+    if v.topic_id == Uuid::default() {
+        put_no_tagged_fields(out);
+    } else {
+        put_uvarint(out, 1);
+        put_tagged(out, 0, &v.topic_id);
+    }
+}
+
+/// `OffsetCommitValue` at any version Kafka reads (0-4, PROTOCOL 5.6): v0 {offset, metadata,
+/// commitTimestamp}, v1 + expireTimestamp, v2 as v0, v3 + leaderEpoch, v4 flexible + tagged
+/// topicId. Strings are int16-length below version 4.
+fn read_offset_commit(r: &mut Reader<'_>) -> WireResult<RecordValue> {
+    let version = r.i16().at("version")?;
+    if !(0..=4).contains(&version) {
+        return Err(WireError::new(format!(
+            "unsupported value version {version} (0-4 are known)"
+        )))
+        .at("version");
+    }
+    let mut v = OffsetCommitValue {
+        offset: r.i64().at("offset")?,
+        ..OffsetCommitValue::default()
+    };
+    if version >= 3 {
+        v.leader_epoch = r.i32().at("leaderEpoch")?;
+    }
+    v.metadata = if version >= 4 {
+        r.compact_string().at("metadata")?
+    } else {
+        r.key_string().at("metadata")?
+    };
+    v.commit_timestamp = r.i64().at("commitTimestamp")?;
+    if version == 1 {
+        v.expire_timestamp = r.i64().at("expireTimestamp")?;
+    }
+    if version >= 4 {
+        r.tagged_fields(|tag, p| match tag {
+            0 => {
+                v.topic_id = p.uuid().at("topicId")?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        })?;
+    }
+    r.finish()?;
+    Ok(RecordValue::OffsetCommit(v))
 }
 
 /// The six task lists in schema order.
@@ -429,6 +525,9 @@ pub(super) mod min_size {
 }
 
 fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult<RecordValue> {
+    if t == RecordType::OffsetCommit {
+        return read_offset_commit(r);
+    }
     let version = r.i16().at("version")?;
     if version != 0 {
         return Err(WireError::new(format!(
@@ -549,6 +648,7 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
             skip_tagged_fields(r)?;
             RecordValue::Topology(v)
         }
+        RecordType::OffsetCommit => return read_offset_commit(r),
     };
     r.finish()?;
     Ok(value)

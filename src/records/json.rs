@@ -19,6 +19,12 @@ use super::wire::MAX_STRING_BYTES;
 use crate::error::{BoundaryCode, BoundaryError, JsonPath as Path};
 use crate::topology::{CopartitionGroup, Subtopology, TopicConfig, TopicInfo};
 
+#[cfg(feature = "replay-text")]
+mod base64_text;
+mod offsets;
+#[cfg(feature = "replay-text")]
+pub(crate) use base64_text::append_base64_string;
+
 /// `{"key": {"type", "data"}, "value": {"version", "data"} | null}`, plus `keyBytes` /
 /// `valueBytes` (base64) when `with_bytes`, as a JSON tree ([`RecordJson`] serialised).
 pub fn record_to_json(dialect: Dialect, record: &Record, with_bytes: bool) -> Value {
@@ -92,6 +98,15 @@ struct KeyDataJson<'a>(&'a RecordKey);
 
 impl Serialize for KeyDataJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let RecordKey::OffsetCommit {
+            group_id,
+            topic,
+            partition,
+        } = self.0
+        {
+            // Kafka's `OffsetCommitKey` names.
+            return object!(s, "group" => group_id, "topic" => topic, "partition" => partition);
+        }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("groupId", self.0.group_id())?;
         if let Some(member_id) = self.0.member_id() {
@@ -105,7 +120,11 @@ struct EnvelopeJson<'a>(Dialect, &'a RecordValue);
 
 impl Serialize for EnvelopeJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        object!(s, "version" => &0, "data" => &ValueJson(self.0, self.1))
+        let version = match self.1 {
+            RecordValue::OffsetCommit(v) => v.version(),
+            _ => 0,
+        };
+        object!(s, "version" => &version, "data" => &ValueJson(self.0, self.1))
     }
 }
 
@@ -182,6 +201,9 @@ fn json_form(
         return Ok(Parsed::Skipped(id));
     };
     let dp = kp.field("data");
+    if t == RecordType::OffsetCommit {
+        return offsets::record_from_json(obj, key, p);
+    }
     let allowed: &[&str] = if has_member_id(t) {
         &["groupId", "memberId"]
     } else {
@@ -234,62 +256,6 @@ pub(crate) fn record_from_bytes_at(
             Parsed::Record(record) => Some(*record),
         },
     )
-}
-
-/// Reads the body of a JSON string of base64 (feature `replay-text`): the characters of
-/// `text` up to its first `"`, decoded onto the end of `out`; answers how many characters came
-/// before the quote, or `None` when they are not exactly a text `STANDARD` accepts (padded,
-/// canonical: no bits left over in the last character) or no quote follows (`out` may then
-/// hold part of the bytes). Base64 needs no escapes, so the quote ends the string; a `\` is
-/// no base64 character. One pass decodes and finds the end (a search for the quote first, then
-/// the decoding, cost 2.6% more of a replay): a log replay reads two such strings a record.
-#[cfg(feature = "replay-text")]
-pub(crate) fn append_base64_string(text: &[u8], out: &mut Vec<u8>) -> Option<usize> {
-    /// Marks a byte that is not in the alphabet; valid values are below 64.
-    const NONE: u8 = 0xff;
-    /// Each byte's value in the standard alphabet.
-    const VALUES: [u8; 256] = {
-        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut t = [NONE; 256];
-        let mut i = 0;
-        while i < alphabet.len() {
-            t[alphabet[i] as usize] = i as u8;
-            i += 1;
-        }
-        t
-    };
-    let value = |c: u8| u32::from(VALUES[usize::from(c)]);
-    let mut read = 0;
-    // Whole quads of the alphabet, until one is not: the closing quote or a padded last quad.
-    let (a, b, c, d) = loop {
-        let Some(&[a, b, c, d]) = text.get(read..read + 4) else {
-            // Too few characters left for a quad: only the quote may come next.
-            return (text.get(read) == Some(&b'"')).then_some(read);
-        };
-        let (va, vb, vc, vd) = (value(a), value(b), value(c), value(d));
-        if (va | vb | vc | vd) >= 64 {
-            break (a, b, c, d);
-        }
-        let n = (va << 18) | (vb << 12) | (vc << 6) | vd;
-        out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]);
-        read += 4;
-    };
-    if a == b'"' {
-        return Some(read);
-    }
-    // A padded last quad, then the quote; the bits padding leaves unfilled must be zero.
-    let (va, vb) = (value(a), value(b));
-    let (len, vc, leftover) = match (c, d) {
-        (b'=', b'=') => (1, 0, vb & 0xf),
-        (c, b'=') => (2, value(c), value(c) & 0x3),
-        _ => return None,
-    };
-    if (va | vb | vc) >= 64 || leftover != 0 || text.get(read + 4) != Some(&b'"') {
-        return None;
-    }
-    let n = (va << 18) | (vb << 12) | (vc << 6);
-    out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8][..len]);
-    Some(read + 4)
 }
 
 fn bytes_form(
@@ -547,6 +513,7 @@ impl Serialize for ValueJson<'_> {
                     v.subtopologies.iter().map(SubtopologyJson).collect();
                 m.serialize_entry(list, &subs)?;
             }
+            RecordValue::OffsetCommit(v) => offsets::write_value(&mut m, v)?,
         }
         m.end()
     }
@@ -572,6 +539,8 @@ fn value_from_json(
 ) -> Result<RecordValue, BoundaryError> {
     let v42 = dialect.is_kafka();
     Ok(match t {
+        // Read with its key and version (`offset_commit_from_json`); never asked here.
+        RecordType::OffsetCommit => return Err(err(p, "an offset commit value needs its version")),
         RecordType::GroupMetadata => {
             let allowed: &[&str] = if v42 {
                 &[

@@ -75,17 +75,43 @@ pub enum RecordType {
     TargetAssignmentMember,
     CurrentMemberAssignment,
     Topology,
+    /// Kafka's committed offset of one partition (type id 1 in every dialect).
+    OffsetCommit,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RecordKey {
-    GroupMetadata { group_id: String },
-    PartitionMetadata { group_id: String },
-    MemberMetadata { group_id: String, member_id: String },
-    TargetAssignmentMetadata { group_id: String },
-    TargetAssignmentMember { group_id: String, member_id: String },
-    CurrentMemberAssignment { group_id: String, member_id: String },
-    Topology { group_id: String },
+    GroupMetadata {
+        group_id: String,
+    },
+    PartitionMetadata {
+        group_id: String,
+    },
+    MemberMetadata {
+        group_id: String,
+        member_id: String,
+    },
+    TargetAssignmentMetadata {
+        group_id: String,
+    },
+    TargetAssignmentMember {
+        group_id: String,
+        member_id: String,
+    },
+    CurrentMemberAssignment {
+        group_id: String,
+        member_id: String,
+    },
+    Topology {
+        group_id: String,
+    },
+    /// `OffsetCommitKey`: the group, the topic and the partition (Kafka's `group`, `topic`,
+    /// `partition`).
+    OffsetCommit {
+        group_id: String,
+        topic: String,
+        partition: i32,
+    },
 }
 
 impl RecordKey {
@@ -98,6 +124,7 @@ impl RecordKey {
             RecordKey::TargetAssignmentMember { .. } => RecordType::TargetAssignmentMember,
             RecordKey::CurrentMemberAssignment { .. } => RecordType::CurrentMemberAssignment,
             RecordKey::Topology { .. } => RecordType::Topology,
+            RecordKey::OffsetCommit { .. } => RecordType::OffsetCommit,
         }
     }
 
@@ -109,7 +136,8 @@ impl RecordKey {
             | RecordKey::TargetAssignmentMetadata { group_id }
             | RecordKey::TargetAssignmentMember { group_id, .. }
             | RecordKey::CurrentMemberAssignment { group_id, .. }
-            | RecordKey::Topology { group_id } => group_id,
+            | RecordKey::Topology { group_id }
+            | RecordKey::OffsetCommit { group_id, .. } => group_id,
         }
     }
 
@@ -240,6 +268,57 @@ pub struct TopologyValue {
     pub subtopologies: Vec<Subtopology>,
 }
 
+/// `OffsetCommitValue`. Written at version 1 when it has an expire timestamp (a commit with a
+/// retention time), else at version 4 (flexible, the topic id tagged); read at versions 0-4.
+/// Version 1 carries no leader epoch and no topic id, so a value with an expire timestamp has
+/// them at their defaults (-1, the zero UUID): what reading it back gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OffsetCommitValue {
+    pub offset: i64,
+    /// Versions 3+, default -1.
+    pub leader_epoch: i32,
+    pub metadata: String,
+    pub commit_timestamp: i64,
+    /// Version 1 only, default -1.
+    pub expire_timestamp: i64,
+    /// Version 4+, tag 0; the zero UUID when unknown.
+    pub topic_id: Uuid,
+}
+
+impl Default for OffsetCommitValue {
+    fn default() -> Self {
+        OffsetCommitValue {
+            offset: 0,
+            leader_epoch: -1,
+            metadata: String::new(),
+            commit_timestamp: 0,
+            expire_timestamp: -1,
+            topic_id: Uuid::default(),
+        }
+    }
+}
+
+impl OffsetCommitValue {
+    /// The version Kafka writes this value at: 1 with an expire timestamp, else 4.
+    pub fn version(&self) -> i16 {
+        if self.expire_timestamp != -1 {
+            1
+        } else {
+            4
+        }
+    }
+
+    /// The value as its version keeps it: at version 1 the leader epoch and topic id are
+    /// dropped, as writing and reading the value back drops them.
+    pub fn normalized(mut self) -> Self {
+        if self.version() == 1 {
+            self.leader_epoch = -1;
+            self.topic_id = Uuid::default();
+        }
+        self
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RecordValue {
     GroupMetadata(GroupMetadataValue),
@@ -249,6 +328,7 @@ pub enum RecordValue {
     TargetAssignmentMember(TargetAssignmentMemberValue),
     CurrentMemberAssignment(CurrentMemberAssignmentValue),
     Topology(TopologyValue),
+    OffsetCommit(OffsetCommitValue),
 }
 
 impl RecordValue {
@@ -261,6 +341,7 @@ impl RecordValue {
             RecordValue::TargetAssignmentMember(_) => RecordType::TargetAssignmentMember,
             RecordValue::CurrentMemberAssignment(_) => RecordType::CurrentMemberAssignment,
             RecordValue::Topology(_) => RecordType::Topology,
+            RecordValue::OffsetCommit(_) => RecordType::OffsetCommit,
         }
     }
 }

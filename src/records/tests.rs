@@ -134,11 +134,10 @@ fn type_ids_of_both_dialects() {
 
 #[test]
 fn keys_of_other_kinds_are_skipped() {
-    // Offset commit (1), classic group (2), consumer group (3..), share group (15 in Kafka), the
+    // Legacy offset commit (0), classic group (2), consumer group (3..), share group (15 in Kafka), the
     // retired 4.2 partition metadata (18), and ids beyond both dialects.
     for (dialect, id) in [
         (DRAFT, 0),
-        (DRAFT, 1),
         (DRAFT, 14),
         (DRAFT, 22),
         (DRAFT, -1),
@@ -152,6 +151,172 @@ fn keys_of_other_kinds_are_skipped() {
         key.extend(hex("00 01 67 ff ff ff")); // whatever follows is not ours to read
         assert_eq!(decode_key(dialect, &key), Ok(None), "{dialect:?} {id}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Offset commits (type 1 in every dialect; OffsetCommitKey/Value of Kafka's schema files)
+
+fn offset_key() -> RecordKey {
+    RecordKey::OffsetCommit {
+        group_id: s("g"),
+        topic: s("t"),
+        partition: 0,
+    }
+}
+
+#[test]
+fn golden_offset_commit_version_4_and_its_tombstone() {
+    let value = OffsetCommitValue {
+        offset: 100,
+        leader_epoch: 10,
+        metadata: s("metadata"),
+        commit_timestamp: 1000,
+        ..OffsetCommitValue::default()
+    };
+    let key = "00 01 | 00 01 67 | 00 01 74 | 00 00 00 00";
+    for dialect in [DRAFT, K42] {
+        check_golden(
+            dialect,
+            &Record::new(offset_key(), RecordValue::OffsetCommit(value.clone())),
+            key,
+            Some(
+                "00 04 | 00 00 00 00 00 00 00 64 | 00 00 00 0a | 09 6d 65 74 61 64 61 74 61
+                 | 00 00 00 00 00 00 03 e8 | 00",
+            ),
+        );
+        check_golden(dialect, &Record::tombstone(offset_key()), key, None);
+    }
+    // The topic id in tag 0 when not zero.
+    let with_id = OffsetCommitValue {
+        topic_id: Uuid(std::array::from_fn(|i| i as u8)),
+        ..value
+    };
+    check_golden(
+        K42,
+        &Record::new(offset_key(), RecordValue::OffsetCommit(with_id)),
+        key,
+        Some(
+            "00 04 | 00 00 00 00 00 00 00 64 | 00 00 00 0a | 09 6d 65 74 61 64 61 74 61
+             | 00 00 00 00 00 00 03 e8 | 01 00 10 00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f",
+        ),
+    );
+    let json = record_to_json(
+        K42,
+        &Record::new(
+            offset_key(),
+            RecordValue::OffsetCommit(OffsetCommitValue::default()),
+        ),
+        false,
+    );
+    assert_eq!(
+        json,
+        json!({"key": {"type": 1, "data": {"group": "g", "topic": "t", "partition": 0}},
+               "value": {"version": 4, "data": {"offset": 0, "leaderEpoch": -1, "metadata": "",
+                                                "commitTimestamp": 0}}})
+    );
+}
+
+#[test]
+fn golden_offset_commit_version_1_with_an_expire_timestamp() {
+    let value = OffsetCommitValue {
+        offset: 100,
+        metadata: s("a"),
+        commit_timestamp: 1000,
+        expire_timestamp: 2000,
+        ..OffsetCommitValue::default()
+    };
+    let record = Record::new(offset_key(), RecordValue::OffsetCommit(value));
+    check_golden(
+        K42,
+        &record,
+        "00 01 | 00 01 67 | 00 01 74 | 00 00 00 00",
+        Some(
+            "00 01 | 00 00 00 00 00 00 00 64 | 00 01 61 | 00 00 00 00 00 00 03 e8
+             | 00 00 00 00 00 00 07 d0",
+        ),
+    );
+    assert_eq!(
+        record_to_json(K42, &record, false)["value"],
+        json!({"version": 1, "data": {"offset": 100, "metadata": "a", "commitTimestamp": 1000,
+                                      "expireTimestamp": 2000}})
+    );
+    // Version 1 keeps no leader epoch: a value with one is normalized to what reads back.
+    let with_epoch = OffsetCommitValue {
+        leader_epoch: 5,
+        expire_timestamp: 2000,
+        ..OffsetCommitValue::default()
+    };
+    assert_eq!(with_epoch.clone().normalized().leader_epoch, -1);
+    assert_eq!(
+        decode_value(
+            K42,
+            RecordType::OffsetCommit,
+            &encode_value(K42, &RecordValue::OffsetCommit(with_epoch.clone()))
+        ),
+        Ok(RecordValue::OffsetCommit(with_epoch.normalized()))
+    );
+}
+
+#[test]
+fn offset_commit_values_of_every_version_kafka_reads() {
+    let offset = "00 00 00 00 00 00 00 64";
+    let commit = "00 00 00 00 00 00 03 e8";
+    let expected = |leader_epoch: i32, expire_timestamp: i64| {
+        Ok(RecordValue::OffsetCommit(OffsetCommitValue {
+            offset: 100,
+            leader_epoch,
+            metadata: s("a"),
+            commit_timestamp: 1000,
+            expire_timestamp,
+            topic_id: Uuid::default(),
+        }))
+    };
+    for (hex_value, value) in [
+        (
+            format!("00 00 {offset} 00 01 61 {commit}"),
+            expected(-1, -1),
+        ),
+        (
+            format!("00 02 {offset} 00 01 61 {commit}"),
+            expected(-1, -1),
+        ),
+        (
+            format!("00 03 {offset} 00 00 00 07 00 01 61 {commit}"),
+            expected(7, -1),
+        ),
+    ] {
+        for dialect in [DRAFT, K42] {
+            assert_eq!(
+                decode_value(dialect, RecordType::OffsetCommit, &hex(&hex_value)),
+                value
+            );
+        }
+    }
+    // Versions 5+ are unknown; a record cut short or with bytes left over is refused.
+    for bad in [
+        format!("00 05 {offset} 00 01 61 {commit}"),
+        format!("00 00 {offset} 00 01 61"),
+        format!("00 00 {offset} 00 01 61 {commit} 00"),
+    ] {
+        assert!(
+            decode_value(K42, RecordType::OffsetCommit, &hex(&bad)).is_err(),
+            "{bad}"
+        );
+    }
+    // The JSON form of each version, with that version's fields only.
+    let v3 = json!({"key": {"type": 1, "data": {"group": "g", "topic": "t", "partition": 0}},
+                    "value": {"version": 3, "data": {"offset": 100, "leaderEpoch": 7,
+                                                     "metadata": "a", "commitTimestamp": 1000}}});
+    assert_eq!(
+        record_from_json(K42, &v3, "r").map(|r| r.and_then(|r| r.value)),
+        Ok(expected(7, -1).ok())
+    );
+    let mut v0 = v3.clone();
+    v0["value"]["version"] = json!(0);
+    assert!(
+        record_from_json(K42, &v0, "r").is_err(),
+        "version 0 has no leader epoch"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1420,13 +1585,14 @@ fn replay_forms() {
     let v = json!({"keyBytes": full["keyBytes"].clone(), "valueBytes": full["valueBytes"].clone()});
     assert_eq!(parse_err(K42, v).0, "records[3].keyBytes");
     // Other kinds of records are skipped, in either form, but both forms must still agree.
-    let offset_commit = json!({"key": {"type": 1, "data": {"group": "g", "topic": "t", "partition": 0}},
+    // (Type 0, Kafka's legacy offset commit.)
+    let offset_commit = json!({"key": {"type": 0, "data": {"group": "g", "topic": "t", "partition": 0}},
                                "value": {"version": 3, "data": {"offset": 7}}});
     assert_eq!(parse(DRAFT, offset_commit.clone()), Ok(None));
     assert_eq!(
         parse(
             K42,
-            json!({"keyBytes": "AAEAAWc=", "valueBytes": "AAMAAAAAAAAABw=="})
+            json!({"keyBytes": "AAAAAWc=", "valueBytes": "AAMAAAAAAAAABw=="})
         ),
         Ok(None)
     );
@@ -1543,6 +1709,32 @@ mod properties {
     /// Any value, with every field of both dialects set.
     fn any_value(t: RecordType) -> BoxedStrategy<RecordValue> {
         match t {
+            // Either version Kafka writes: with an expire timestamp (version 1, which keeps no
+            // leader epoch or topic id) or without (version 4).
+            RecordType::OffsetCommit => (
+                any::<i64>(),
+                any::<i32>(),
+                text(),
+                any::<i64>(),
+                prop::option::of(0i64..i64::MAX),
+                any::<[u8; 16]>(),
+            )
+                .prop_map(
+                    |(offset, leader_epoch, metadata, commit_timestamp, expire, id)| {
+                        RecordValue::OffsetCommit(
+                            OffsetCommitValue {
+                                offset,
+                                leader_epoch,
+                                metadata,
+                                commit_timestamp,
+                                expire_timestamp: expire.unwrap_or(-1),
+                                topic_id: Uuid(id),
+                            }
+                            .normalized(),
+                        )
+                    },
+                )
+                .boxed(),
             RecordType::GroupMetadata => (
                 any::<i32>(),
                 any::<i64>(),
@@ -1741,6 +1933,7 @@ mod properties {
             TargetAssignmentMember,
             CurrentMemberAssignment,
             Topology,
+            OffsetCommit,
         ]
         .into_iter()
         .filter(|&t| type_id(dialect, t).is_some())

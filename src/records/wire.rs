@@ -477,6 +477,12 @@ impl Payload for i64 {
     }
 }
 
+impl Payload for Uuid {
+    fn write<S: Sink + ?Sized>(&self, out: &mut S) {
+        put_uuid(out, self);
+    }
+}
+
 /// One tagged field: tag, payload size, payload.
 pub(crate) fn put_tagged<S: Sink + ?Sized, P: Payload + ?Sized>(
     out: &mut S,

@@ -235,9 +235,13 @@ test('records pane shows the dump-log JSON form; input and output pane', async (
   assert.equal((await page.$$('#pane-records .rec')).length, JSON.parse(run.outputs[0]).records.length + recs.length);
   await shot(page, 'records-pane-1280x800');
   await page.click('#tab-io');
-  const pre = await page.$$eval('#pane-io pre', (els) => els.map((e) => JSON.parse(e.textContent)));
+  const pre = await page.$$eval('#pane-io pre.json', (els) => els.map((e) => JSON.parse(e.textContent)));
   assert.deepEqual(pre[0], saved.steps[1].input);
   assert.deepEqual(pre[1], JSON.parse(run.outputs[1]));
+  // The request's frame on the wire beside its JSON: offsets, then the API key (88-90).
+  const hex = await page.$$eval('#pane-io pre.hex', (els) => els.map((e) => e.textContent));
+  assert.equal(hex.length, 1);
+  assert.match(hex[0], /^0000 {2}00 5[89a] 00 00/);
   // Tabs follow the arrow keys.
   await page.focus('#tab-io');
   await page.keyboard.press('ArrowRight');

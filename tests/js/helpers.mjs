@@ -22,3 +22,43 @@ if (!existsSync(join(PKG, 'package.json'))) {
 export function pkgModule(path) {
   return import(join(PKG, path));
 }
+
+// Kafka's wire face: shared by tests/js/wire.test.mjs and tests/wasi/wasi.test.mjs.
+
+const big = (_, v) => (typeof v === 'bigint' ? `${v}n` : v);
+
+/** A value a wire response holds where the JSON face's has no key: the schema's default. */
+function isDefault(v) {
+  if (v === null || v === false || v === '') return true;
+  if (typeof v === 'number' || typeof v === 'bigint') return v == 0 || v == -1;
+  return Array.isArray(v) && v.length === 0;
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Why the JSON face's response `face` is not what the wire's reads back as (`wire`), or null. */
+export function wireDiffers(face, wire, path) {
+  if (isObject(face) && isObject(wire)) {
+    const legacy = 'acceptableRecoveryLagLegacy' in wire;
+    for (const [k, fv] of Object.entries(face)) {
+      const wk = k === 'acceptableRecoveryLag' && legacy ? 'acceptableRecoveryLagLegacy' : k;
+      if (!(wk in wire)) return `${path}.${k}: not in the wire response`;
+      const d = wireDiffers(fv, wire[wk], `${path}.${k}`);
+      if (d !== null) return d;
+    }
+    for (const [k, wv] of Object.entries(wire)) {
+      const known = k in face || (k === 'acceptableRecoveryLagLegacy' && 'acceptableRecoveryLag' in face);
+      if (!known && !isDefault(wv)) return `${path}.${k}: ${String(wv)} in the wire response only`;
+    }
+    return null;
+  }
+  if (Array.isArray(face) && Array.isArray(wire) && face.length === wire.length) {
+    for (let i = 0; i < face.length; i++) {
+      const d = wireDiffers(face[i], wire[i], `${path}[${i}]`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  if (face === wire) return null;
+  return `${path}: ${JSON.stringify(face, big)} through JSON, ${JSON.stringify(wire, big)} through the wire`;
+}

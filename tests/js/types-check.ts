@@ -29,6 +29,11 @@ import {
   type History,
   type ReadLog,
   type OutputOf,
+  type FrameResult,
+  type FrameOutput,
+  type DecodedResponse,
+  type ServedApi,
+  type OffsetCommitRecord,
   history,
   readLog,
 } from 'streams-group-coordinator';
@@ -93,6 +98,28 @@ async function main(): Promise<void> {
   if (!isError(deleted)) console.log(deleted.response.results[0]?.errorCode === ErrorCodes.GROUP_ID_NOT_FOUND);
   const manual = c.handle({ nowMs: 2000, type: 'SetTargetAssignment', groupId: 'my-app', assignment: { [memberId ?? '']: { activeTasks: [] } } });
   if (!isError(manual)) console.log(manual.response.errorMessage);
+  // Offsets: Kafka's requests at the version they came at; type-1 records in either dialect.
+  const committed = c.handle({
+    nowMs: 2000,
+    type: 'OffsetCommit',
+    apiVersion: 9,
+    request: { groupId: 'my-app', generationIdOrMemberEpoch: 1, memberId: memberId ?? '', topics: [{ name: 'in', partitions: [{ partitionIndex: 0, committedOffset: 42n, committedMetadata: null }] }] },
+  });
+  if (!isError(committed)) {
+    const code: number | undefined = committed.response.topics[0]?.partitions[0]?.errorCode;
+    const rec: CoordinatorRecord | undefined = committed.records[0];
+    if (rec !== undefined && isRecordType(rec, RecordTypes.OFFSET_COMMIT)) {
+      const oc: OffsetCommitRecord = rec;
+      const v = oc.value;
+      console.log(oc.key.data.topic, oc.key.data.partition, v?.data.offset, v?.version === 4 ? v.data.leaderEpoch : v?.data.expireTimestamp);
+    }
+    for (const e of committed.explain) if (e.code === 'OFFSETS_REFUSED') console.log(e.request, e.error, e.message, code);
+  }
+  const fetched = c.handle({ nowMs: 2000, type: 'OffsetFetch', request: { groups: [{ groupId: 'my-app', memberId: null, topics: null }] } });
+  if (!isError(fetched)) for (const g of fetched.response.groups) console.log(g.errorCode, g.topics[0]?.partitions[0]?.committedOffset);
+  const tooLarge: 12 = ErrorCodes.OFFSET_METADATA_TOO_LARGE;
+  const stale: 113 = ErrorCodesByDialect['kafka-4.2'].STALE_MEMBER_EPOCH;
+  console.log(tooLarge, stale);
   const advanced: HandleResult<null> = c.handle({ nowMs: 3000, type: 'AdvanceTime' });
   console.log(advanced);
   const text: string = c.handle('{"nowMs": 3000, "type": "AdvanceTime"}');
@@ -135,10 +162,43 @@ async function main(): Promise<void> {
   console.log(read.form, read.records[0]?.record.key.type, read.records[0]?.timestampMs);
   const draftOut: OutputOf<'StreamsGroupHeartbeat'> = c.handle({ nowMs: 0, type: 'StreamsGroupHeartbeat', request: { groupId: 'g', memberId: '', memberEpoch: 0 } });
   if (!isError(draftOut)) console.log(draftOut.response.shouldInitializeTopology);
+  // Kafka's wire face.
+  const apis: ServedApi[] = k.servedApis();
+  const hbApi = apis.find((a) => a.name === 'StreamsGroupHeartbeat');
+  const frame: Uint8Array | null = k.encodeRequest(
+    { type: 'StreamsGroupHeartbeat', client: { clientId: 'c' }, request: { groupId: 'g', memberId: 'm1', memberEpoch: 0 } },
+    hbApi?.maxVersion ?? 0,
+    1,
+  );
+  const encodedText: Uint8Array | null = c.encodeRequest('{"type": "DeleteGroups", "groupIds": ["g"]}', 0, 2);
+  const noFrame: Uint8Array | null = c.encodeRequest({ nowMs: 0, type: 'AdvanceTime' }, 0, 3);
+  if (frame !== null) {
+    const wired: FrameResult<Kafka42Record> = k.handleRequest(frame, 1000, '/10.0.0.1');
+    const bigNow = k.handleRequest(frame, 1000n);
+    if (isError(wired)) {
+      const code: 'INVALID_FRAME' | string = wired.error.code;
+      console.log(code, wired.error.path);
+    } else {
+      const bytes: Uint8Array = wired.response;
+      const rec: Kafka42Record | undefined = wired.records[0];
+      const decoded: DecodedResponse = k.decodeResponse(hbApi?.apiKey ?? 88, 0, bytes);
+      const epoch: unknown = decoded.response['memberEpoch'];
+      console.log(decoded.correlationId, epoch, rec?.key.type, wired.explain, wired.topicsToCreate, wired.nextDeadlineMs);
+    }
+    if (!('error' in bigNow)) {
+      const out: FrameOutput<Kafka42Record> = bigNow;
+      console.log(out.response.length);
+    }
+  }
+  // @ts-expect-error: a frame is bytes
+  k.handleRequest('frame', 0);
+  console.log(encodedText, noFrame);
   k.free();
 
   // @ts-expect-error: an unknown input type
   c.handle({ nowMs: 0, type: 'Dance' });
+  // @ts-expect-error: a commit names its partitions by partitionIndex
+  c.handle({ nowMs: 0, type: 'OffsetCommit', request: { groupId: 'g', topics: [{ name: 'in', partitions: [{ partition: 0, committedOffset: 1 }] }] } });
   // @ts-expect-error: memberEpoch is a number
   c.handle({ nowMs: 0, type: 'StreamsGroupHeartbeat', request: { groupId: 'g', memberId: '', memberEpoch: '0' } });
   // @ts-expect-error: not a setting
@@ -209,6 +269,8 @@ function explain(e: Explain): string {
       return `until ${e.untilMs}`;
     case 'STATIC_MEMBER_LEFT_TEMPORARILY':
       return `${e.instanceId} until ${e.expiresAtMs}`;
+    case 'OFFSETS_EXPIRED':
+      return `${e.partitions} offsets expired`;
     default:
       return e.code;
   }

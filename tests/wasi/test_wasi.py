@@ -30,6 +30,9 @@ COMMAND_IMPORTS = REACTOR_IMPORTS | {
     "wasi_snapshot_preview1.fd_fdstat_get", "wasi_snapshot_preview1.fd_filestat_get",
     "wasi_snapshot_preview1.fd_prestat_get", "wasi_snapshot_preview1.fd_prestat_dir_name",
     "wasi_snapshot_preview1.path_open",
+    # `sgc frames` serves Kafka's frames at the wall clock unless --now-ms fixes the time (frames
+    # carry none); the command is a host, and the core still never reads a clock.
+    "wasi_snapshot_preview1.clock_time_get",
 }
 
 
@@ -88,6 +91,12 @@ def test_exports_of_the_reactor():
     assert [str(t) for t in types["sgc_call2"].results] == ["i64"]
     assert [str(t) for t in types["sgc_free"].results] == [], "v1's sgc_free keeps its signature"
     assert [str(t) for t in types["sgc_free_checked"].results] == ["i32"]
+    assert {"sgc_abi_version_3", "sgc_call_frame", "sgc_encode_request",
+            "sgc_decode_response"} <= exports
+    assert [str(t) for t in types["sgc_call_frame"].params] == [
+        "i32", "i32", "i32", "i64", "i32", "i32"]
+    assert [str(t) for t in types["sgc_call_frame"].results] == ["i64"]
+    assert plugin.has_v3
 
 
 def test_bad_calls_are_errors_not_traps():
@@ -297,6 +306,66 @@ def test_several_handles_are_independent():
     plugin.destroy(b)
     _, out = plugin.call(a, describe)
     assert json.loads(out)["response"]["groups"][0]["members"][0]["memberId"] == "m"
+
+
+API_VERSIONS_V0 = bytes([0, 18, 0, 0, 0, 0, 0, 5, 0, 1, ord("c")])  # correlation id 5, client "c"
+JOIN_INPUT = dict(JOIN, client={"clientId": "app-1", "clientHost": "/10.0.0.1"})
+
+
+def test_v3_api_versions_through_a_frame():
+    plugin = host.Plugin(REACTOR)
+    h = plugin.create({"dialect": "kafka-4.2"})
+    status, frame, fields = plugin.call_frame(h, API_VERSIONS_V0, 0)
+    assert status == host.STATUS_OK, fields
+    assert fields == {"records": [], "topicsToCreate": [], "explain": [], "nextDeadlineMs": None}
+    assert int.from_bytes(frame[:4], "big") == len(frame) - 4
+    status, read = plugin.decode_response(h, 18, 0, frame[4:])
+    assert status == host.STATUS_OK, read
+    assert read["correlationId"] == 5 and read["response"]["errorCode"] == 0
+    assert 88 in [k["apiKey"] for k in read["response"]["apiKeys"]]
+
+
+def test_v3_a_join_built_by_encoding_answers_as_the_json_input():
+    plugin = host.Plugin(REACTOR)
+    h, control = plugin.create(None), plugin.create(None)
+    status, request = plugin.encode_request(h, JOIN_INPUT, 0, 41)
+    assert status == host.STATUS_OK, request
+    status, frame, fields = plugin.call_frame(h, request, 1, "/10.0.0.1")
+    assert status == host.STATUS_OK, fields
+    expected = json.loads(plugin.call(control, json.dumps(JOIN_INPUT))[1])
+    response = expected.pop("response")
+    assert fields == expected
+    assert "/10.0.0.1" in json.dumps(fields["records"])
+    key = int.from_bytes(request[:2], "big")
+    status, read = plugin.decode_response(h, key, 0, frame[4:])
+    assert status == host.STATUS_OK, read
+    assert read["correlationId"] == 41
+    assert read["response"]["memberId"] == "m"
+    assert read["response"]["memberEpoch"] == response["memberEpoch"]
+    status, error = plugin.encode_request(h, ADVANCE, 0, 1)
+    assert status == host.STATUS_INPUT_ERROR and error["error"]["path"] == "type"
+
+
+def test_v3_a_bad_frame_is_status_1_and_changes_nothing():
+    plugin = host.Plugin(REACTOR)
+    h, control = plugin.create(None), plugin.create(None)
+    _, request = plugin.encode_request(h, JOIN_INPUT, 0, 1)
+    unknown_key = request[:1] + b"\0" + request[2:]
+    for bad in (request[:5], request[:-2], unknown_key, b""):
+        status, _, out = plugin.call_frame(h, bad, 1)
+        assert status == host.STATUS_INPUT_ERROR, bad
+        assert out["error"]["code"] == "INVALID_FRAME", out
+    status, _, out = plugin.call_frame(h, request, -1)
+    assert status == host.STATUS_INPUT_ERROR and out["error"]["path"] == "nowMs"
+    call_frame = plugin.fn["sgc_call_frame"]
+    for ptr, length in BAD_RANGES:
+        status, _, _ = host.unpack(call_frame(plugin.store, h, ptr, length, 1, 0, 0))
+        assert status == host.STATUS_INTERNAL_ERROR, (ptr, length)
+    assert plugin.call_frame(h + 9, request, 1)[0] == host.STATUS_INTERNAL_ERROR
+    status, _, fields = plugin.call_frame(h, request, 1, "/10.0.0.1")
+    expected = json.loads(plugin.call(control, json.dumps(JOIN_INPUT))[1])
+    expected.pop("response")
+    assert fields == expected, "nothing changed"
 
 
 def final_state(lines, restart_after, log):

@@ -1,5 +1,5 @@
-// WASI tests under Node's node:wasi: every scenario through the reactor (sgc_* ABI) and
-// through the command module gives exactly the native `sgc` outputs.
+// WASI tests under Node's node:wasi: every scenario through the reactor (sgc_* ABI), through
+// the command module and through Kafka's frames (ABI v3) gives exactly the native outputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Plugin, unpack } from '../../examples/wasi-host/host.mjs';
+import { wireDiffers } from '../js/helpers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sgc = process.env.SGC_BIN ?? join(root, 'target', 'debug', 'sgc');
@@ -56,6 +57,39 @@ for (const s of scenarios) {
       assert.equal(outputs.join('\n') + '\n', expected, `ABI v${abi}`);
     }
     assert.equal(command(lines, s.config ?? null), expected);
+  });
+}
+
+// Every scenario through ABI v3's frames: each request input encoded by sgc_encode_request and
+// handled by sgc_call_frame gives the records, topics, explain and deadline sgc_call2 gives on a
+// second coordinator, and a response frame that reads back as its response (tests/wire.rs).
+for (const s of scenarios) {
+  test(`sgc_call_frame answers as sgc_call2: ${s.file}`, () => {
+    const plugin = new Plugin();
+    const wire = plugin.create(s.config ?? null);
+    const json = plugin.create(s.config ?? null);
+    s.steps.forEach((step, i) => {
+      const line = JSON.stringify(step.input);
+      const expected = JSON.parse(plugin.call(json, line).output);
+      const encoded = plugin.encodeRequest(wire, step.input, 0, i);
+      if (encoded.status !== 0) {
+        // Not a request of the dialect (time, topics, replays, manual targets; Initialize in
+        // kafka-*), or not an input at all: the JSON way for both.
+        const out = JSON.parse(plugin.call(wire, line).output);
+        assert.deepEqual(out, expected, `step ${i}`);
+        return;
+      }
+      if (expected.error) return;
+      const out = plugin.callFrame(wire, encoded.frame, step.input.nowMs, step.input.client?.clientHost ?? '');
+      assert.equal(out.status, 0, `step ${i}: ${JSON.stringify(out.error)}`);
+      const { response, ...fields } = expected;
+      assert.deepEqual(out.fields, fields, `step ${i}`);
+      const key = new DataView(encoded.frame.buffer, encoded.frame.byteOffset).getInt16(0);
+      const read = plugin.decodeResponse(wire, key, 0, out.frame.subarray(4));
+      assert.equal(read.status, 0, `step ${i}: ${JSON.stringify(read.error)}`);
+      assert.equal(read.correlationId, i);
+      assert.equal(wireDiffers(response, read.response, 'response'), null, `step ${i}`);
+    });
   });
 }
 
@@ -155,4 +189,76 @@ test('ABI v2: the input buffer grows for large inputs (non-ASCII too)', () => {
   const r = plugin.call(h, JSON.stringify({ nowMs: 3, type: 'TopicMetadata', topics }));
   assert.equal(r.status, 0, r.output);
   assert.ok(plugin.cap > 100000);
+});
+
+// ABI version 3: Kafka's request frames.
+const API_VERSIONS_V0 = Uint8Array.of(0, 18, 0, 0, 0, 0, 0, 5, 0, 1, 99); // correlation id 5, client "c"
+const JOIN_INPUT = { ...JSON.parse(JOIN), client: { clientId: 'app-1', clientHost: '/10.0.0.1' } };
+
+test('ABI v3: the exports and their types', () => {
+  const plugin = new Plugin();
+  assert.equal(plugin.x.sgc_abi_version_3(), 3);
+  assert.ok(plugin.hasV3);
+  const exports = WebAssembly.Module.exports(new WebAssembly.Module(readFileSync(join(root, 'pkg', 'wasi', 'sgc-reactor.wasm'))));
+  for (const name of ['sgc_call_frame', 'sgc_encode_request', 'sgc_decode_response']) {
+    assert.ok(exports.some((e) => e.name === name && e.kind === 'function'), name);
+  }
+  assert.equal(plugin.x.sgc_call_frame.length, 6);
+});
+
+test('ABI v3: ApiVersions through sgc_call_frame', () => {
+  const plugin = new Plugin();
+  const h = plugin.create({ dialect: 'kafka-4.2' });
+  const out = plugin.callFrame(h, API_VERSIONS_V0, 0);
+  assert.equal(out.status, 0, JSON.stringify(out.error));
+  assert.deepEqual(out.fields, { records: [], topicsToCreate: [], explain: [], nextDeadlineMs: null });
+  const size = new DataView(out.frame.buffer, out.frame.byteOffset).getInt32(0);
+  assert.equal(size, out.frame.length - 4);
+  const read = plugin.decodeResponse(h, 18, 0, out.frame.subarray(4));
+  assert.equal(read.status, 0, JSON.stringify(read.error));
+  assert.equal(read.correlationId, 5);
+  assert.equal(read.response.errorCode, 0);
+  assert.ok(read.response.apiKeys.some((k) => k.apiKey === 88), 'StreamsGroupHeartbeat is served');
+});
+
+test('ABI v3: a join built by sgc_encode_request answers as the JSON input does', () => {
+  const plugin = new Plugin();
+  const h = plugin.create(null);
+  const control = plugin.create(null);
+  const encoded = plugin.encodeRequest(h, JOIN_INPUT, 0, 41);
+  assert.equal(encoded.status, 0, JSON.stringify(encoded.error));
+  const key = new DataView(encoded.frame.buffer).getInt16(0);
+  const out = plugin.callFrame(h, encoded.frame, 1, '/10.0.0.1');
+  assert.equal(out.status, 0, JSON.stringify(out.error));
+  const { response, ...expected } = JSON.parse(plugin.call(control, JSON.stringify(JOIN_INPUT)).output);
+  assert.deepEqual(out.fields, expected);
+  assert.ok(JSON.stringify(out.fields.records).includes('/10.0.0.1'));
+  const read = plugin.decodeResponse(h, key, 0, out.frame.subarray(4));
+  assert.equal(read.correlationId, 41);
+  assert.equal(read.response.memberId, 'm');
+  assert.equal(read.response.memberEpoch, response.memberEpoch);
+  assert.equal(plugin.encodeRequest(h, ADVANCE, 0, 1).error.path, 'type', 'no request');
+});
+
+test('ABI v3: a bad frame is status 1 (INVALID_FRAME) and changes nothing; a bad pointer status 2', () => {
+  const plugin = new Plugin();
+  const h = plugin.create(null);
+  const control = plugin.create(null);
+  const { frame } = plugin.encodeRequest(h, JOIN_INPUT, 0, 1);
+  const unknownKey = frame.slice();
+  unknownKey[1] = 0;
+  for (const bad of [frame.subarray(0, 5), frame.subarray(0, frame.length - 2), unknownKey, new Uint8Array(0)]) {
+    const out = plugin.callFrame(h, bad, 1);
+    assert.equal(out.status, 1);
+    assert.equal(out.error.code, 'INVALID_FRAME');
+  }
+  assert.equal(plugin.callFrame(h, frame, -1).error.path, 'nowMs');
+  for (const [ptr, len] of BAD) {
+    const r = unpack(plugin.x.sgc_call_frame(h, ptr, len, 1n, 0, 0));
+    assert.equal(r.status, 2, `${ptr} +${len}`);
+  }
+  assert.equal(plugin.callFrame(h + 9, frame, 1).status, 2);
+  const out = plugin.callFrame(h, frame, 1, '/10.0.0.1');
+  const { response, ...expected } = JSON.parse(plugin.call(control, JSON.stringify(JOIN_INPUT)).output);
+  assert.deepEqual(out.fields, expected, 'nothing changed');
 });

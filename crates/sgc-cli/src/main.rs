@@ -9,6 +9,8 @@ use streams_group_coordinator::api::boundary_error_json;
 use streams_group_coordinator::topology::{topology_id, Subtopology};
 use streams_group_coordinator::{history, partition_for, version, Coordinator, Dialect};
 
+mod frames;
+
 const HELP: &str = "\
 sgc: a deterministic Kafka Streams group coordinator (KIP-1071) as a JSON-lines filter
 
@@ -27,11 +29,25 @@ USAGE:
                                     from the records when left out); exit code
                                     1 for a file it cannot read, 3 for a damaged log
                                     told up to the damage
+    sgc frames [--config FILE] [--dialect D] [--now-ms MS] [--client-host H] [--json] [FILE]
+                                    serve Kafka's wire protocol: read request frames (Kafka's
+                                    stream: an int32 size, then the frame) from FILE or stdin
+                                    and write the response frames the same way to stdout, or
+                                    with --json one JSON line per frame (the output's records,
+                                    explain etc., and the response decoded); time is the wall
+                                    clock unless --now-ms fixes it; exit code 3 where Kafka
+                                    would close the connection (the reason on stderr)
+    sgc frame-json [--dialect D] [FILE]
+                                    print each request frame of a stream as JSON: its header
+                                    and its body under Kafka's field names
+    sgc encode-frames [--dialect D] [--api-version V] [FILE]
+                                    encode JSON inputs (one per line) as the request frames a
+                                    client sends, size-prefixed, to stdout
     sgc --version | --help
 
 INPUTS (see DESIGN.md): {\"nowMs\": 1000, \"type\": \"StreamsGroupHeartbeat\", \"request\": {...}}
     types: StreamsGroupHeartbeat, StreamsGroupInitialize, StreamsGroupDescribe, TopicMetadata,
-           AdvanceTime, DeleteGroups, Replay, SetTargetAssignment
+           AdvanceTime, DeleteGroups, Replay, SetTargetAssignment, OffsetCommit, OffsetFetch
 OUTPUT: {\"response\", \"records\", \"topicsToCreate\", \"explain\", \"nextDeadlineMs\"}, or
         {\"error\": {\"code\", \"message\", \"path\"}} for a line that cannot be understood; the
         stream goes on after a bad line.
@@ -54,6 +70,9 @@ fn main() -> ExitCode {
         Some("partition-for") => partition_cmd(&args[1..]),
         Some("topology-id") => topology_id_cmd(&args[1..]),
         Some("history") => history_cmd(&args[1..]),
+        Some("frames") => frames::serve(&args[1..]),
+        Some("frame-json") => frames::to_json(&args[1..]),
+        Some("encode-frames") => frames::encode(&args[1..]),
         Some("--config") => match args.get(1) {
             Some(path) if args.len() == 2 => run(Some(path)),
             _ => usage("--config takes one FILE"),

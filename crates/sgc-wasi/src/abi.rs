@@ -12,14 +12,16 @@
 //!   answers a status ([`FREE_NOT_ALLOCATED`], [`FREE_WRONG_LENGTH`]).
 //! - **Inputs** are read only from inside a live allocation (any sub-range of one), in place,
 //!   without a copy; anything else answers [`STATUS_INTERNAL_ERROR`].
-//! - **Outputs** belong to the guest: version 1 has one output for the instance, version 2 one
-//!   per handle (so one handle never moves another handle's output) plus one for calls that
-//!   name no live handle.
+//! - **Outputs** belong to the guest: version 1 has one output for the instance, versions 2
+//!   and 3 one per handle (so one handle never moves another handle's output) plus one for
+//!   calls that name no live handle.
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;
 
-use streams_group_coordinator::api::boundary_error_json;
+use serde_json::Value;
+use streams_group_coordinator::api::{boundary_error_json, Input};
+use streams_group_coordinator::wire::{self, Peer};
 use streams_group_coordinator::Coordinator;
 use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
@@ -81,14 +83,18 @@ impl Answer {
 
 struct Slot {
     coordinator: Coordinator,
-    /// The handle's last `sgc_call2` output.
+    /// The handle's last output of a version 2 or 3 call (`sgc_call2`, `sgc_call_frame`,
+    /// `sgc_encode_request`, `sgc_decode_response`).
     output: Vec<u8>,
 }
+
+/// The live allocations, by start address.
+type Allocations = BTreeMap<usize, Box<[u8]>>;
 
 /// One plugin instance: what a reactor module holds between export calls.
 #[derive(Default)]
 pub struct Abi {
-    allocations: BTreeMap<usize, Box<[u8]>>,
+    allocations: Allocations,
     coordinators: BTreeMap<u32, Slot>,
     next_handle: u32,
     /// Version 1's output: the last `sgc_create` error or `sgc_call` output.
@@ -227,17 +233,106 @@ impl Abi {
     }
 
     /// `sgc_call2` (version 2): handles the input at `(ptr, len)` on `handle`. The output is
-    /// the handle's own buffer, valid until the next `sgc_call2` or `sgc_destroy` of that
-    /// handle; a call naming no live handle answers in the instance's stray buffer instead.
+    /// the handle's own buffer, valid until the next version 2 or 3 call or `sgc_destroy` of
+    /// that handle; a call naming no live handle answers in the instance's stray buffer instead.
     pub fn call2(&mut self, handle: u32, ptr: usize, len: usize) -> Answer {
+        self.on_handle(handle, |allocations, coordinator| {
+            match input(allocations, ptr, len) {
+                Err((status, e)) => (status, error_bytes(&e)),
+                Ok(text) => handle_text(coordinator, text),
+            }
+        })
+    }
+
+    /// `sgc_call_frame` (version 3): handles the Kafka request frame at `(ptr, len)` (header
+    /// and body, without the 4-byte size) on `handle` at `now_ms`, from the client at the UTF-8
+    /// address text `(host_ptr, host_len)` (`host_len` 0: none). Status 0's output is the
+    /// response frame with Kafka's 4-byte big-endian size before it, then the JSON of the
+    /// output's other fields ([`frame_output`]); a frame Kafka would close the connection on
+    /// is status 1 (`INVALID_FRAME`) and changes nothing. Where the output lies: as `call2`.
+    pub fn call_frame(
+        &mut self,
+        handle: u32,
+        (ptr, len): (usize, usize),
+        now_ms: i64,
+        (host_ptr, host_len): (usize, usize),
+    ) -> Answer {
+        self.on_handle(handle, |allocations, coordinator| {
+            let frame = bytes(allocations, ptr, len);
+            let host = bytes(allocations, host_ptr, host_len).and_then(|b| utf8(b, "clientHost"));
+            match (frame, host) {
+                (Err((status, e)), _) | (_, Err((status, e))) => (status, error_bytes(&e)),
+                (Ok(frame), Ok(host)) => frame_output(coordinator, frame, now_ms, host),
+            }
+        })
+    }
+
+    /// `sgc_encode_request` (version 3): the request frame (without the size) a client sends
+    /// for the JSON input at `(ptr, len)` (a coordinator input; `nowMs` may be left out) at
+    /// `api_version` with `correlation_id`, in `handle`'s dialect. Status 1 when the input
+    /// cannot be understood or is no request the dialect serves at that version.
+    pub fn encode_request(
+        &mut self,
+        handle: u32,
+        (ptr, len): (usize, usize),
+        api_version: i32,
+        correlation_id: i32,
+    ) -> Answer {
+        self.on_handle(handle, |allocations, coordinator| {
+            let dialect = coordinator.config().dialect;
+            let encoded = input(allocations, ptr, len).and_then(|text| {
+                request_frame(dialect, text, api_version, correlation_id)
+                    .map_err(|e| (STATUS_INPUT_ERROR, e))
+            });
+            match encoded {
+                Ok(frame) => (STATUS_OK, frame),
+                Err((status, e)) => (status, error_bytes(&e)),
+            }
+        })
+    }
+
+    /// `sgc_decode_response` (version 3): the response frame at `(ptr, len)` (without the
+    /// size) of API `api_key` at `api_version`, read as `{"correlationId", "response"}`, the
+    /// response in Kafka's JSON form of the message; status 1 for bytes that do not read.
+    pub fn decode_response(
+        &mut self,
+        handle: u32,
+        (api_key, api_version): (i32, i32),
+        (ptr, len): (usize, usize),
+    ) -> Answer {
+        self.on_handle(handle, |allocations, coordinator| {
+            let dialect = coordinator.config().dialect;
+            let read = bytes(allocations, ptr, len).and_then(|frame| {
+                let key = short(api_key, "apiKey")?;
+                let version = short(api_version, "apiVersion")?;
+                wire::response_json(dialect, key, version, frame)
+                    .map_err(|e| (STATUS_INPUT_ERROR, e))
+            });
+            match read {
+                Ok((correlation_id, response)) => {
+                    let out = serde_json::json!({
+                        "correlationId": correlation_id,
+                        "response": response,
+                    });
+                    (STATUS_OK, out.to_string().into_bytes())
+                }
+                Err((status, e)) => (status, error_bytes(&e)),
+            }
+        })
+    }
+
+    /// A version 2 or 3 call on `handle`: `f`'s status and output become the handle's output;
+    /// a call naming no live handle answers status 2 in the stray buffer.
+    fn on_handle(
+        &mut self,
+        handle: u32,
+        f: impl FnOnce(&Allocations, &mut Coordinator) -> (i32, Vec<u8>),
+    ) -> Answer {
         let Some(slot) = self.coordinators.get_mut(&handle) else {
             self.stray = unknown_handle(handle);
             return answer(STATUS_INTERNAL_ERROR, &self.stray);
         };
-        let (status, out) = match input(&self.allocations, ptr, len) {
-            Err((status, e)) => (status, error_bytes(&e)),
-            Ok(text) => handle_text(&mut slot.coordinator, text),
-        };
+        let (status, out) = f(&self.allocations, &mut slot.coordinator);
         let (status, out) = bound_output(status, out, MAX_LEN);
         slot.output = out;
         answer(status, &slot.output)
@@ -286,17 +381,13 @@ fn inside(buf: &[u8], start: usize, ptr: usize, len: usize) -> Option<&[u8]> {
     buf.get(off..off.checked_add(len)?)
 }
 
-/// The input at `(ptr, len)`, in place: `len` 0 is the empty text; otherwise the range must lie
-/// inside one live allocation and be UTF-8.
-fn input(
-    allocations: &BTreeMap<usize, Box<[u8]>>,
-    ptr: usize,
-    len: usize,
-) -> Result<&str, (i32, BoundaryError)> {
+/// The bytes at `(ptr, len)`, in place: `len` 0 is no bytes; otherwise the range must lie
+/// inside one live allocation.
+fn bytes(allocations: &Allocations, ptr: usize, len: usize) -> Result<&[u8], (i32, BoundaryError)> {
     if len == 0 {
-        return Ok("");
+        return Ok(&[]);
     }
-    let bytes = allocations
+    allocations
         .range(..=ptr)
         .next_back()
         .and_then(|(&start, buf)| inside(buf, start, ptr, len))
@@ -308,13 +399,110 @@ fn input(
                     format!("the input [{ptr}, +{len}) is not inside a buffer from sgc_alloc"),
                 ),
             )
-        })?;
+        })
+}
+
+/// `bytes` as text; `path` names them in the error.
+fn utf8<'a>(bytes: &'a [u8], path: &str) -> Result<&'a str, (i32, BoundaryError)> {
     std::str::from_utf8(bytes).map_err(|e| {
+        let what = if path.is_empty() { "the input" } else { path };
         (
             STATUS_INPUT_ERROR,
-            BoundaryError::input("", format!("the input is not UTF-8: {e}")),
+            BoundaryError::input(path, format!("{what} is not UTF-8: {e}")),
         )
     })
+}
+
+/// The input at `(ptr, len)`, in place: `len` 0 is the empty text; otherwise the range must lie
+/// inside one live allocation and be UTF-8.
+fn input(allocations: &Allocations, ptr: usize, len: usize) -> Result<&str, (i32, BoundaryError)> {
+    utf8(bytes(allocations, ptr, len)?, "")
+}
+
+/// A 16-bit field of the wire (an API key or version) given as an `i32`.
+fn short(value: i32, path: &str) -> Result<i16, (i32, BoundaryError)> {
+    i16::try_from(value).map_err(|_| {
+        (
+            STATUS_INPUT_ERROR,
+            BoundaryError::input(path, format!("{value} is not a 16-bit integer")),
+        )
+    })
+}
+
+/// What `sgc_call_frame` answers for `frame`: status 0 with the response frame, size first
+/// (Kafka's int32, big-endian: the bytes to write to the connection as they are), followed by
+/// the JSON object `{"records", "topicsToCreate", "explain", "nextDeadlineMs"}` of the JSON
+/// face's output (its `response` is the frame); or status 1 with the boundary error, and
+/// nothing changed.
+pub fn frame_output(
+    coordinator: &mut Coordinator,
+    frame: &[u8],
+    now_ms: i64,
+    client_host: &str,
+) -> (i32, Vec<u8>) {
+    if now_ms < 0 {
+        let e = BoundaryError::input("nowMs", "must be a non-negative integer");
+        return (STATUS_INPUT_ERROR, error_bytes(&e));
+    }
+    let peer = Peer {
+        client_host: client_host.to_string(),
+    };
+    let out = match wire::handle_frame(coordinator, frame, now_ms, &peer) {
+        Ok(out) => out,
+        Err(e) => return (STATUS_INPUT_ERROR, error_bytes(&e)),
+    };
+    let config = coordinator.config();
+    let fields = match out.output.to_json(config.dialect, config.record_bytes) {
+        Value::Object(map) => {
+            Value::Object(map.into_iter().filter(|(k, _)| k != "response").collect())
+        }
+        other => other,
+    };
+    let json = fields.to_string();
+    let Ok(size) = i32::try_from(out.frame.len()) else {
+        let e = BoundaryError::input("", "the response frame is longer than Kafka's int32 size");
+        return (STATUS_INTERNAL_ERROR, error_bytes(&e));
+    };
+    let mut bytes = Vec::with_capacity(4 + out.frame.len() + json.len());
+    bytes.extend_from_slice(&size.to_be_bytes());
+    bytes.extend_from_slice(&out.frame);
+    bytes.extend_from_slice(json.as_bytes());
+    (STATUS_OK, bytes)
+}
+
+/// The request frame of the JSON input `text` (`nowMs` may be left out) in `dialect`.
+fn request_frame(
+    dialect: streams_group_coordinator::Dialect,
+    text: &str,
+    api_version: i32,
+    correlation_id: i32,
+) -> Result<Vec<u8>, BoundaryError> {
+    let mut value = streams_group_coordinator::api::json_tree(text, "")?;
+    if let Value::Object(map) = &mut value {
+        map.entry("nowMs").or_insert(Value::from(0));
+    }
+    let input = Input::from_value(&value)?;
+    let version = i16::try_from(api_version).map_err(|_| {
+        BoundaryError::input(
+            "apiVersion",
+            format!("{api_version} is not a 16-bit integer"),
+        )
+    })?;
+    wire::encode_request(dialect, &input.kind, version, correlation_id).ok_or_else(|| {
+        BoundaryError::input(
+            "type",
+            format!(
+                "no request frame: a {} input is no request {} serves at version {version}",
+                input_type(&value),
+                dialect.name()
+            ),
+        )
+    })
+}
+
+/// The `type` of a JSON input, for messages.
+fn input_type(value: &Value) -> &str {
+    value.get("type").and_then(Value::as_str).unwrap_or("")
 }
 
 fn handle_text(coordinator: &mut Coordinator, text: &str) -> (i32, Vec<u8>) {
@@ -642,6 +830,238 @@ mod tests {
         let out = json_at(&abi, answer.ptr, answer.len);
         assert_eq!(out["response"]["groups"][0]["members"][0]["memberId"], "m");
         assert_eq!(out["response"]["groups"][0]["groupEpoch"], 1);
+    }
+
+    /// ApiVersions version 0 from client `c`, correlation id 5, written by hand.
+    const API_VERSIONS_V0: &[u8] = &[0, 18, 0, 0, 0, 0, 0, 5, 0, 1, b'c'];
+
+    /// A version 3 answer's output split into the response frame (after its size) and the JSON
+    /// of the other fields.
+    fn frame_and_fields(abi: &Abi, a: Answer) -> (Vec<u8>, Value) {
+        assert_eq!(a.status, STATUS_OK, "{}", json_at(abi, a.ptr, a.len));
+        let out = abi.read(a.ptr, a.len).expect("inside a buffer");
+        let size = i32::from_be_bytes([out[0], out[1], out[2], out[3]]);
+        let end = 4 + usize::try_from(size).expect("a size");
+        let fields = serde_json::from_slice(&out[end..]).expect("JSON after the frame");
+        (out[4..end].to_vec(), fields)
+    }
+
+    fn call_frame(abi: &mut Abi, h: u32, frame: &[u8], now_ms: i64, host: &str) -> Answer {
+        let p = if frame.is_empty() { 0 } else { put(abi, frame) };
+        let q = if host.is_empty() {
+            0
+        } else {
+            put(abi, host.as_bytes())
+        };
+        let a = abi.call_frame(h, (p, frame.len()), now_ms, (q, host.len()));
+        if p != 0 {
+            assert_eq!(abi.free(p, frame.len()), FREE_OK);
+        }
+        if q != 0 {
+            assert_eq!(abi.free(q, host.len()), FREE_OK);
+        }
+        a
+    }
+
+    fn encode(abi: &mut Abi, h: u32, input: &[u8], version: i32, correlation: i32) -> Answer {
+        let p = put(abi, input);
+        let a = abi.encode_request(h, (p, input.len()), version, correlation);
+        assert_eq!(abi.free(p, input.len()), FREE_OK);
+        a
+    }
+
+    fn decode(abi: &mut Abi, h: u32, key: i32, version: i32, frame: &[u8]) -> Answer {
+        let p = put(abi, frame);
+        let a = abi.decode_response(h, (key, version), (p, frame.len()));
+        assert_eq!(abi.free(p, frame.len()), FREE_OK);
+        a
+    }
+
+    #[test]
+    fn api_versions_is_answered_through_a_frame() {
+        for dialect in ["kip1071-draft", "kafka-4.2", "kafka-4.4"] {
+            let mut abi = Abi::new();
+            let h = created(&mut abi, Some(json!({ "dialect": dialect })));
+            let a = call_frame(&mut abi, h, API_VERSIONS_V0, 1, "");
+            let (frame, fields) = frame_and_fields(&abi, a);
+            assert_eq!(
+                fields,
+                json!({"records": [], "topicsToCreate": [], "explain": [], "nextDeadlineMs": null})
+            );
+            let d = decode(&mut abi, h, 18, 0, &frame);
+            let read = json_at(&abi, d.ptr, d.len);
+            assert_eq!(read["correlationId"], 5);
+            assert_eq!(read["response"]["errorCode"], 0);
+            let keys: Vec<i64> = read["response"]["apiKeys"]
+                .as_array()
+                .expect("apiKeys")
+                .iter()
+                .filter_map(|k| k["apiKey"].as_i64())
+                .collect();
+            let dialect = streams_group_coordinator::Dialect::from_name(dialect).expect("known");
+            let served: Vec<i64> = wire::served(dialect)
+                .iter()
+                .map(|a| i64::from(a.key))
+                .collect();
+            assert_eq!(keys, served, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn a_join_built_by_encoding_answers_as_the_json_face() {
+        for dialect in ["kip1071-draft", "kafka-4.2"] {
+            let config = json!({ "dialect": dialect });
+            let mut abi = Abi::new();
+            let h = created(&mut abi, Some(config.clone()));
+            let mut native = Coordinator::from_json_config(&config).expect("config");
+            let mut input: Value = serde_json::from_slice(&join("m")).expect("JSON");
+            input["client"] = json!({"clientId": "app-1", "clientHost": "/10.0.0.1"});
+            if dialect != "kip1071-draft" {
+                let request = input["request"].as_object_mut().expect("request");
+                request.remove("topologyId");
+                request.insert("topology".into(), json!({"epoch": 0, "subtopologies": []}));
+                request.insert("endpointInformationEpoch".into(), json!(0));
+            }
+            let text = input.to_string();
+            let e = encode(&mut abi, h, text.as_bytes(), 0, 41);
+            assert_eq!(e.status, STATUS_OK, "{}", json_at(&abi, e.ptr, e.len));
+            let request = abi.read(e.ptr, e.len).expect("the frame").to_vec();
+            let key = i16::from_be_bytes([request[0], request[1]]);
+            assert_eq!(key, if dialect == "kafka-4.2" { 88 } else { 89 });
+            let a = call_frame(&mut abi, h, &request, 1, "/10.0.0.1");
+            let (frame, fields) = frame_and_fields(&abi, a);
+            let mut expected: Value =
+                serde_json::from_str(&native.handle_json(&text)).expect("JSON");
+            let response = expected
+                .as_object_mut()
+                .and_then(|o| o.remove("response"))
+                .expect("a response");
+            assert_eq!(fields, expected, "{dialect}");
+            assert!(fields["records"].to_string().contains("/10.0.0.1"));
+            let d = decode(&mut abi, h, i32::from(key), 0, &frame);
+            let read = json_at(&abi, d.ptr, d.len);
+            assert_eq!(read["correlationId"], 41);
+            assert_eq!(read["response"]["memberId"], "m");
+            assert_eq!(read["response"]["errorCode"], response["errorCode"]);
+            assert_eq!(read["response"]["memberEpoch"], response["memberEpoch"]);
+        }
+    }
+
+    #[test]
+    fn a_bad_frame_is_status_1_and_changes_nothing() {
+        let mut abi = Abi::new();
+        let h = created(&mut abi, None);
+        let mut control = Coordinator::from_json_config(&Value::Null).expect("config");
+        let e = encode(&mut abi, h, &join("m"), 0, 1);
+        let request = abi.read(e.ptr, e.len).expect("the frame").to_vec();
+        let mut unknown = request.clone();
+        unknown[1] = 0; // API key 0 (Produce)
+        let mut unsupported = request.clone();
+        unsupported[3] = 99; // version 99
+        let cut = &request[..request.len() - 3];
+        for (frame, path) in [
+            (&request[..5], "header"),
+            (cut, ""),
+            (&unknown[..], "header.RequestApiKey"),
+            (&unsupported[..], "header.RequestApiVersion"),
+            (&[][..], "header"),
+        ] {
+            let a = call_frame(&mut abi, h, frame, 1, "");
+            assert_eq!(a.status, STATUS_INPUT_ERROR, "{path}");
+            let out = json_at(&abi, a.ptr, a.len);
+            assert_eq!(out["error"]["code"], "INVALID_FRAME", "{out}");
+            let at = out["error"]["path"].as_str().expect("a path");
+            assert!(at.starts_with(path), "{at} for {path:?}");
+        }
+        let a = call_frame(&mut abi, h, &request, -1, "");
+        assert_eq!(a.status, STATUS_INPUT_ERROR);
+        assert_eq!(json_at(&abi, a.ptr, a.len)["error"]["path"], "nowMs");
+        let latin1 = put(&mut abi, b"\xff");
+        let p = put(&mut abi, &request);
+        let a = abi.call_frame(h, (p, request.len()), 1, (latin1, 1));
+        assert_eq!(a.status, STATUS_INPUT_ERROR);
+        assert_eq!(json_at(&abi, a.ptr, a.len)["error"]["path"], "clientHost");
+        for (frame, host) in [
+            ((usize::MAX, 4), (0, 0)),
+            ((p, request.len()), (p + 1, request.len())),
+        ] {
+            assert_eq!(
+                abi.call_frame(h, frame, 1, host).status,
+                STATUS_INTERNAL_ERROR
+            );
+        }
+        let a = abi.call_frame(h + 9, (p, request.len()), 1, (0, 0));
+        assert_eq!(a.status, STATUS_INTERNAL_ERROR);
+        assert!(json_at(&abi, a.ptr, a.len)["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unknown coordinator handle")));
+        // Nothing changed: the join answers as on a coordinator that saw none of it.
+        let a = abi.call_frame(h, (p, request.len()), 1, (0, 0));
+        let (_, fields) = frame_and_fields(&abi, a);
+        let expected: Value = serde_json::from_str(
+            &control.handle_json(std::str::from_utf8(&join("m")).expect("UTF-8")),
+        )
+        .expect("JSON");
+        assert_eq!(fields["records"], expected["records"]);
+        assert_eq!(fields["explain"], expected["explain"]);
+    }
+
+    #[test]
+    fn encode_and_decode_refuse_what_they_cannot_do() {
+        let mut abi = Abi::new();
+        let h = created(&mut abi, Some(json!({"dialect": "kafka-4.2"})));
+        for (input, version, path) in [
+            (ADVANCE, 0, "type"),
+            (&b"{not json"[..], 0, ""),
+            (&join("m")[..], 99, "type"),
+            (&join("m")[..], 1 << 16, "apiVersion"),
+            (
+                &br#"{"type": "StreamsGroupInitialize", "request": {"groupId": "g", "topologyId": "t", "topology": []}}"#[..],
+                0,
+                "type",
+            ),
+        ] {
+            let a = encode(&mut abi, h, input, version, 1);
+            let out = json_at(&abi, a.ptr, a.len);
+            assert_eq!(a.status, STATUS_INPUT_ERROR, "{version} {out}");
+            assert_eq!(out["error"]["path"], path, "{out}");
+        }
+        let no_now = br#"{"type": "DeleteGroups", "groupIds": ["g"]}"#;
+        let a = encode(&mut abi, h, no_now, 0, 3);
+        assert_eq!(a.status, STATUS_OK, "nowMs may be left out");
+        let d = decode(&mut abi, h, 42, 0, &[0, 0]);
+        assert_eq!(d.status, STATUS_INPUT_ERROR);
+        assert_eq!(
+            json_at(&abi, d.ptr, d.len)["error"]["code"],
+            "INVALID_FRAME"
+        );
+        let d = decode(&mut abi, h, 1 << 20, 0, &[0, 0, 0, 1]);
+        assert_eq!(json_at(&abi, d.ptr, d.len)["error"]["path"], "apiKey");
+        let a = abi.decode_response(h + 1, (42, 0), (0, 0));
+        assert_eq!(a.status, STATUS_INTERNAL_ERROR);
+    }
+
+    #[test]
+    fn frame_calls_share_the_handles_output_and_never_move_another() {
+        let mut abi = Abi::new();
+        let a = created(&mut abi, None);
+        let b = created(&mut abi, None);
+        let input = join("m");
+        let p = put(&mut abi, &input);
+        let answer_a = abi.call2(a, p, input.len());
+        let bytes_a = abi.read(answer_a.ptr, answer_a.len).map(<[u8]>::to_vec);
+        let e = encode(&mut abi, b, &input, 0, 1);
+        let request = abi.read(e.ptr, e.len).expect("the frame").to_vec();
+        let f = call_frame(&mut abi, b, &request, 1, "");
+        assert_eq!(f.status, STATUS_OK);
+        assert_eq!(
+            call_frame(&mut abi, b, &request[..3], 1, "").status,
+            STATUS_INPUT_ERROR
+        );
+        assert_eq!(
+            abi.read(answer_a.ptr, answer_a.len).map(<[u8]>::to_vec),
+            bytes_a
+        );
     }
 
     #[test]

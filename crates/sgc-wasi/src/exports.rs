@@ -8,7 +8,9 @@
 //!
 //! Version 1: `sgc_alloc`, `sgc_free`, `sgc_create`, `sgc_destroy`, `sgc_call`,
 //! `sgc_output_ptr`, `sgc_output_len`. Version 2 adds `sgc_call2` (one call per request, the
-//! answer packed in an `i64`), `sgc_free_checked` and `sgc_realloc`.
+//! answer packed in an `i64`), `sgc_free_checked` and `sgc_realloc`. Version 3 adds Kafka's
+//! wire protocol: `sgc_call_frame` (a request frame in, the response frame and the output's
+//! other fields out, answered as `sgc_call2`), `sgc_encode_request` and `sgc_decode_response`.
 
 use std::cell::RefCell;
 
@@ -49,6 +51,13 @@ pub extern "C" fn sgc_abi_version_1() -> i32 {
 #[no_mangle]
 pub extern "C" fn sgc_abi_version_2() -> i32 {
     2
+}
+
+/// Marker export of ABI version 3 (`sgc_call_frame`, `sgc_encode_request`,
+/// `sgc_decode_response`); it returns 3.
+#[no_mangle]
+pub extern "C" fn sgc_abi_version_3() -> i32 {
+    3
 }
 
 /// Allocates `len` zeroed bytes for the host to write into; 0 when `len` is 0 or too large.
@@ -112,15 +121,61 @@ pub extern "C" fn sgc_output_len() -> usize {
 }
 
 /// Version 2: handles one input on `handle` and answers status, output address and length in
-/// one `i64` (bits 62-63, 0-31, 32-61); the output stays valid until the next `sgc_call2` or
-/// `sgc_destroy` of the same handle.
+/// one `i64` (bits 62-63, 0-31, 32-61); the output stays valid until the next version 2 or 3
+/// call or `sgc_destroy` of the same handle.
 #[no_mangle]
 pub extern "C" fn sgc_call2(handle: u32, in_ptr: usize, in_len: usize) -> i64 {
+    packed(|abi| abi.call2(handle, in_ptr, in_len))
+}
+
+/// A version 2 or 3 answer as the `i64` the host reads; status 2 when the state is busy.
+fn packed(f: impl FnOnce(&mut Abi) -> Answer) -> i64 {
     let refused = Answer {
         status: STATUS_INTERNAL_ERROR,
         ptr: 0,
         len: 0,
     };
-    let packed = with_abi(refused, |abi| abi.call2(handle, in_ptr, in_len)).packed();
-    i64::from_ne_bytes(packed.to_ne_bytes())
+    i64::from_ne_bytes(with_abi(refused, f).packed().to_ne_bytes())
+}
+
+/// Version 3: handles one Kafka request frame (header and body, without the 4-byte size) on
+/// `handle` at `now_ms`, from the client whose address is the UTF-8 text at `host_ptr`
+/// (`host_len` 0: none). Answered as `sgc_call2`; status 0's output is the response frame
+/// after its 4-byte size, then the JSON of the output's other fields.
+#[no_mangle]
+pub extern "C" fn sgc_call_frame(
+    handle: u32,
+    frame_ptr: usize,
+    frame_len: usize,
+    now_ms: i64,
+    host_ptr: usize,
+    host_len: usize,
+) -> i64 {
+    packed(|abi| abi.call_frame(handle, (frame_ptr, frame_len), now_ms, (host_ptr, host_len)))
+}
+
+/// Version 3: the request frame of a JSON input (`nowMs` may be left out) at `api_version`
+/// with `correlation_id`, in `handle`'s dialect. Answered as `sgc_call2`.
+#[no_mangle]
+pub extern "C" fn sgc_encode_request(
+    handle: u32,
+    in_ptr: usize,
+    in_len: usize,
+    api_version: i32,
+    correlation_id: i32,
+) -> i64 {
+    packed(|abi| abi.encode_request(handle, (in_ptr, in_len), api_version, correlation_id))
+}
+
+/// Version 3: a response frame of `api_key` at `api_version` read as
+/// `{"correlationId", "response"}` in `handle`'s dialect. Answered as `sgc_call2`.
+#[no_mangle]
+pub extern "C" fn sgc_decode_response(
+    handle: u32,
+    api_key: i32,
+    api_version: i32,
+    frame_ptr: usize,
+    frame_len: usize,
+) -> i64 {
+    packed(|abi| abi.decode_response(handle, (api_key, api_version), (frame_ptr, frame_len)))
 }

@@ -1,5 +1,6 @@
 //! The coordinator as a WASI plugin: `sgc-reactor.wasm`, the `sgc_*` ABI of docs/wasi-abi.md,
-//! for brokers written in other languages.
+//! for brokers written in other languages: JSON inputs, or Kafka's request frames as they
+//! arrive on a connection (ABI version 3).
 //!
 //! [`abi`] is the ABI's bookkeeping (allocations, handles, outputs, statuses) in safe,
 //! target-independent Rust, unit-tested natively; on `wasm32-wasip1` the `extern "C"` exports

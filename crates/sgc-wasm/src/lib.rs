@@ -4,6 +4,8 @@
 //! JSON text the CLI prints; an object gets an object, whose integers beyond 2^53 are `BigInt`s.
 //! Inputs that cannot be understood answer `{error: {code, message, path}}` like the CLI;
 //! the other methods, which have no output shape, throw an `Error` carrying `code` and `path`.
+//! `handleRequest` is the wire face: Kafka's request frames in, the response frame out with the
+//! same other fields as `handle`, and `{error}` (never a throw) for bytes it cannot take.
 //!
 //! It uses only the core's public API. The binding exists only on `wasm32-unknown-unknown`;
 //! elsewhere this crate is empty.
@@ -16,6 +18,7 @@ use wasm_bindgen::prelude::*;
 use streams_group_coordinator as sgc;
 use streams_group_coordinator::api::{self, boundary_error_json, Input};
 use streams_group_coordinator::topology::Subtopology;
+use streams_group_coordinator::wire::{self, Peer};
 use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
 const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
@@ -238,6 +241,134 @@ impl JsCoordinator {
             .map_err(|e| js_error(&e))
     }
 
+    /// Handles one Kafka request frame (header and body, without the 4-byte size) at `nowMs`
+    /// from `clientHost` (Kafka's form, `/10.0.0.1`; default none): `{response, records,
+    /// topicsToCreate, explain, nextDeadlineMs}`, `response` the response frame (a
+    /// `Uint8Array`, without the size) and the other fields as `handle(object)` gives them; or
+    /// `{error}` for what it cannot take (`INVALID_FRAME`: a frame Kafka closes the connection
+    /// on), and then nothing changed. It never throws.
+    #[wasm_bindgen(js_name = handleRequest)]
+    pub fn handle_request(
+        &mut self,
+        frame: JsValue,
+        now_ms: JsValue,
+        client_host: JsValue,
+    ) -> JsValue {
+        match self.frame_output(&frame, &now_ms, &client_host) {
+            Ok(v) => v,
+            Err(e) => to_js(&boundary_error_json(&e)),
+        }
+    }
+
+    fn frame_output(
+        &mut self,
+        frame: &JsValue,
+        now_ms: &JsValue,
+        client_host: &JsValue,
+    ) -> Result<JsValue, BoundaryError> {
+        let frame = frame.dyn_ref::<js_sys::Uint8Array>().ok_or_else(|| {
+            BoundaryError::new(BoundaryCode::InvalidFrame, "", "a frame is a Uint8Array")
+        })?;
+        let now_ms = int64(now_ms, "nowMs")?;
+        let client_host = if client_host.is_undefined() || client_host.is_null() {
+            String::new()
+        } else {
+            client_host
+                .as_string()
+                .ok_or_else(|| BoundaryError::input("clientHost", "must be a string"))?
+        };
+        let out = wire::handle_frame(
+            &mut self.inner,
+            &frame.to_vec(),
+            now_ms,
+            &Peer { client_host },
+        )?;
+        let config = self.inner.config();
+        let mut fields = out.output.to_json(config.dialect, config.record_bytes);
+        // `response` keeps its place, first, as in `handle`'s output.
+        fields["response"] = Value::Null;
+        let object = to_js(&fields);
+        let response = js_sys::Uint8Array::from(&out.frame[..]);
+        let _ = Reflect::set(&object, &"response".into(), &response);
+        Ok(object)
+    }
+
+    /// The request frame (without the 4-byte size) a client sends for an input of this
+    /// coordinator's dialect (an object or JSON text; `nowMs` may be left out) at `apiVersion`
+    /// with `correlationId`; `null` for an input that is no request the dialect serves at that
+    /// version. Throws for an input it cannot understand.
+    #[wasm_bindgen(js_name = encodeRequest)]
+    pub fn encode_request(
+        &self,
+        input: JsValue,
+        api_version: JsValue,
+        correlation_id: JsValue,
+    ) -> Result<Option<js_sys::Uint8Array>, JsValue> {
+        let mut value = from_js(&input, "").map_err(|e| js_error(&e))?;
+        if let Value::Object(map) = &mut value {
+            map.entry("nowMs").or_insert(Value::from(0));
+        }
+        let input = Input::from_value(&value).map_err(|e| js_error(&e))?;
+        let version = int_in(&api_version, "apiVersion", i16::MIN.into(), i16::MAX.into())
+            .map_err(|e| js_error(&e))?;
+        let correlation = int_in(
+            &correlation_id,
+            "correlationId",
+            i32::MIN.into(),
+            i32::MAX.into(),
+        )
+        .map_err(|e| js_error(&e))?;
+        let dialect = self.inner.config().dialect;
+        Ok(
+            wire::encode_request(dialect, &input.kind, version as i16, correlation as i32)
+                .map(|frame| js_sys::Uint8Array::from(&frame[..])),
+        )
+    }
+
+    /// A response frame (without the 4-byte size) of API `apiKey` at `apiVersion`, read as
+    /// `{correlationId, response}`, the response in Kafka's JSON form of the message (the
+    /// schema's field names, first letter lower case). Throws (`INVALID_FRAME`) for bytes that
+    /// do not read.
+    #[wasm_bindgen(js_name = decodeResponse)]
+    pub fn decode_response(
+        &self,
+        api_key: JsValue,
+        api_version: JsValue,
+        frame: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let read = || {
+            let key = int_in(&api_key, "apiKey", i16::MIN.into(), i16::MAX.into())?;
+            let version = int_in(&api_version, "apiVersion", i16::MIN.into(), i16::MAX.into())?;
+            let frame = frame.dyn_ref::<js_sys::Uint8Array>().ok_or_else(|| {
+                BoundaryError::new(BoundaryCode::InvalidFrame, "", "a frame is a Uint8Array")
+            })?;
+            let dialect = self.inner.config().dialect;
+            wire::response_json(dialect, key as i16, version as i16, &frame.to_vec())
+        };
+        let (correlation_id, response) = read().map_err(|e| js_error(&e))?;
+        Ok(to_js(
+            &serde_json::json!({"correlationId": correlation_id, "response": response}),
+        ))
+    }
+
+    /// The APIs this coordinator's dialect serves on the wire, as its `ApiVersions` answers
+    /// them: `[{apiKey, name, minVersion, maxVersion}]`.
+    #[wasm_bindgen(js_name = servedApis)]
+    pub fn served_apis(&self) -> JsValue {
+        let apis: Vec<Value> = wire::served(self.inner.config().dialect)
+            .iter()
+            .map(|a| {
+                serde_json::json!({
+                    "apiKey": a.key,
+                    "name": a.name,
+                    "minVersion": a.min,
+                    "maxVersion": a.max,
+                })
+            })
+            .collect();
+        to_js(&Value::Array(apis))
+    }
+
     /// Every group as describe shows it, plus pending timers and the topic image.
     pub fn snapshot(&self) -> JsValue {
         text_to_js(&serde_json::to_string(&self.inner.snapshot()).unwrap_or_default())
@@ -258,6 +389,27 @@ impl JsCoordinator {
     pub fn version() -> String {
         sgc::version().to_string()
     }
+}
+
+/// An integer argument between `min` and `max`: a JS number (an integer) or a `BigInt`.
+fn int_in(value: &JsValue, path: &str, min: i64, max: i64) -> Result<i64, BoundaryError> {
+    let n = if let Some(f) = value.as_f64() {
+        (f.is_finite() && f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64)
+            .then_some(f as i64)
+    } else if value.is_bigint() {
+        i64::try_from(value.clone()).ok()
+    } else {
+        None
+    };
+    n.filter(|n| (min..=max).contains(n)).ok_or_else(|| {
+        BoundaryError::input(path, format!("must be an integer from {min} to {max}"))
+    })
+}
+
+/// A non-negative 64-bit integer argument (a number or a `BigInt`), such as `nowMs`.
+fn int64(value: &JsValue, path: &str) -> Result<i64, BoundaryError> {
+    int_in(value, path, 0, i64::MAX)
+        .map_err(|_| BoundaryError::input(path, "must be a non-negative integer"))
 }
 
 /// The reusable input buffer and the last output of [`JsCoordinator::handle_buffered`]: one

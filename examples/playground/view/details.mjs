@@ -108,8 +108,30 @@ export function renderDetails(view) {
     } else {
       const step = s.steps[i];
       const text = s.texts[i];
+      const wire = step.input ? wireBytes(s.coord, step.input, i) : null;
       io.innerHTML = `<h3>Input</h3><pre class="json">${esc(toJson(step.input ?? { event: step.event, actor: step.actor, topology: step.topology }, 2))}</pre>
+        ${wire ? `<h3>On the wire</h3><p class="small">The request frame a Kafka client sends for this input (${wire.length} bytes after the 4-byte size: header, then body).</p><pre class="mono hex">${esc(hexDump(wire))}</pre>` : ''}
         <h3>Output</h3><pre class="json">${text ? esc(toJson(parseJson(text), 2)) : '(a client-side event: no input, no output)'}</pre>`;
     }
   }
+}
+
+/** The request frame of a JSON input, or null when it is no request of the dialect. */
+function wireBytes(coord, input, correlationId) {
+  if (typeof coord?.encodeRequest !== 'function') return null;
+  try {
+    return coord.encodeRequest(input, 0, correlationId);
+  } catch {
+    return null;
+  }
+}
+
+/** Bytes as lines of 16, each with its offset. */
+export function hexDump(bytes) {
+  const lines = [];
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = Array.from(bytes.subarray(at, at + 16), (b) => b.toString(16).padStart(2, '0'));
+    lines.push(`${at.toString(16).padStart(4, '0')}  ${row.join(' ')}`);
+  }
+  return lines.join('\n');
 }

@@ -16,6 +16,7 @@ use record::{
 };
 use tracker::{event, Before, Place, Removed, Tracker};
 
+mod offsets;
 mod record;
 mod targets;
 mod text;
@@ -47,6 +48,19 @@ pub fn tell(log: &ParsedLog) -> Value {
             offset: lr.offset,
             timestamp_ms: lr.timestamp_ms,
         };
+        // Offset commits change no membership: told on their own, a run of them as one event.
+        if let RecordKey::OffsetCommit {
+            topic, partition, ..
+        } = &rec.key
+        {
+            let value = match &rec.value {
+                Some(RecordValue::OffsetCommit(v)) => Some(v),
+                _ => None,
+            };
+            let holder = value.and_then(|_| offsets::holder(groups.get(&gid), topic, *partition));
+            offsets::told(t, &gid, &at, topic, *partition, value, holder);
+            continue;
+        }
         let before = Before::of(groups.get(&gid), rec);
         let old_member = rec
             .key

@@ -1,6 +1,7 @@
 //! The checks `make test-wasi` runs on this host: every scenario through both ABI versions
-//! gives exactly the native outputs, a killed and restarted broker ends in the same state, and
-//! hostile calls answer statuses without trapping or disturbing another handle.
+//! gives exactly the native outputs, a killed and restarted broker ends in the same state,
+//! hostile calls answer statuses without trapping or disturbing another handle, and Kafka's
+//! request frames (ABI version 3) answer as their JSON inputs do.
 
 use std::path::Path;
 
@@ -9,8 +10,8 @@ use streams_group_coordinator::Coordinator;
 
 use crate::broker::BrokerPartition;
 use crate::plugin::{
-    Abi, Compiled, Plugin, Result, FREE_NOT_ALLOCATED, FREE_OK, FREE_WRONG_LENGTH,
-    STATUS_INPUT_ERROR, STATUS_INTERNAL_ERROR, STATUS_OK, WASI_IMPORTS,
+    split_frame_output, Abi, Compiled, Plugin, Result, FREE_NOT_ALLOCATED, FREE_OK,
+    FREE_WRONG_LENGTH, STATUS_INPUT_ERROR, STATUS_INTERNAL_ERROR, STATUS_OK, WASI_IMPORTS,
 };
 use crate::repo_root;
 
@@ -25,7 +26,7 @@ macro_rules! check {
 type Check = fn(&Compiled) -> Result<()>;
 
 pub fn run_all(compiled: &Compiled) -> bool {
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 9] = [
         ("imports_are_the_five_this_host_provides", imports),
         ("scenarios_match_native_through_both_versions", scenarios),
         ("kill_restart_replay_keeps_the_state", kill_restart),
@@ -38,6 +39,12 @@ pub fn run_all(compiled: &Compiled) -> bool {
             "v1_output_survives_v2_calls_and_the_input_buffer_grows",
             mixed_versions,
         ),
+        ("v3_api_versions_through_a_frame", api_versions),
+        (
+            "v3_a_join_built_by_encoding_answers_as_the_json_input",
+            frame_join,
+        ),
+        ("v3_a_bad_frame_is_status_1_and_changes_nothing", bad_frames),
     ];
     let (mut passed, mut failed) = (0, 0);
     for (name, check) in checks {
@@ -71,6 +78,10 @@ fn imports(compiled: &Compiled) -> Result<()> {
         "sgc_call",
         "sgc_call2",
         "sgc_free",
+        "sgc_abi_version_3",
+        "sgc_call_frame",
+        "sgc_encode_request",
+        "sgc_decode_response",
     ] {
         check!(exports.iter().any(|x| x == e), "no export {e}");
     }
@@ -358,5 +369,145 @@ fn mixed_versions(compiled: &Compiled) -> Result<()> {
         String::from_utf8_lossy(out)
     );
     check!(p.output()? == v1, "a v2 call moved v1's output");
+    Ok(())
+}
+
+fn json(bytes: &[u8]) -> Result<Value> {
+    serde_json::from_slice(bytes).map_err(|e| format!("{e}: {}", String::from_utf8_lossy(bytes)))
+}
+
+/// ApiVersions version 0 (correlation id 5, client "c"), written by hand.
+const API_VERSIONS_V0: [u8; 11] = [0, 18, 0, 0, 0, 0, 0, 5, 0, 1, b'c'];
+
+fn join_input() -> Vec<u8> {
+    let mut input: Value = serde_json::from_slice(&join()).unwrap_or(Value::Null);
+    input["client"] = json!({"clientId": "app-1", "clientHost": "/10.0.0.1"});
+    input.to_string().into_bytes()
+}
+
+/// The JSON output of `input` on `handle` without its `response`, and the response.
+fn json_face(p: &mut Plugin, handle: u32, input: &[u8]) -> Result<(Value, Value)> {
+    let (status, out) = p.handle(handle, input)?;
+    check!(status == STATUS_OK, "the JSON input answered {status}");
+    let mut out = json(out)?;
+    let response = out
+        .as_object_mut()
+        .and_then(|o| o.remove("response"))
+        .unwrap_or(Value::Null);
+    Ok((out, response))
+}
+
+fn api_versions(compiled: &Compiled) -> Result<()> {
+    let mut p = Plugin::new(compiled)?;
+    let h = p.create(Some(r#"{"dialect": "kafka-4.2"}"#))?;
+    let (status, out) = p.handle_frame(h, &API_VERSIONS_V0, 0, "")?;
+    check!(status == STATUS_OK, "status {status}");
+    let (frame, fields) = split_frame_output(out)?;
+    let (frame, fields) = (frame.to_vec(), json(fields)?);
+    check!(
+        fields
+            == json!({"records": [], "topicsToCreate": [], "explain": [], "nextDeadlineMs": null}),
+        "fields {fields}"
+    );
+    let (status, read) = p.decode_response(h, 18, 0, &frame[4..])?;
+    let read = json(read)?;
+    check!(status == STATUS_OK, "decode: {read}");
+    check!(read["correlationId"] == 5, "correlation id: {read}");
+    check!(read["response"]["errorCode"] == 0, "{read}");
+    let keys = read["response"]["apiKeys"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    check!(
+        keys.iter().any(|k| k["apiKey"] == 88),
+        "StreamsGroupHeartbeat is not served: {read}"
+    );
+    Ok(())
+}
+
+fn frame_join(compiled: &Compiled) -> Result<()> {
+    let mut p = Plugin::new(compiled)?;
+    let h = p.create(None)?;
+    let control = p.create(None)?;
+    let input = join_input();
+    let (status, request) = p.encode_request(h, &input, 0, 41)?;
+    check!(
+        status == STATUS_OK,
+        "encode: {}",
+        String::from_utf8_lossy(request)
+    );
+    let request = request.to_vec();
+    let (status, out) = p.handle_frame(h, &request, 1, "/10.0.0.1")?;
+    check!(status == STATUS_OK, "{}", String::from_utf8_lossy(out));
+    let (frame, fields) = split_frame_output(out)?;
+    let (frame, fields) = (frame.to_vec(), json(fields)?);
+    let (expected, response) = json_face(&mut p, control, &input)?;
+    check!(fields == expected, "fields {fields}\nJSON face {expected}");
+    check!(
+        fields["records"].to_string().contains("/10.0.0.1"),
+        "no client host in {fields}"
+    );
+    let key = i16::from_be_bytes([request[0], request[1]]);
+    let (status, read) = p.decode_response(h, i32::from(key), 0, &frame[4..])?;
+    let read = json(read)?;
+    check!(status == STATUS_OK, "decode: {read}");
+    check!(read["correlationId"] == 41, "{read}");
+    check!(read["response"]["memberId"] == "m", "{read}");
+    check!(
+        read["response"]["memberEpoch"] == response["memberEpoch"],
+        "{read} against {response}"
+    );
+    let (status, out) = p.encode_request(h, ADVANCE, 0, 1)?;
+    let out = json(out)?;
+    check!(
+        status == STATUS_INPUT_ERROR && out["error"]["path"] == "type",
+        "AdvanceTime encoded: {out}"
+    );
+    Ok(())
+}
+
+fn bad_frames(compiled: &Compiled) -> Result<()> {
+    let mut p = Plugin::new(compiled)?;
+    let h = p.create(None)?;
+    let control = p.create(None)?;
+    let input = join_input();
+    let request = p.encode_request(h, &input, 0, 1)?.1.to_vec();
+    let mut unknown_key = request.clone();
+    unknown_key[1] = 0;
+    for bad in [
+        &request[..5],
+        &request[..request.len() - 2],
+        &unknown_key[..],
+        &[][..],
+    ] {
+        let (status, out) = p.handle_frame(h, bad, 1, "")?;
+        let out = json(out)?;
+        check!(status == STATUS_INPUT_ERROR, "{bad:?}: status {status}");
+        check!(out["error"]["code"] == "INVALID_FRAME", "{out}");
+    }
+    let (status, out) = p.handle_frame(h, &request, -1, "")?;
+    let out = json(out)?;
+    check!(
+        status == STATUS_INPUT_ERROR && out["error"]["path"] == "nowMs",
+        "{out}"
+    );
+    for (bp, bl) in BAD {
+        let a = p.call_frame_raw(h, (bp, bl), 1, (0, 0))?;
+        check!(
+            a.status == STATUS_INTERNAL_ERROR,
+            "call_frame({bp:#x}, {bl}) answered {}",
+            a.status
+        );
+    }
+    let (status, _) = p.handle_frame(h + 9, &request, 1, "")?;
+    check!(status == STATUS_INTERNAL_ERROR, "unknown handle: {status}");
+    let (status, out) = p.handle_frame(h, &request, 1, "/10.0.0.1")?;
+    check!(status == STATUS_OK, "{}", String::from_utf8_lossy(out));
+    let fields = json(split_frame_output(out)?.1)?;
+    let (expected, _) = json_face(&mut p, control, &input)?;
+    check!(
+        fields == expected,
+        "something changed: {fields}\n{expected}"
+    );
     Ok(())
 }

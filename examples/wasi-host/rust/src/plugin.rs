@@ -1,6 +1,7 @@
 //! `sgc-reactor.wasm` embedded with the `wasmtime` crate through the `sgc_*` ABI
 //! (docs/wasi-abi.md), version 2 by default: one `sgc_call2` per request, the input written
-//! into one reusable guest buffer, the output read in place.
+//! into one reusable guest buffer, the output read in place. Version 3's `sgc_call_frame`
+//! takes Kafka's request frames as a broker reads them from a connection.
 //!
 //! The reactor imports five `wasi_snapshot_preview1` functions (the WASI tests assert the
 //! list); this host provides them itself instead of pulling in a WASI implementation: no
@@ -255,6 +256,9 @@ pub struct Plugin {
     destroy: TypedFunc<u32, ()>,
     call: TypedFunc<(u32, u32, u32), u32>,
     call2: TypedFunc<(u32, u32, u32), i64>,
+    call_frame: TypedFunc<(u32, u32, u32, i64, u32, u32), i64>,
+    encode_request: TypedFunc<(u32, u32, u32, i32, i32), i64>,
+    decode_response: TypedFunc<(u32, i32, i32, u32, u32), i64>,
     output_ptr: TypedFunc<(), u32>,
     output_len: TypedFunc<(), u32>,
     /// The reusable input buffer (version 2).
@@ -287,7 +291,11 @@ impl Plugin {
             .map_err(err("_initialize"))?;
         let v1: TypedFunc<(), i32> = typed!("sgc_abi_version_1");
         let v2: TypedFunc<(), i32> = typed!("sgc_abi_version_2");
-        if v1.call(&mut store, ()).ok() != Some(1) || v2.call(&mut store, ()).ok() != Some(2) {
+        let v3: TypedFunc<(), i32> = typed!("sgc_abi_version_3");
+        if v1.call(&mut store, ()).ok() != Some(1)
+            || v2.call(&mut store, ()).ok() != Some(2)
+            || v3.call(&mut store, ()).ok() != Some(3)
+        {
             return Err("unexpected ABI version markers".into());
         }
         Ok(Plugin {
@@ -299,6 +307,9 @@ impl Plugin {
             destroy: typed!("sgc_destroy"),
             call: typed!("sgc_call"),
             call2: typed!("sgc_call2"),
+            call_frame: typed!("sgc_call_frame"),
+            encode_request: typed!("sgc_encode_request"),
+            decode_response: typed!("sgc_decode_response"),
             output_ptr: typed!("sgc_output_ptr"),
             output_len: typed!("sgc_output_len"),
             store,
@@ -424,25 +435,114 @@ impl Plugin {
             .map_err(err("sgc_call"))
     }
 
+    /// Writes `bytes` into the reusable input buffer (grown with one `sgc_realloc` when short);
+    /// its address, or 0 for no bytes.
+    fn put_reused(&mut self, bytes: &[u8]) -> Result<u32> {
+        let n = u32::try_from(bytes.len()).map_err(|_| "input too large")?;
+        if n > self.cap {
+            let cap = n.max(self.cap.saturating_mul(2)).max(4096);
+            let ptr = self.realloc(self.buf, self.cap, cap)?;
+            if ptr == 0 {
+                return Err(format!("sgc_realloc to {cap} bytes failed"));
+            }
+            self.buf = ptr;
+            self.cap = cap;
+        }
+        if n == 0 {
+            return Ok(0);
+        }
+        if !self.write(self.buf, bytes) {
+            return Err("the input buffer lies outside memory".into());
+        }
+        Ok(self.buf)
+    }
+
+    /// One `sgc_call_frame` with whatever pointers and lengths.
+    pub fn call_frame_raw(
+        &mut self,
+        handle: u32,
+        (ptr, len): (u32, u32),
+        now_ms: i64,
+        (host_ptr, host_len): (u32, u32),
+    ) -> Result<Answer> {
+        self.call_frame
+            .call(
+                &mut self.store,
+                (handle, ptr, len, now_ms, host_ptr, host_len),
+            )
+            .map(Answer::unpack)
+            .map_err(err("sgc_call_frame"))
+    }
+
+    /// Version 3: one Kafka request frame (header and body, without the 4-byte size) at
+    /// `now_ms` from `client_host`. Status 0's output is the response frame with its 4-byte
+    /// size before it, then the JSON of the output's other fields ([`split_frame_output`]);
+    /// any other status's is `{"error": ...}`.
+    pub fn handle_frame(
+        &mut self,
+        handle: u32,
+        frame: &[u8],
+        now_ms: i64,
+        client_host: &str,
+    ) -> Result<(u32, &[u8])> {
+        let mut bytes = frame.to_vec();
+        bytes.extend_from_slice(client_host.as_bytes());
+        let ptr = self.put_reused(&bytes)?;
+        let len = frame.len() as u32;
+        let host = (ptr + len, client_host.len() as u32);
+        let a = self.call_frame_raw(handle, (ptr, len), now_ms, host)?;
+        Ok((a.status, self.read(a.ptr, a.len)?))
+    }
+
+    /// Version 3: the request frame of a JSON input: its status and the frame (or the error).
+    pub fn encode_request(
+        &mut self,
+        handle: u32,
+        input: &[u8],
+        api_version: i32,
+        correlation_id: i32,
+    ) -> Result<(u32, &[u8])> {
+        let ptr = self.put_reused(input)?;
+        let a = self
+            .encode_request
+            .call(
+                &mut self.store,
+                (handle, ptr, input.len() as u32, api_version, correlation_id),
+            )
+            .map(Answer::unpack)
+            .map_err(err("sgc_encode_request"))?;
+        Ok((a.status, self.read(a.ptr, a.len)?))
+    }
+
+    /// Version 3: a response frame (without its size) read back as JSON
+    /// (`{"correlationId", "response"}` on status 0).
+    pub fn decode_response(
+        &mut self,
+        handle: u32,
+        api_key: i32,
+        api_version: i32,
+        frame: &[u8],
+    ) -> Result<(u32, &[u8])> {
+        let ptr = self.put_reused(frame)?;
+        let a = self
+            .decode_response
+            .call(
+                &mut self.store,
+                (handle, api_key, api_version, ptr, frame.len() as u32),
+            )
+            .map(Answer::unpack)
+            .map_err(err("sgc_decode_response"))?;
+        Ok((a.status, self.read(a.ptr, a.len)?))
+    }
+
     /// Handles one input: its status and the output, borrowed from guest memory until the
     /// next call.
     pub fn handle(&mut self, handle: u32, input: &[u8]) -> Result<(u32, &[u8])> {
         let n = u32::try_from(input.len()).map_err(|_| "input too large")?;
         match self.abi {
             Abi::V2 => {
-                if n > self.cap {
-                    let cap = n.max(self.cap.saturating_mul(2)).max(4096);
-                    let ptr = self.realloc(self.buf, self.cap, cap)?;
-                    if ptr == 0 {
-                        return Err(format!("sgc_realloc to {cap} bytes failed"));
-                    }
-                    self.buf = ptr;
-                    self.cap = cap;
-                }
-                if !self.write(self.buf, input) {
-                    return Err("the input buffer lies outside memory".into());
-                }
-                let a = self.call2_raw(handle, self.buf, n)?;
+                let ptr = self.put_reused(input)?;
+                let a = self.call2_raw(handle, ptr, n)?;
                 Ok((a.status, self.read(a.ptr, a.len)?))
             }
             Abi::V1 => {
@@ -456,4 +556,19 @@ impl Plugin {
             }
         }
     }
+}
+
+/// A status 0 output of `sgc_call_frame` split into the response frame with its 4-byte size
+/// (the bytes to write to the connection) and the JSON of the output's other fields.
+pub fn split_frame_output(out: &[u8]) -> Result<(&[u8], &[u8])> {
+    let size = out
+        .get(..4)
+        .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or("no frame size")?;
+    let end = usize::try_from(size)
+        .ok()
+        .and_then(|s| s.checked_add(4))
+        .filter(|&e| e <= out.len())
+        .ok_or_else(|| format!("a frame of {size} bytes in an output of {}", out.len()))?;
+    Ok(out.split_at(end))
 }

@@ -1,0 +1,143 @@
+//! `OffsetCommit` and `OffsetFetch` (Kafka's API keys 8 and 9) at the JSON boundary: Kafka's
+//! request and response field names, one input per request with the API version it came at.
+
+// The fields are Kafka's schema fields in camelCase (OffsetCommitRequest.json, ...).
+#![allow(missing_docs)]
+
+use serde::{Deserialize, Serialize};
+
+fn minus_one() -> i32 {
+    -1
+}
+
+fn minus_one_i64() -> i64 {
+    -1
+}
+
+/// The OffsetCommit versions Kafka 4.2-4.4 serve.
+pub const OFFSET_COMMIT_VERSIONS: std::ops::RangeInclusive<i16> = 2..=10;
+/// The OffsetFetch versions Kafka 4.2-4.4 serve.
+pub const OFFSET_FETCH_VERSIONS: std::ops::RangeInclusive<i16> = 1..=10;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetCommitRequest {
+    pub group_id: String,
+    #[serde(default = "minus_one")]
+    pub generation_id_or_member_epoch: i32,
+    #[serde(default)]
+    pub member_id: String,
+    #[serde(default)]
+    pub group_instance_id: Option<String>,
+    /// Versions 2-4 only; -1: the broker's retention.
+    #[serde(default = "minus_one_i64")]
+    pub retention_time_ms: i64,
+    pub topics: Vec<OffsetCommitTopic>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetCommitTopic {
+    pub name: String,
+    /// Version 10's topic id (Kafka's 22-character form); the zero UUID when absent.
+    #[serde(default)]
+    pub topic_id: Option<String>,
+    pub partitions: Vec<OffsetCommitPartition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetCommitPartition {
+    pub partition_index: i32,
+    pub committed_offset: i64,
+    #[serde(default = "minus_one")]
+    pub committed_leader_epoch: i32,
+    #[serde(default)]
+    pub committed_metadata: Option<String>,
+}
+
+/// `OffsetCommitResponse`: topics in request order; `topicId` only at version 10.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetCommitResponse {
+    pub throttle_time_ms: i32,
+    pub topics: Vec<OffsetCommitResponseTopic>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetCommitResponseTopic {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic_id: Option<String>,
+    pub partitions: Vec<OffsetCommitResponsePartition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetCommitResponsePartition {
+    pub partition_index: i32,
+    pub error_code: i16,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetFetchRequest {
+    pub groups: Vec<OffsetFetchGroup>,
+    /// Version 7+.
+    #[serde(default)]
+    pub require_stable: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetFetchGroup {
+    pub group_id: String,
+    /// Version 9+; null: the admin's way.
+    #[serde(default)]
+    pub member_id: Option<String>,
+    #[serde(default = "minus_one")]
+    pub member_epoch: i32,
+    /// Null: every committed offset of the group.
+    pub topics: Option<Vec<OffsetFetchTopic>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetFetchTopic {
+    pub name: String,
+    pub partition_indexes: Vec<i32>,
+}
+
+/// `OffsetFetchResponse` in its version 8+ shape (one entry per group, in request order).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetFetchResponse {
+    pub throttle_time_ms: i32,
+    pub groups: Vec<OffsetFetchResponseGroup>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetFetchResponseGroup {
+    pub group_id: String,
+    pub topics: Vec<OffsetFetchResponseTopic>,
+    pub error_code: i16,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetFetchResponseTopic {
+    pub name: String,
+    pub partitions: Vec<OffsetFetchResponsePartition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetFetchResponsePartition {
+    pub partition_index: i32,
+    pub committed_offset: i64,
+    pub committed_leader_epoch: i32,
+    pub metadata: String,
+    pub error_code: i16,
+}

@@ -1,0 +1,209 @@
+//! `OffsetCommit` (Kafka's API key 8): validated as Kafka's streams group validates it, then
+//! one offset commit record per accepted partition, in request order, as one batch.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+
+use super::{Batch, Coordinator};
+use crate::api::{
+    Explain, OffsetCommitRequest, OffsetCommitResponse, OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic, Output, Response,
+};
+use crate::error::{BoundaryError, ErrorCode, ProtocolError};
+use crate::java::java_length;
+use crate::offsets::validate::validate_commit;
+use crate::records::{OffsetCommitValue, Record, RecordKey, RecordValue, Uuid};
+
+impl Coordinator {
+    /// Commits offsets (the offsets specification, 1.4-1.8): the group checks first, then per
+    /// partition the metadata size (`OFFSET_METADATA_TOO_LARGE`, that partition only) and the
+    /// assignment-epoch check (a failure fails the request); every partition of a failed
+    /// request carries its error.
+    pub(super) fn offset_commit(
+        &mut self,
+        now: i64,
+        api_version: i16,
+        req: &OffsetCommitRequest,
+        out: &mut Output,
+    ) {
+        let gid = req.group_id.as_str();
+        let mut topics: Vec<OffsetCommitResponseTopic> = req
+            .topics
+            .iter()
+            .map(|t| OffsetCommitResponseTopic {
+                name: t.name.clone(),
+                topic_id: (api_version >= 10)
+                    .then(|| t.topic_id.clone().unwrap_or_else(zero_id_text)),
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|p| OffsetCommitResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code: 0,
+                    })
+                    .collect(),
+            })
+            .collect();
+        match self.offset_commit_records(now, api_version, req, &mut topics) {
+            Ok(batch) => {
+                if let Err(e) = self.commit(&batch) {
+                    fail_all(&mut topics, &e);
+                    out.explain.push(Explain::ServerError {
+                        group_id: gid.to_string(),
+                        message: e.message,
+                    });
+                } else {
+                    out.records.extend(batch.records);
+                }
+            }
+            Err(e) => {
+                fail_all(&mut topics, &e);
+                out.explain
+                    .push(if e.code == ErrorCode::UnknownServerError {
+                        Explain::ServerError {
+                            group_id: gid.to_string(),
+                            message: e.message,
+                        }
+                    } else {
+                        Explain::OffsetsRefused {
+                            group_id: gid.to_string(),
+                            request: "OffsetCommit",
+                            error: e.code.name(),
+                            message: e.message,
+                        }
+                    });
+            }
+        }
+        out.response = Some(Response::OffsetCommit(OffsetCommitResponse {
+            throttle_time_ms: 0,
+            topics,
+        }));
+    }
+
+    /// The records of an accepted commit; per-partition errors are set in `topics`.
+    fn offset_commit_records(
+        &self,
+        now: i64,
+        api_version: i16,
+        req: &OffsetCommitRequest,
+        topics: &mut [OffsetCommitResponseTopic],
+    ) -> Result<Batch, ProtocolError> {
+        let gid = req.group_id.as_str();
+        let validator = validate_commit(
+            gid,
+            self.groups.get(gid),
+            self.offsets.is_simple_group(gid),
+            &req.member_id,
+            req.generation_id_or_member_epoch,
+            api_version,
+        )?;
+        // Only versions 2-4 carry a retention time.
+        let expire = if api_version <= 4 && req.retention_time_ms != -1 {
+            now.saturating_add(req.retention_time_ms)
+        } else {
+            -1
+        };
+        let max_metadata = i64::from(self.config.offset_metadata_max_bytes);
+        let mut batch = Batch::default();
+        for (t, rt) in req.topics.iter().zip(topics.iter_mut()) {
+            let topic_id = match (&t.topic_id, api_version >= 10) {
+                (Some(id), true) => parse_id(id).unwrap_or_default(),
+                _ => Uuid::default(),
+            };
+            for (p, rp) in t.partitions.iter().zip(rt.partitions.iter_mut()) {
+                let metadata = p.committed_metadata.as_deref().unwrap_or("");
+                if i64::from(java_length(metadata)) > max_metadata {
+                    rp.error_code = ErrorCode::OffsetMetadataTooLarge.code();
+                    continue;
+                }
+                validator.validate(&t.name, p.partition_index)?;
+                batch.push(Record::new(
+                    RecordKey::OffsetCommit {
+                        group_id: gid.to_string(),
+                        topic: t.name.clone(),
+                        partition: p.partition_index,
+                    },
+                    RecordValue::OffsetCommit(
+                        OffsetCommitValue {
+                            offset: p.committed_offset,
+                            leader_epoch: p.committed_leader_epoch,
+                            metadata: metadata.to_string(),
+                            commit_timestamp: now,
+                            expire_timestamp: expire,
+                            topic_id,
+                        }
+                        .normalized(),
+                    ),
+                ));
+            }
+        }
+        self.check_offsets_limit(gid, &batch)?;
+        Ok(batch)
+    }
+
+    /// `offsets.max.partitions.per.group`: the group's committed partitions after the batch.
+    fn check_offsets_limit(&self, gid: &str, batch: &Batch) -> Result<(), ProtocolError> {
+        let current = self.offsets.group(gid);
+        let mut new: Vec<(&str, i32)> = batch
+            .records
+            .iter()
+            .filter_map(|r| match &r.key {
+                RecordKey::OffsetCommit {
+                    topic, partition, ..
+                } if current.and_then(|g| g.get(topic, *partition)).is_none() => {
+                    Some((topic.as_str(), *partition))
+                }
+                _ => None,
+            })
+            .collect();
+        new.sort_unstable();
+        new.dedup();
+        let after = current.map_or(0, |g| g.len()) + new.len();
+        let max = usize::try_from(self.config.offsets_max_partitions_per_group).unwrap_or(0);
+        if after > max {
+            return Err(ProtocolError::new(
+                ErrorCode::UnknownServerError,
+                format!(
+                    "Group {gid} would hold {after} committed partitions, more than offsets.max.partitions.per.group ({max})."
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Every partition of the request carries `e`'s code (Kafka fails the whole request).
+fn fail_all(topics: &mut [OffsetCommitResponseTopic], e: &ProtocolError) {
+    for p in topics.iter_mut().flat_map(|t| t.partitions.iter_mut()) {
+        p.error_code = e.code.code();
+    }
+}
+
+fn zero_id_text() -> String {
+    URL_SAFE_NO_PAD.encode([0u8; 16])
+}
+
+/// A topic id in Kafka's 22-character form (`None`: not one).
+fn parse_id(text: &str) -> Option<Uuid> {
+    URL_SAFE_NO_PAD
+        .decode(text)
+        .ok()
+        .and_then(|b| <[u8; 16]>::try_from(b).ok())
+        .map(Uuid)
+}
+
+/// Boundary checks: every topic id is one.
+pub(super) fn precheck(req: &OffsetCommitRequest) -> Result<(), BoundaryError> {
+    for (i, t) in req.topics.iter().enumerate() {
+        if t.topic_id
+            .as_deref()
+            .is_some_and(|id| parse_id(id).is_none())
+        {
+            return Err(BoundaryError::input(
+                format!("request.topics[{i}].topicId"),
+                "expected 22 characters of URL-safe base64 (a uuid)",
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,98 @@
+//! The JSON form of offset commit records: key data `{group, topic, partition}` (Kafka's
+//! `OffsetCommitKey` names), value `{version, data}` with the fields of that version.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde::ser::SerializeMap;
+use serde_json::{Map, Value};
+
+use super::{err, field, int16, int32, int64, object, required, string, tagged, uuid, Parsed};
+use crate::error::{BoundaryError, JsonPath as Path};
+use crate::records::model::*;
+
+/// An offset commit record in the JSON form: key data `{group, topic, partition}`, value
+/// `{version, data}` at any version Kafka reads (0-4), each version with its own fields.
+pub(super) fn record_from_json(
+    obj: &Map<String, Value>,
+    key: &Map<String, Value>,
+    p: &Path<'_>,
+) -> Result<Parsed, BoundaryError> {
+    let kp = p.field("key");
+    let dp = kp.field("data");
+    let data = object(
+        required(key, &kp, "data")?,
+        &dp,
+        &["group", "topic", "partition"],
+    )?;
+    let key = RecordKey::OffsetCommit {
+        group_id: field(data, &dp, "group", string)?,
+        topic: field(data, &dp, "topic", string)?,
+        partition: field(data, &dp, "partition", int32)?,
+    };
+    let vp = p.field("value");
+    let value = match required(obj, p, "value")? {
+        Value::Null => None,
+        v => {
+            let envelope = object(v, &vp, &["version", "data"])?;
+            let version = field(envelope, &vp, "version", int16)?;
+            let allowed: &[&str] = match version {
+                0 | 2 => &["offset", "metadata", "commitTimestamp"],
+                1 => &["offset", "metadata", "commitTimestamp", "expireTimestamp"],
+                3 => &["offset", "leaderEpoch", "metadata", "commitTimestamp"],
+                4 => &[
+                    "offset",
+                    "leaderEpoch",
+                    "metadata",
+                    "commitTimestamp",
+                    "topicId",
+                ],
+                _ => {
+                    return Err(err(
+                        &vp.field("version"),
+                        format!("unsupported value version {version} (0-4 are known)"),
+                    ))
+                }
+            };
+            let dp = vp.field("data");
+            let m = object(required(envelope, &vp, "data")?, &dp, allowed)?;
+            let mut v = OffsetCommitValue {
+                offset: field(m, &dp, "offset", int64)?,
+                metadata: field(m, &dp, "metadata", string)?,
+                commit_timestamp: field(m, &dp, "commitTimestamp", int64)?,
+                ..OffsetCommitValue::default()
+            };
+            if version >= 3 {
+                v.leader_epoch = field(m, &dp, "leaderEpoch", int32)?;
+            }
+            if version == 1 {
+                v.expire_timestamp = field(m, &dp, "expireTimestamp", int64)?;
+            }
+            if let Some(id) = tagged(m, &dp, "topicId", uuid)? {
+                v.topic_id = id;
+            }
+            Some(RecordValue::OffsetCommit(v))
+        }
+    };
+    Ok(Parsed::Record(Box::new(Record { key, value })))
+}
+
+/// The value's `data` fields, of the version it is written at.
+pub(super) fn write_value<M: SerializeMap>(
+    m: &mut M,
+    v: &OffsetCommitValue,
+) -> Result<(), M::Error> {
+    m.serialize_entry("offset", &v.offset)?;
+    if v.version() == 1 {
+        m.serialize_entry("metadata", &v.metadata)?;
+        m.serialize_entry("commitTimestamp", &v.commit_timestamp)?;
+        m.serialize_entry("expireTimestamp", &v.expire_timestamp)?;
+    } else {
+        m.serialize_entry("leaderEpoch", &v.leader_epoch)?;
+        m.serialize_entry("metadata", &v.metadata)?;
+        m.serialize_entry("commitTimestamp", &v.commit_timestamp)?;
+        if v.topic_id != Uuid::default() {
+            m.serialize_entry("topicId", &URL_SAFE_NO_PAD.encode(v.topic_id.0))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,153 @@
+//! `ApiVersions`: the APIs and versions a dialect serves, answered as Kafka answers it.
+
+use super::codec::Reader;
+use super::messages::kafka::api_versions_request::{self, ApiVersionsRequest};
+use super::messages::kafka::api_versions_response::{ApiVersion, ApiVersionsResponse};
+use super::messages::versions::{ApiRange, KAFKA_4_2, KAFKA_4_3, KAFKA_4_4, KIP1071_DRAFT};
+use super::{respond, Header};
+use crate::records::Dialect;
+
+/// `ApiVersions`' key.
+pub(super) const API_KEY: i16 = api_versions_request::API_KEY;
+
+/// Kafka's `UNSUPPORTED_VERSION` and `INVALID_REQUEST`.
+const UNSUPPORTED_VERSION: i16 = 35;
+const INVALID_REQUEST: i16 = 42;
+
+/// The streams versions whose behaviour is not built yet, by dialect: 4.4's heartbeat and
+/// describe version 1 (KIP-1331's topology description) are not served
+/// (docs/kafka-compatibility.md).
+fn cap(dialect: Dialect, key: i16) -> i16 {
+    match (dialect, key) {
+        (Dialect::Kafka44, 88 | 89) => 0,
+        _ => i16::MAX,
+    }
+}
+
+/// The schema tables a dialect's APIs come from: the draft's streams APIs, with 4.2's
+/// `ApiVersions` and `DeleteGroups`.
+fn tables(dialect: Dialect) -> [&'static [ApiRange]; 2] {
+    match dialect {
+        Dialect::Kip1071Draft => [KIP1071_DRAFT, KAFKA_4_2],
+        Dialect::Kafka42 => [KAFKA_4_2, &[]],
+        Dialect::Kafka43 => [KAFKA_4_3, &[]],
+        Dialect::Kafka44 => [KAFKA_4_4, &[]],
+    }
+}
+
+/// The API this dialect serves under `key`, with the versions it serves.
+pub(super) fn lookup(dialect: Dialect, key: i16) -> Option<ApiRange> {
+    let [own, shared] = tables(dialect);
+    let found = own.iter().find(|a| a.key == key).or_else(|| {
+        shared
+            .iter()
+            .find(|a| a.key == key && matches!(a.name, "ApiVersions" | "DeleteGroups"))
+    })?;
+    let max = found.max.min(cap(dialect, key));
+    Some(ApiRange { max, ..*found })
+}
+
+/// Every API the dialect serves, by key.
+pub fn served(dialect: Dialect) -> Vec<ApiRange> {
+    let [own, shared] = tables(dialect);
+    let mut keys: Vec<i16> = own.iter().chain(shared).map(|a| a.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.into_iter()
+        .filter_map(|k| lookup(dialect, k))
+        .collect()
+}
+
+/// Kafka's rule for client software names and versions (KIP-511).
+fn valid_software(s: &str) -> bool {
+    let b = s.as_bytes();
+    let inner = |c: &u8| c.is_ascii_alphanumeric() || *c == b'-' || *c == b'.';
+    match (b.first(), b.last()) {
+        (Some(f), Some(l)) => {
+            f.is_ascii_alphanumeric() && l.is_ascii_alphanumeric() && b.iter().all(inner)
+        }
+        _ => false,
+    }
+}
+
+/// The `ApiVersions` response frame (response header version 0 always, as Kafka writes it).
+pub(super) fn answer(dialect: Dialect, header: &Header, body: &[u8]) -> Vec<u8> {
+    let own = lookup(dialect, API_KEY).unwrap_or(ApiRange {
+        key: API_KEY,
+        name: "ApiVersions",
+        min: 0,
+        max: 0,
+    });
+    let v = header.api_version;
+    let mut response = ApiVersionsResponse::default();
+    let version = if v < own.min || v > own.max {
+        // Kafka reads no body and answers version 0 with its own range only.
+        response.error_code = UNSUPPORTED_VERSION;
+        response.api_keys = vec![ApiVersion {
+            api_key: API_KEY,
+            min_version: own.min,
+            max_version: own.max,
+        }];
+        0
+    } else {
+        let request = ApiVersionsRequest::read(&mut Reader::new(body), v);
+        match request {
+            Ok(r)
+                if v < 3
+                    || (valid_software(&r.client_software_name)
+                        && valid_software(&r.client_software_version)) =>
+            {
+                response.api_keys = served(dialect)
+                    .into_iter()
+                    .map(|a| ApiVersion {
+                        api_key: a.key,
+                        min_version: a.min,
+                        max_version: a.max,
+                    })
+                    .collect();
+            }
+            _ => response.error_code = INVALID_REQUEST,
+        }
+        v
+    };
+    respond(header.correlation_id, 0, |w| response.write(w, version))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    #[test]
+    fn software_names_follow_kafkas_pattern() {
+        for ok in ["apache-kafka-java", "4.2.0", "a", "librdkafka.2"] {
+            assert!(valid_software(ok), "{ok}");
+        }
+        for bad in ["", "-a", "a-", "a b", "é"] {
+            assert!(!valid_software(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn each_dialect_serves_its_releases_versions() {
+        let keys = |d| {
+            served(d)
+                .iter()
+                .map(|a| (a.key, a.min, a.max))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            keys(Dialect::Kafka42),
+            [(18, 0, 4), (42, 0, 2), (88, 0, 0), (89, 0, 0)]
+        );
+        assert_eq!(
+            keys(Dialect::Kafka44),
+            [(18, 0, 5), (42, 0, 3), (88, 0, 0), (89, 0, 0)]
+        );
+        assert_eq!(
+            keys(Dialect::Kip1071Draft),
+            [(18, 0, 4), (42, 0, 2), (88, 0, 0), (89, 0, 0), (90, 0, 0)]
+        );
+    }
+}

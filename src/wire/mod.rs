@@ -1,0 +1,308 @@
+//! Kafka's wire protocol: a request frame in (header and body, without the 4-byte size the
+//! host reads), the response frame out, through the same [`Coordinator::handle`] as the JSON
+//! face. The messages are generated from Kafka's schema files (`messages/`, by
+//! `tools/wire-codegen`); this module maps them to the coordinator's inputs and its responses
+//! back, and answers `ApiVersions` itself.
+//!
+//! Kafka answers a request it cannot parse (an API key it does not serve, a version it does not
+//! support, a body that does not decode) by closing the connection, and so does a host of this
+//! module: such a frame gets a boundary error `INVALID_FRAME`, with no response and no change.
+//! `ApiVersions` is the exception, as in Kafka: an unsupported version is answered with
+//! `UNSUPPORTED_VERSION` (35) at version 0.
+
+pub mod codec;
+pub mod messages;
+
+mod api_versions;
+mod requests;
+mod responses;
+
+use crate::api::{ClientInfo, Input, InputKind, Output, Response};
+use crate::records::Dialect;
+use crate::Coordinator;
+use crate::{BoundaryCode, BoundaryError};
+
+pub use api_versions::served;
+use codec::{Reader, WireError};
+use messages::kafka::{request_header::RequestHeader, response_header::ResponseHeader};
+use messages::versions::ApiRange;
+
+/// What a request frame gives: the response frame to send (header and body, without the size
+/// prefix), and the same records, topics to create, `explain` and next deadline as the JSON
+/// face's [`Output`] (whose `response` is `None`: the frame carries it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FrameOutput {
+    /// The response frame.
+    pub frame: Vec<u8>,
+    /// The coordinator's output for the request without its response (empty for
+    /// `ApiVersions`).
+    pub output: Output,
+}
+
+/// Who sent a frame, as the broker saw the connection.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Peer {
+    /// The client's address as Kafka prints it (`/10.0.0.1`).
+    pub client_host: String,
+}
+
+/// A request frame's header, read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Header {
+    /// The API key.
+    pub api_key: i16,
+    /// The API version.
+    pub api_version: i16,
+    /// Echoed in the response.
+    pub correlation_id: i32,
+    /// The client id (`None`: null).
+    pub client_id: Option<String>,
+}
+
+fn frame_error(path: &str, message: impl Into<String>) -> BoundaryError {
+    BoundaryError::new(BoundaryCode::InvalidFrame, path, message)
+}
+
+fn body_error(api: &str, e: &WireError) -> BoundaryError {
+    frame_error(
+        &format!("body.{}", e.field),
+        format!("cannot read {api}: {e}; Kafka closes the connection"),
+    )
+}
+
+/// Whether version `v` of the message with `flexible_from` is flexible.
+fn flexible(v: i16, flexible_from: i16) -> bool {
+    v >= flexible_from
+}
+
+/// Reads a request header (version 2 for a flexible request version, else 1).
+pub fn read_header(frame: &[u8]) -> Result<(Header, usize), BoundaryError> {
+    if frame.len() < 8 {
+        return Err(frame_error(
+            "header",
+            format!(
+                "a request header needs at least 8 bytes, the frame has {}",
+                frame.len()
+            ),
+        ));
+    }
+    let api_key = i16::from_be_bytes([frame[0], frame[1]]);
+    let api_version = i16::from_be_bytes([frame[2], frame[3]]);
+    let header_version = if flexible(api_version, requests::flexible_from(api_key)) {
+        2
+    } else {
+        1
+    };
+    let mut r = Reader::new(frame);
+    let h = RequestHeader::read(&mut r, header_version).map_err(|e| {
+        frame_error(
+            &format!("header.{}", e.field),
+            format!("cannot read the request header: {e}"),
+        )
+    })?;
+    Ok((
+        Header {
+            api_key: h.request_api_key,
+            api_version: h.request_api_version,
+            correlation_id: h.correlation_id,
+            client_id: h.client_id,
+        },
+        r.position(),
+    ))
+}
+
+/// Writes a response header and then the body through `body`.
+fn respond(correlation_id: i32, header_version: i16, body: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut w = Vec::with_capacity(256);
+    ResponseHeader { correlation_id }.write(&mut w, header_version);
+    body(&mut w);
+    w
+}
+
+/// The API a dialect serves for `key`, if it serves it.
+fn api(dialect: Dialect, key: i16) -> Option<ApiRange> {
+    api_versions::lookup(dialect, key)
+}
+
+/// Handles one request frame: decodes it, runs it through `coordinator` at `now_ms` (its
+/// `Input::now_ms`), and encodes the response. Errors change nothing.
+pub fn handle_frame(
+    coordinator: &mut Coordinator,
+    frame: &[u8],
+    now_ms: i64,
+    peer: &Peer,
+) -> Result<FrameOutput, BoundaryError> {
+    let mut out = Vec::with_capacity(256);
+    let output = handle_frame_into(coordinator, frame, now_ms, peer, &mut out)?;
+    Ok(FrameOutput { frame: out, output })
+}
+
+/// [`handle_frame`] writing the response frame into `out` (cleared first, its capacity kept:
+/// a host that keeps one buffer per connection allocates nothing for responses); the output
+/// has no `response` (the frame carries it, and the typed response was moved into it).
+pub fn handle_frame_into(
+    coordinator: &mut Coordinator,
+    frame: &[u8],
+    now_ms: i64,
+    peer: &Peer,
+    out: &mut Vec<u8>,
+) -> Result<Output, BoundaryError> {
+    let dialect = coordinator.config().dialect;
+    // The key first, as Kafka looks it up before it reads the rest of the header.
+    let key = match frame {
+        [a, b, ..] => i16::from_be_bytes([*a, *b]),
+        _ => 0,
+    };
+    if frame.len() < 8 {
+        read_header(frame)?;
+    }
+    let Some(served) = api(dialect, key) else {
+        return Err(frame_error(
+            "header.RequestApiKey",
+            format!(
+                "API key {key} is not served by this coordinator ({}); Kafka closes the connection",
+                dialect.name()
+            ),
+        ));
+    };
+    let (header, at) = read_header(frame)?;
+    let body = &frame[at..];
+    let v = header.api_version;
+    if header.api_key == api_versions::API_KEY {
+        *out = api_versions::answer(dialect, &header, body);
+        return Ok(Output::default());
+    }
+    if v < served.min || v > served.max {
+        return Err(frame_error(
+            "header.RequestApiVersion",
+            format!(
+                "{} version {v} is not supported ({}-{} in {}); Kafka closes the connection",
+                served.name,
+                served.min,
+                served.max,
+                dialect.name()
+            ),
+        ));
+    }
+    let client = ClientInfo {
+        client_id: header.client_id.clone().unwrap_or_default(),
+        client_host: peer.client_host.clone(),
+    };
+    let kind = requests::decode(dialect, &header, body, client)
+        .map_err(|e| body_error(served.name, &e))?;
+    let mut output = coordinator.handle(Input { now_ms, kind })?;
+    match output.response.take() {
+        Some(response) => responses::encode_into(&header, response, out),
+        None => return Err(frame_error("", format!("{} gave no response", served.name))),
+    }
+    Ok(output)
+}
+
+/// The input a request frame stands for, for people and tests (`sgc frame`): the header and
+/// the coordinator input its body decodes to.
+pub fn decode_request(
+    dialect: Dialect,
+    frame: &[u8],
+) -> Result<(Header, Option<InputKind>), BoundaryError> {
+    let (header, at) = read_header(frame)?;
+    if header.api_key == api_versions::API_KEY {
+        return Ok((header, None));
+    }
+    let Some(served) = api(dialect, header.api_key) else {
+        return Err(frame_error(
+            "header.RequestApiKey",
+            format!("API key {} is not served", header.api_key),
+        ));
+    };
+    let kind = requests::decode(dialect, &header, &frame[at..], ClientInfo::default())
+        .map_err(|e| body_error(served.name, &e))?;
+    Ok((header, Some(kind)))
+}
+
+/// A request frame as its header and Kafka's JSON form of its body (field names as in the
+/// schema, first letter lowercased), for people (`sgc frame-json`).
+pub fn request_json(
+    dialect: Dialect,
+    frame: &[u8],
+) -> Result<(Header, serde_json::Value), BoundaryError> {
+    let (header, at) = read_header(frame)?;
+    let name = api(dialect, header.api_key).map_or("the request", |a| a.name);
+    let json =
+        requests::decode_json(dialect, &header, &frame[at..]).map_err(|e| body_error(name, &e))?;
+    Ok((header, json))
+}
+
+/// Encodes a coordinator input as the request frame a client would send (`None` for inputs
+/// that are not requests, or an API version the dialect does not serve).
+pub fn encode_request(
+    dialect: Dialect,
+    kind: &InputKind,
+    api_version: i16,
+    correlation_id: i32,
+) -> Option<Vec<u8>> {
+    let frame = requests::encode(dialect, kind, api_version, correlation_id)?;
+    let served = api(
+        dialect,
+        i16::from_be_bytes([*frame.first()?, *frame.get(1)?]),
+    )?;
+    (served.min..=served.max)
+        .contains(&api_version)
+        .then_some(frame)
+}
+
+/// A response frame decoded into Kafka's JSON form of the response message (field names as in
+/// the schema, first letter lowercased), for people and tests.
+pub fn response_json(
+    dialect: Dialect,
+    api_key: i16,
+    api_version: i16,
+    frame: &[u8],
+) -> Result<(i32, serde_json::Value), BoundaryError> {
+    responses::decode_json(dialect, api_key, api_version, frame)
+}
+
+/// The typed response of the JSON face, as the JSON the wire form of it decodes to
+/// (`response_json`): what a scenario's response looks like once through the wire.
+pub fn response_as_wire_json(
+    dialect: Dialect,
+    api_version: i16,
+    response: &Response,
+) -> Option<serde_json::Value> {
+    responses::as_wire_json(dialect, api_version, response)
+}
+
+/// Splits Kafka's size-prefixed stream (an int32 size, then that many bytes, repeated) into
+/// frames; an error names the offset of a size that runs past the end.
+pub fn split_frames(stream: &[u8]) -> Result<Vec<&[u8]>, BoundaryError> {
+    let mut out = Vec::new();
+    let mut at = 0usize;
+    while at < stream.len() {
+        let Some(size) = stream.get(at..at + 4) else {
+            return Err(frame_error(
+                &format!("stream[{at}]"),
+                "a frame size needs 4 bytes",
+            ));
+        };
+        let size = i32::from_be_bytes([size[0], size[1], size[2], size[3]]);
+        let start = at + 4;
+        let end = usize::try_from(size)
+            .ok()
+            .and_then(|s| start.checked_add(s))
+            .filter(|&e| e <= stream.len())
+            .ok_or_else(|| {
+                frame_error(
+                    &format!("stream[{at}]"),
+                    format!(
+                        "a frame of {size} bytes where {} are left",
+                        stream.len() - start
+                    ),
+                )
+            })?;
+        out.push(&stream[start..end]);
+        at = end;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

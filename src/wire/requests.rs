@@ -1,0 +1,403 @@
+//! Request bodies to the coordinator's inputs, and back (for clients, tests and `sgc`).
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::codec::{Reader, WireError};
+use super::messages::{draft, kafka};
+use super::Header;
+use crate::api::{
+    ClientInfo, DescribeRequest, EndpointJson, HeartbeatRequest, InitializeRequest, InputKind,
+    KeyValueJson, TaskIdsJson, TaskOffsetJson, TopologyJson,
+};
+use crate::records::Dialect;
+use crate::topology::Subtopology;
+
+/// The first flexible version of a request (its header is version 2 from there on).
+pub(super) fn flexible_from(key: i16) -> i16 {
+    match key {
+        kafka::api_versions_request::API_KEY => kafka::api_versions_request::FLEXIBLE_FROM,
+        kafka::delete_groups_request::API_KEY => kafka::delete_groups_request::FLEXIBLE_FROM,
+        // The streams APIs of both families are flexible from version 0.
+        _ => kafka::streams_group_heartbeat_request::FLEXIBLE_FROM,
+    }
+}
+
+/// A value of one schema type as another with the same JSON form (the topology, whose model
+/// the JSON face shares with the schemas' structs).
+fn convert<T: Serialize, U: DeserializeOwned>(
+    value: &T,
+    field: &'static str,
+) -> Result<U, WireError> {
+    serde_json::to_value(value)
+        .and_then(serde_json::from_value)
+        .map_err(|e| WireError {
+            field,
+            message: e.to_string(),
+        })
+}
+
+/// The heartbeat fields both families share, moved from a generated request `$r` into the
+/// JSON face's request `$h` in place (a heartbeat's request is boxed once and filled, not
+/// built on the stack and moved).
+macro_rules! fill_common {
+    ($h:expr, $r:expr) => {{
+        let tasks = |l: Option<Vec<_>>| {
+            l.map(|l: Vec<_>| {
+                l.into_iter()
+                    .map(|t: TaskIdsOf| TaskIdsJson {
+                        subtopology_id: t.subtopology_id,
+                        partitions: t.partitions,
+                    })
+                    .collect()
+            })
+        };
+        let offsets = |l: Option<Vec<_>>| {
+            l.map(|l: Vec<_>| {
+                l.into_iter()
+                    .map(|o: TaskOffsetOf| TaskOffsetJson {
+                        subtopology_id: o.subtopology_id,
+                        partition: o.partition,
+                        offset: o.offset,
+                    })
+                    .collect()
+            })
+        };
+        let h = &mut *$h;
+        h.group_id = $r.group_id;
+        h.member_id = $r.member_id;
+        h.member_epoch = $r.member_epoch;
+        h.instance_id = $r.instance_id;
+        h.rack_id = $r.rack_id;
+        h.rebalance_timeout_ms = $r.rebalance_timeout_ms;
+        h.active_tasks = tasks($r.active_tasks);
+        h.standby_tasks = tasks($r.standby_tasks);
+        h.warmup_tasks = tasks($r.warmup_tasks);
+        h.process_id = $r.process_id;
+        h.user_endpoint = $r.user_endpoint.map(|e| EndpointJson {
+            host: e.host,
+            port: e.port,
+        });
+        h.client_tags = $r.client_tags.map(|l| {
+            l.into_iter()
+                .map(|kv| KeyValueJson {
+                    key: kv.key,
+                    value: kv.value,
+                })
+                .collect()
+        });
+        h.task_offsets = offsets($r.task_offsets);
+        h.task_end_offsets = offsets($r.task_end_offsets);
+        h.shutdown_application = $r.shutdown_application;
+    }};
+}
+
+/// And back: the JSON face's heartbeat as a generated request of module `$m`.
+macro_rules! common_from_api {
+    ($m:path, $h:expr) => {{
+        use $m as m;
+        let tasks = |l: &Option<Vec<TaskIdsJson>>| {
+            l.as_ref().map(|l| {
+                l.iter()
+                    .map(|t| m::TaskIds {
+                        subtopology_id: t.subtopology_id.clone(),
+                        partitions: t.partitions.clone(),
+                    })
+                    .collect()
+            })
+        };
+        let offsets = |l: &Option<Vec<TaskOffsetJson>>| {
+            l.as_ref().map(|l| {
+                l.iter()
+                    .map(|o| m::TaskOffset {
+                        subtopology_id: o.subtopology_id.clone(),
+                        partition: o.partition,
+                        offset: o.offset,
+                    })
+                    .collect()
+            })
+        };
+        m::StreamsGroupHeartbeatRequest {
+            group_id: $h.group_id.clone(),
+            member_id: $h.member_id.clone(),
+            member_epoch: $h.member_epoch,
+            instance_id: $h.instance_id.clone(),
+            rack_id: $h.rack_id.clone(),
+            rebalance_timeout_ms: $h.rebalance_timeout_ms,
+            active_tasks: tasks(&$h.active_tasks),
+            standby_tasks: tasks(&$h.standby_tasks),
+            warmup_tasks: tasks(&$h.warmup_tasks),
+            process_id: $h.process_id.clone(),
+            user_endpoint: $h.user_endpoint.as_ref().map(|e| m::Endpoint {
+                host: e.host.clone(),
+                port: e.port,
+            }),
+            client_tags: $h.client_tags.as_ref().map(|l| {
+                l.iter()
+                    .map(|kv| m::KeyValue {
+                        key: kv.key.clone(),
+                        value: kv.value.clone(),
+                    })
+                    .collect()
+            }),
+            task_offsets: offsets(&$h.task_offsets),
+            task_end_offsets: offsets(&$h.task_end_offsets),
+            shutdown_application: $h.shutdown_application,
+            ..m::StreamsGroupHeartbeatRequest::default()
+        }
+    }};
+}
+
+fn kafka_heartbeat(body: &[u8], v: i16) -> Result<Box<HeartbeatRequest>, WireError> {
+    use kafka::streams_group_heartbeat_request as m;
+    type TaskIdsOf = m::TaskIds;
+    type TaskOffsetOf = m::TaskOffset;
+    let mut r = m::StreamsGroupHeartbeatRequest::read(&mut Reader::new(body), v)?;
+    let mut h = Box::<HeartbeatRequest>::default();
+    if let Some(t) = r.topology.take() {
+        h.topology = Some(TopologyJson {
+            epoch: t.epoch,
+            subtopologies: convert::<_, Vec<Subtopology>>(&t.subtopologies, "Topology")?,
+        });
+    }
+    h.endpoint_information_epoch = Some(r.endpoint_information_epoch);
+    fill_common!(h, r);
+    Ok(h)
+}
+
+fn draft_heartbeat(body: &[u8], v: i16) -> Result<Box<HeartbeatRequest>, WireError> {
+    use draft::streams_group_heartbeat_request as m;
+    type TaskIdsOf = m::TaskIds;
+    type TaskOffsetOf = m::TaskOffset;
+    let mut r = m::StreamsGroupHeartbeatRequest::read(&mut Reader::new(body), v)?;
+    let mut h = Box::<HeartbeatRequest>::default();
+    h.topology_id = r.topology_id.take();
+    fill_common!(h, r);
+    Ok(h)
+}
+
+/// The coordinator input of a request body.
+pub(super) fn decode(
+    dialect: Dialect,
+    header: &Header,
+    body: &[u8],
+    client: ClientInfo,
+) -> Result<InputKind, WireError> {
+    let v = header.api_version;
+    let draft = dialect == Dialect::Kip1071Draft;
+    Ok(match (draft, header.api_key) {
+        (_, kafka::delete_groups_request::API_KEY) => {
+            let r =
+                kafka::delete_groups_request::DeleteGroupsRequest::read(&mut Reader::new(body), v)?;
+            InputKind::DeleteGroups {
+                group_ids: r.groups_names,
+            }
+        }
+        (false, kafka::streams_group_heartbeat_request::API_KEY) => {
+            InputKind::StreamsGroupHeartbeat {
+                client,
+                request: kafka_heartbeat(body, v)?,
+            }
+        }
+        (false, kafka::streams_group_describe_request::API_KEY) => {
+            use kafka::streams_group_describe_request::StreamsGroupDescribeRequest as Wire;
+            let r = Wire::read(&mut Reader::new(body), v)?;
+            InputKind::StreamsGroupDescribe {
+                request: DescribeRequest {
+                    group_ids: r.group_ids,
+                    include_authorized_operations: r.include_authorized_operations,
+                },
+            }
+        }
+        (true, draft::streams_group_heartbeat_request::API_KEY) => {
+            InputKind::StreamsGroupHeartbeat {
+                client,
+                request: draft_heartbeat(body, v)?,
+            }
+        }
+        (true, draft::streams_group_describe_request::API_KEY) => {
+            use draft::streams_group_describe_request::StreamsGroupDescribeRequest as Wire;
+            let r = Wire::read(&mut Reader::new(body), v)?;
+            InputKind::StreamsGroupDescribe {
+                request: DescribeRequest {
+                    group_ids: r.group_ids,
+                    include_authorized_operations: r.include_authorized_operations,
+                },
+            }
+        }
+        (true, draft::streams_group_initialize_request::API_KEY) => {
+            use draft::streams_group_initialize_request::StreamsGroupInitializeRequest as Wire;
+            let r = Wire::read(&mut Reader::new(body), v)?;
+            InputKind::StreamsGroupInitialize {
+                client,
+                request: InitializeRequest {
+                    group_id: r.group_id,
+                    topology_id: r.topology_id,
+                    topology: convert(&r.topology, "Topology")?,
+                },
+            }
+        }
+        (_, key) => {
+            return Err(WireError {
+                field: "RequestApiKey",
+                message: format!("API key {key} is not served"),
+            })
+        }
+    })
+}
+
+/// A request header and body as one frame.
+fn frame(
+    key: i16,
+    v: i16,
+    correlation_id: i32,
+    client_id: &str,
+    body: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
+    let mut w = Vec::with_capacity(256);
+    let header_version = if v >= flexible_from(key) { 2 } else { 1 };
+    kafka::request_header::RequestHeader {
+        request_api_key: key,
+        request_api_version: v,
+        correlation_id,
+        client_id: Some(client_id.to_string()),
+    }
+    .write(&mut w, header_version);
+    body(&mut w);
+    w
+}
+
+/// The request frame of a coordinator input (`None`: not a request of this dialect).
+pub(super) fn encode(
+    dialect: Dialect,
+    kind: &InputKind,
+    v: i16,
+    correlation_id: i32,
+) -> Option<Vec<u8>> {
+    let draft = dialect == Dialect::Kip1071Draft;
+    let client_id = match kind {
+        InputKind::StreamsGroupHeartbeat { client, .. }
+        | InputKind::StreamsGroupInitialize { client, .. } => client.client_id.as_str(),
+        _ => "",
+    };
+    let frame = |key, body: &dyn Fn(&mut Vec<u8>)| frame(key, v, correlation_id, client_id, body);
+    Some(match (draft, kind) {
+        (_, InputKind::DeleteGroups { group_ids }) => {
+            let r = kafka::delete_groups_request::DeleteGroupsRequest {
+                groups_names: group_ids.clone(),
+            };
+            frame(kafka::delete_groups_request::API_KEY, &|w| r.write(w, v))
+        }
+        (false, InputKind::StreamsGroupHeartbeat { request, .. }) => {
+            use kafka::streams_group_heartbeat_request as m;
+            let topology = match &request.topology {
+                None => None,
+                Some(t) => Some(m::Topology {
+                    epoch: t.epoch,
+                    subtopologies: convert(&t.subtopologies, "Topology").ok()?,
+                }),
+            };
+            let r = m::StreamsGroupHeartbeatRequest {
+                endpoint_information_epoch: request.endpoint_information_epoch.unwrap_or(0),
+                topology,
+                ..common_from_api!(kafka::streams_group_heartbeat_request, request)
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (true, InputKind::StreamsGroupHeartbeat { request, .. }) => {
+            use draft::streams_group_heartbeat_request as m;
+            let r = m::StreamsGroupHeartbeatRequest {
+                topology_id: request.topology_id.clone(),
+                ..common_from_api!(draft::streams_group_heartbeat_request, request)
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (false, InputKind::StreamsGroupDescribe { request }) => {
+            use kafka::streams_group_describe_request as m;
+            let r = m::StreamsGroupDescribeRequest {
+                group_ids: request.group_ids.clone(),
+                include_authorized_operations: request.include_authorized_operations,
+                ..Default::default()
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (true, InputKind::StreamsGroupDescribe { request }) => {
+            use draft::streams_group_describe_request as m;
+            let r = m::StreamsGroupDescribeRequest {
+                group_ids: request.group_ids.clone(),
+                include_authorized_operations: request.include_authorized_operations,
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (true, InputKind::StreamsGroupInitialize { request, .. }) => {
+            use draft::streams_group_initialize_request as m;
+            let r = m::StreamsGroupInitializeRequest {
+                group_id: request.group_id.clone(),
+                topology_id: request.topology_id.clone(),
+                topology: convert(&request.topology, "Topology").ok()?,
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        _ => return None,
+    })
+}
+
+fn json_of<T: Serialize>(
+    body: &[u8],
+    v: i16,
+    read: impl FnOnce(&mut Reader<'_>, i16) -> Result<T, WireError>,
+) -> Result<serde_json::Value, WireError> {
+    let message = read(&mut Reader::new(body), v)?;
+    Ok(serde_json::to_value(message).unwrap_or(serde_json::Value::Null))
+}
+
+/// A request body as Kafka's JSON form of its message (for people: `sgc frame-json`).
+pub(super) fn decode_json(
+    dialect: Dialect,
+    header: &Header,
+    body: &[u8],
+) -> Result<serde_json::Value, WireError> {
+    let v = header.api_version;
+    let draft = dialect == Dialect::Kip1071Draft;
+    match (draft, header.api_key) {
+        (_, kafka::api_versions_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::api_versions_request::ApiVersionsRequest::read,
+        ),
+        (_, kafka::delete_groups_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::delete_groups_request::DeleteGroupsRequest::read,
+        ),
+        (false, kafka::streams_group_heartbeat_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest::read,
+        ),
+        (false, kafka::streams_group_describe_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::streams_group_describe_request::StreamsGroupDescribeRequest::read,
+        ),
+        (true, draft::streams_group_heartbeat_request::API_KEY) => json_of(
+            body,
+            v,
+            draft::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest::read,
+        ),
+        (true, draft::streams_group_describe_request::API_KEY) => json_of(
+            body,
+            v,
+            draft::streams_group_describe_request::StreamsGroupDescribeRequest::read,
+        ),
+        (true, draft::streams_group_initialize_request::API_KEY) => json_of(
+            body,
+            v,
+            draft::streams_group_initialize_request::StreamsGroupInitializeRequest::read,
+        ),
+        (_, key) => Err(WireError {
+            field: "RequestApiKey",
+            message: format!("API key {key} is not served"),
+        }),
+    }
+}

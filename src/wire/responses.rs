@@ -1,0 +1,302 @@
+//! The coordinator's typed responses as response bodies, and response frames read back as
+//! Kafka's JSON form of the message.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::codec::Reader;
+use super::messages::kafka::response_header::ResponseHeader;
+use super::messages::{draft, kafka};
+use super::requests::flexible_from;
+use super::{frame_error, Header};
+use crate::api::{
+    EndpointJson, HeartbeatResponse, HeartbeatResponse42, Response, StatusJson, TaskIdsJson,
+    TopicPartitionJson,
+};
+use crate::records::Dialect;
+use crate::BoundaryError;
+
+/// A response body of one of the generated messages.
+#[allow(clippy::large_enum_variant)]
+enum Body {
+    KafkaHeartbeat(kafka::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse),
+    DraftHeartbeat(draft::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse),
+    KafkaDescribe(kafka::streams_group_describe_response::StreamsGroupDescribeResponse),
+    DraftDescribe(draft::streams_group_describe_response::StreamsGroupDescribeResponse),
+    Initialize(draft::streams_group_initialize_response::StreamsGroupInitializeResponse),
+    DeleteGroups(kafka::delete_groups_response::DeleteGroupsResponse),
+}
+
+impl Body {
+    fn write(&self, w: &mut Vec<u8>, v: i16) {
+        match self {
+            Body::KafkaHeartbeat(b) => b.write(w, v),
+            Body::DraftHeartbeat(b) => b.write(w, v),
+            Body::KafkaDescribe(b) => b.write(w, v),
+            Body::DraftDescribe(b) => b.write(w, v),
+            Body::Initialize(b) => b.write(w, v),
+            Body::DeleteGroups(b) => b.write(w, v),
+        }
+    }
+}
+
+/// A typed response as a generated one with the same JSON form (the responses read rarely:
+/// describe, initialize, delete); the heartbeat's, read on every beat, is mapped by hand.
+fn convert<T: Serialize, U: DeserializeOwned + Default>(value: &T) -> U {
+    serde_json::to_value(value)
+        .and_then(serde_json::from_value)
+        .unwrap_or_default()
+}
+
+macro_rules! task_lists {
+    ($m:path, $l:expr) => {{
+        use $m as m;
+        $l.map(|l: Vec<TaskIdsJson>| {
+            l.into_iter()
+                .map(|t| m::TaskIds {
+                    subtopology_id: t.subtopology_id,
+                    partitions: t.partitions,
+                })
+                .collect()
+        })
+    }};
+}
+
+macro_rules! statuses {
+    ($m:path, $l:expr) => {{
+        use $m as m;
+        $l.map(|l: Vec<StatusJson>| {
+            l.into_iter()
+                .map(|s| m::Status {
+                    status_code: s.status_code,
+                    status_detail: s.status_detail,
+                })
+                .collect()
+        })
+    }};
+}
+
+fn kafka_heartbeat(
+    h: HeartbeatResponse42,
+) -> kafka::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse {
+    use kafka::streams_group_heartbeat_response as m;
+    let endpoint = |e: EndpointJson| m::Endpoint {
+        host: e.host,
+        port: e.port,
+    };
+    let partitions = |l: Vec<TopicPartitionJson>| {
+        l.into_iter()
+            .map(|p| m::TopicPartition {
+                topic: p.topic,
+                partitions: p.partitions,
+            })
+            .collect()
+    };
+    m::StreamsGroupHeartbeatResponse {
+        throttle_time_ms: h.throttle_time_ms,
+        error_code: h.error_code,
+        error_message: h.error_message,
+        member_id: h.member_id,
+        member_epoch: h.member_epoch,
+        heartbeat_interval_ms: h.heartbeat_interval_ms,
+        acceptable_recovery_lag_legacy: h.acceptable_recovery_lag,
+        acceptable_recovery_lag: i64::from(h.acceptable_recovery_lag),
+        task_offset_interval_ms: h.task_offset_interval_ms,
+        status: statuses!(kafka::streams_group_heartbeat_response, h.status),
+        active_tasks: task_lists!(kafka::streams_group_heartbeat_response, h.active_tasks),
+        standby_tasks: task_lists!(kafka::streams_group_heartbeat_response, h.standby_tasks),
+        warmup_tasks: task_lists!(kafka::streams_group_heartbeat_response, h.warmup_tasks),
+        topology_description_required: false,
+        endpoint_information_epoch: h.endpoint_information_epoch,
+        partitions_by_user_endpoint: h.partitions_by_user_endpoint.map(|l| {
+            l.into_iter()
+                .map(|e| m::EndpointToPartitions {
+                    user_endpoint: endpoint(e.user_endpoint),
+                    active_partitions: partitions(e.active_partitions),
+                    standby_partitions: partitions(e.standby_partitions),
+                })
+                .collect()
+        }),
+    }
+}
+
+fn draft_heartbeat(
+    h: HeartbeatResponse,
+) -> draft::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse {
+    use draft::streams_group_heartbeat_response as m;
+    m::StreamsGroupHeartbeatResponse {
+        throttle_time_ms: h.throttle_time_ms,
+        error_code: h.error_code,
+        error_message: h.error_message,
+        member_id: h.member_id,
+        member_epoch: h.member_epoch,
+        heartbeat_interval_ms: h.heartbeat_interval_ms,
+        acceptable_recovery_lag: h.acceptable_recovery_lag,
+        task_offset_interval_ms: h.task_offset_interval_ms,
+        should_initialize_topology: h.should_initialize_topology,
+        group_topology_id: h.group_topology_id,
+        status: statuses!(draft::streams_group_heartbeat_response, h.status),
+        active_tasks: task_lists!(draft::streams_group_heartbeat_response, h.active_tasks),
+        standby_tasks: task_lists!(draft::streams_group_heartbeat_response, h.standby_tasks),
+        warmup_tasks: task_lists!(draft::streams_group_heartbeat_response, h.warmup_tasks),
+        partitions_by_user_endpoint: h.partitions_by_user_endpoint.map(|l| {
+            l.into_iter()
+                .map(|e| m::EndpointToPartitions {
+                    user_endpoint: m::Endpoint {
+                        host: e.user_endpoint.host,
+                        port: e.user_endpoint.port,
+                    },
+                    partitions: e
+                        .partitions
+                        .into_iter()
+                        .map(|p| m::TopicPartition {
+                            topic: p.topic,
+                            partitions: p.partitions,
+                        })
+                        .collect(),
+                })
+                .collect()
+        }),
+    }
+}
+
+/// The generated body of a typed response (`None`: not a wire response, `SetTargetAssignment`).
+fn body(response: Response) -> Option<Body> {
+    Some(match response {
+        Response::Heartbeat42(h) => Body::KafkaHeartbeat(kafka_heartbeat(*h)),
+        Response::Heartbeat(h) => Body::DraftHeartbeat(draft_heartbeat(*h)),
+        Response::Describe42(d) => Body::KafkaDescribe(convert(&d)),
+        Response::Describe(d) => Body::DraftDescribe(convert(&d)),
+        Response::Initialize(i) => Body::Initialize(convert(&i)),
+        Response::DeleteGroups(d) => Body::DeleteGroups(convert(&d)),
+        Response::SetTargetAssignment(_) | Response::OffsetCommit(_) | Response::OffsetFetch(_) => {
+            return None
+        }
+    })
+}
+
+/// Writes the response frame of a request into `out` (cleared first); the typed response is
+/// moved into the message, not copied.
+pub(super) fn encode_into(header: &Header, response: Response, out: &mut Vec<u8>) {
+    let v = header.api_version;
+    let header_version = i16::from(v >= flexible_from(header.api_key));
+    out.clear();
+    ResponseHeader {
+        correlation_id: header.correlation_id,
+    }
+    .write(out, header_version);
+    if let Some(b) = body(response) {
+        b.write(out, v);
+    }
+}
+
+/// A typed response as the JSON its wire form at version `v` reads back to (fields the
+/// version lacks take their defaults).
+pub(super) fn as_wire_json(dialect: Dialect, v: i16, response: &Response) -> Option<Value> {
+    let (key, body) = (key_of(dialect, response)?, body(response.clone())?);
+    let header = Header {
+        api_key: key,
+        api_version: v,
+        correlation_id: 0,
+        client_id: None,
+    };
+    let mut frame = Vec::new();
+    ResponseHeader { correlation_id: 0 }.write(&mut frame, i16::from(v >= flexible_from(key)));
+    body.write(&mut frame, v);
+    let _ = header;
+    decode_json(dialect, key, v, &frame)
+        .ok()
+        .map(|(_, json)| json)
+}
+
+/// The API key a typed response answers in a dialect.
+fn key_of(dialect: Dialect, response: &Response) -> Option<i16> {
+    let draft = dialect == Dialect::Kip1071Draft;
+    Some(match (draft, response) {
+        (_, Response::DeleteGroups(_)) => kafka::delete_groups_request::API_KEY,
+        (false, Response::Heartbeat42(_)) => kafka::streams_group_heartbeat_request::API_KEY,
+        (false, Response::Describe42(_)) => kafka::streams_group_describe_request::API_KEY,
+        (true, Response::Heartbeat(_)) => draft::streams_group_heartbeat_request::API_KEY,
+        (true, Response::Describe(_)) => draft::streams_group_describe_request::API_KEY,
+        (true, Response::Initialize(_)) => draft::streams_group_initialize_request::API_KEY,
+        _ => return None,
+    })
+}
+
+fn read_json<T: Serialize>(
+    r: &mut Reader<'_>,
+    v: i16,
+    read: impl FnOnce(&mut Reader<'_>, i16) -> Result<T, super::codec::WireError>,
+) -> Result<Value, BoundaryError> {
+    let body = read(r, v).map_err(|e| frame_error(&format!("body.{}", e.field), e.to_string()))?;
+    Ok(serde_json::to_value(body).unwrap_or(Value::Null))
+}
+
+/// A response frame of API `key` version `v` read back: its correlation id and body as JSON.
+pub(super) fn decode_json(
+    dialect: Dialect,
+    key: i16,
+    v: i16,
+    frame: &[u8],
+) -> Result<(i32, Value), BoundaryError> {
+    let header_version = if key == kafka::api_versions_request::API_KEY {
+        0
+    } else {
+        i16::from(v >= flexible_from(key))
+    };
+    let mut r = Reader::new(frame);
+    let header = kafka::response_header::ResponseHeader::read(&mut r, header_version)
+        .map_err(|e| frame_error("header", e.to_string()))?;
+    let draft = dialect == Dialect::Kip1071Draft;
+    let json = match (draft, key) {
+        (_, kafka::api_versions_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::api_versions_response::ApiVersionsResponse::read,
+        )?,
+        (_, kafka::delete_groups_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::delete_groups_response::DeleteGroupsResponse::read,
+        )?,
+        (false, kafka::streams_group_heartbeat_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse::read,
+        )?,
+        (false, kafka::streams_group_describe_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::streams_group_describe_response::StreamsGroupDescribeResponse::read,
+        )?,
+        (true, draft::streams_group_heartbeat_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            draft::streams_group_heartbeat_response::StreamsGroupHeartbeatResponse::read,
+        )?,
+        (true, draft::streams_group_describe_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            draft::streams_group_describe_response::StreamsGroupDescribeResponse::read,
+        )?,
+        (true, draft::streams_group_initialize_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            draft::streams_group_initialize_response::StreamsGroupInitializeResponse::read,
+        )?,
+        _ => {
+            return Err(frame_error(
+                "header",
+                format!("API key {key} is not served"),
+            ))
+        }
+    };
+    if r.remaining() != 0 {
+        return Err(frame_error(
+            "body",
+            format!("{} bytes after the body", r.remaining()),
+        ));
+    }
+    Ok((header.correlation_id, json))
+}

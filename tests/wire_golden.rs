@@ -1,0 +1,149 @@
+//! Golden frames: for each dialect, every API and version it serves, a request frame and the
+//! response frame it gets on a small group, as hex, committed in `tests/wire-golden/` and
+//! compared byte for byte (`UPDATE_GOLDEN=1 cargo test --test wire_golden` rewrites them;
+//! review the diff). A change of the codec, the generator or the answers shows as a diff here.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use streams_group_coordinator::wire::{encode_request, handle_frame, served, Peer};
+use streams_group_coordinator::{Config, Coordinator, Dialect, Input};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// A coordinator with topic `in` (4 partitions) and group `g` joined by member `m1`.
+fn small_group(dialect: Dialect) -> Coordinator {
+    let mut c = Coordinator::new(Config {
+        dialect,
+        ..Config::default()
+    })
+    .expect("a config");
+    let topics =
+        r#"{"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 4}]}"#;
+    let _ = c
+        .handle(Input::parse(topics).expect("topics"))
+        .expect("topics");
+    for line in setup(dialect) {
+        let _ = c
+            .handle(Input::parse(&line).expect("an input"))
+            .expect("set up");
+    }
+    c
+}
+
+fn topology() -> &'static str {
+    r#"[{"subtopologyId": "0", "sourceTopics": ["in"]}]"#
+}
+
+fn setup(dialect: Dialect) -> Vec<String> {
+    if dialect.is_kafka() {
+        vec![format!(
+            r#"{{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": "m1", "memberEpoch": 0, "endpointInformationEpoch": 0, "rebalanceTimeoutMs": 30000, "processId": "p1", "topology": {{"epoch": 0, "subtopologies": {}}}, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}}}"#,
+            topology()
+        )]
+    } else {
+        vec![
+            format!(
+                r#"{{"nowMs": 1, "type": "StreamsGroupInitialize", "request": {{"groupId": "g", "topologyId": "t", "topology": {}}}}}"#,
+                topology()
+            ),
+            r#"{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "topologyId": "t", "rebalanceTimeoutMs": 30000, "processId": "p1", "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}"#.into(),
+        ]
+    }
+}
+
+/// One request per API, as JSON inputs (ApiVersions is built by hand: it is no input).
+fn requests(dialect: Dialect) -> Vec<(i16, String)> {
+    let heartbeat = if dialect.is_kafka() {
+        r#"{"nowMs": 2, "type": "StreamsGroupHeartbeat", "client": {"clientId": "app"}, "request": {"groupId": "g", "memberId": "m1", "memberEpoch": 1, "endpointInformationEpoch": 0, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}"#
+    } else {
+        r#"{"nowMs": 2, "type": "StreamsGroupHeartbeat", "client": {"clientId": "app"}, "request": {"groupId": "g", "memberId": "m1", "memberEpoch": 1, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}"#
+    };
+    let mut out = vec![
+        (88, heartbeat.to_string()),
+        (
+            89,
+            r#"{"nowMs": 2, "type": "StreamsGroupDescribe", "request": {"groupIds": ["g", "nope"]}}"#
+                .into(),
+        ),
+        (
+            42,
+            r#"{"nowMs": 2, "type": "DeleteGroups", "groupIds": ["g", "nope"]}"#.into(),
+        ),
+    ];
+    if !dialect.is_kafka() {
+        out[0].0 = 89;
+        out[1].0 = 90;
+        out.push((
+            88,
+            format!(
+                r#"{{"nowMs": 2, "type": "StreamsGroupInitialize", "request": {{"groupId": "g", "topologyId": "t", "topology": {}}}}}"#,
+                topology()
+            ),
+        ));
+    }
+    out
+}
+
+fn golden(dialect: Dialect) -> String {
+    let mut text = String::new();
+    let apis = served(dialect);
+    for api in &apis {
+        for v in api.min..=api.max {
+            let mut c = small_group(dialect);
+            let frame = if api.key == 18 {
+                let mut f = vec![0, 18];
+                f.extend_from_slice(&v.to_be_bytes());
+                f.extend_from_slice(&[0, 0, 0, 7, 0, 1, b'c']);
+                if v >= 3 {
+                    f.extend_from_slice(&[0, 4, b'j', b'a', b'v', 2, b'4', 0, 0]);
+                }
+                f
+            } else {
+                let Some((_, line)) = requests(dialect).into_iter().find(|(k, _)| *k == api.key)
+                else {
+                    panic!("no request for API {}", api.key)
+                };
+                let input = Input::parse(&line).expect("an input");
+                encode_request(dialect, &input.kind, v, 7).expect("a frame")
+            };
+            let out = handle_frame(&mut c, &frame, 2, &Peer::default()).expect("an answer");
+            let _ = writeln!(text, "{} v{v} request  {}", api.name, hex(&frame));
+            let _ = writeln!(text, "{} v{v} response {}", api.name, hex(&out.frame));
+        }
+    }
+    text
+}
+
+#[test]
+fn every_api_and_version_answers_its_golden_frames() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wire-golden");
+    let mut changed = Vec::new();
+    for dialect in [
+        Dialect::Kip1071Draft,
+        Dialect::Kafka42,
+        Dialect::Kafka43,
+        Dialect::Kafka44,
+    ] {
+        let path = dir.join(format!("{}.txt", dialect.name()));
+        let text = golden(dialect);
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(&dir).expect("a directory");
+            std::fs::write(&path, &text).expect("written");
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        if committed != text {
+            changed.push(format!("{}", path.display()));
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "golden frames differ (UPDATE_GOLDEN=1 rewrites them): {changed:?}"
+    );
+}
