@@ -4,7 +4,8 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
+PHONY_SERVER := test-clients serve-load
+.PHONY: $(PHONY_SERVER) update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
 
 setup:
 	@bash scripts/setup.sh
@@ -13,7 +14,7 @@ demo:
 	@bash scripts/setup.sh cargo
 	@$(CARGO) run --quiet --example demo -- examples/demo/three-instances.jsonl
 
-test: setup fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser
+test: setup fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser test-clients
 
 fmt-check:
 	$(CARGO) fmt --all -- --check
@@ -72,6 +73,19 @@ test-wasi: wasi
 
 playground: web
 	@bash scripts/playground.sh
+
+# `sgc serve` on this machine: steady-heartbeat throughput and latency over loopback, the
+# core's cost beside the server's, and the restart of a 1 GB log (docs/server.md).
+serve-load:
+	@bash scripts/setup.sh cargo
+	$(CARGO) build --release --bin sgc
+	$(CARGO) run --release -p sgc-server --example load -- --sgc target/release/sgc $(LOAD_ARGS)
+
+# `sgc serve` against Kafka clients this project did not write (librdkafka: kcat and the
+# confluent-kafka admin client).
+test-clients:
+	@bash scripts/setup.sh clients
+	@bash scripts/test-clients.sh
 
 test-browser: pkg
 	@bash scripts/setup.sh browser

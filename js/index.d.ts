@@ -42,6 +42,8 @@ export interface Settings {
   'group.streams.num.warmup.replicas'?: number;
   /** Client-tag keys over whose values standbys spread, beside the rack id (at most 5). Default []. */
   'group.streams.rack.aware.assignment.tags'?: string[];
+  /** kafka-4.4: `'org.apache.kafka.server.streams.InMemoryTopologyDescriptionPlugin'` keeps topology descriptions as Kafka's built-in plugin; null (the default) or another class: no plugin. */
+  'group.streams.topology.description.plugin.class'?: string | null;
   /** Bounded cost: tasks of one subtopology. Default 32768. */
   'group.streams.max.tasks.per.subtopology'?: number;
   /** Bounded cost: tasks of a topology, and owned tasks / task offsets per heartbeat. Default 50000. */
@@ -194,6 +196,8 @@ export interface StreamsGroupInitializeRequest {
 export interface StreamsGroupDescribeRequest {
   groupIds: string[];
   includeAuthorizedOperations?: boolean;
+  /** Version 1 (kafka-4.4): the description the store holds for each group. */
+  includeTopologyDescription?: boolean;
 }
 
 /** One topic of a `TopicMetadata` input. */
@@ -245,8 +249,8 @@ export interface OffsetFetchRequestGroup {
   memberId?: string | null;
   /** Default -1. */
   memberEpoch?: number;
-  /** Null (or absent): every committed offset of the group. */
-  topics?: { name: string; partitionIndexes: number[] }[] | null;
+  /** Null (or absent): every committed offset of the group. `topicId`: version 10's id. */
+  topics?: { name: string; topicId?: string | null; partitionIndexes: number[] }[] | null;
 }
 
 /** `OffsetFetchRequest` (Kafka's API key 9) in its version 8+ shape, Kafka's field names. */
@@ -254,6 +258,14 @@ export interface OffsetFetchRequest {
   groups: OffsetFetchRequestGroup[];
   /** Version 7+. Default false. */
   requireStable?: boolean;
+}
+
+/** `ListGroupsRequest` (Kafka's API key 16), Kafka's field names; no filter lists every group. */
+export interface ListGroupsRequest {
+  /** Matched as Kafka matches them: case-insensitively, trimmed, against lower-case state names (`not_ready`). */
+  statesFilter?: string[];
+  /** `streams`, `classic`, ... case-insensitively; an unknown type matches no group. */
+  typesFilter?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,8 +276,10 @@ interface InputBase {
   nowMs: number;
 }
 
+/** `apiVersion`: the version the request came at (0-1 in kafka-4.4, else 0; default 0). */
 export interface StreamsGroupHeartbeatInput extends InputBase {
   type: 'StreamsGroupHeartbeat';
+  apiVersion?: number;
   client?: ClientInfo | null;
   request: StreamsGroupHeartbeatRequest;
 }
@@ -276,8 +290,10 @@ export interface StreamsGroupInitializeInput extends InputBase {
   request: StreamsGroupInitializeRequest;
 }
 
+/** `apiVersion`: the version the request came at (0-1 in kafka-4.4, else 0; default 0). */
 export interface StreamsGroupDescribeInput extends InputBase {
   type: 'StreamsGroupDescribe';
+  apiVersion?: number;
   request: StreamsGroupDescribeRequest;
 }
 
@@ -325,6 +341,25 @@ export interface OffsetFetchInput extends InputBase {
   request: OffsetFetchRequest;
 }
 
+/** Lists the coordinator's groups (streams groups and the simple groups of admin commits). */
+export interface ListGroupsInput extends InputBase {
+  type: 'ListGroups';
+  request?: ListGroupsRequest | null;
+}
+
+/** kafka-4.4 (API key 93): a member pushes its topology's description for the description store. */
+export interface StreamsGroupTopologyDescriptionUpdateInput extends InputBase {
+  type: 'StreamsGroupTopologyDescriptionUpdate';
+  request: {
+    groupId: string;
+    memberId: string;
+    /** Must be the group's topology epoch. */
+    topologyEpoch: number;
+    /** Required (a null is refused with INVALID_REQUEST, as Kafka refuses it). */
+    topologyDescription: TopologyDescription | null;
+  };
+}
+
 /** Any input `Coordinator.handle` accepts. */
 export type Input =
   | StreamsGroupHeartbeatInput
@@ -336,7 +371,9 @@ export type Input =
   | ReplayInput
   | SetTargetAssignmentInput
   | OffsetCommitInput
-  | OffsetFetchInput;
+  | OffsetFetchInput
+  | ListGroupsInput
+  | StreamsGroupTopologyDescriptionUpdateInput;
 
 export type InputType = Input['type'];
 
@@ -356,14 +393,15 @@ export interface Status {
   statusDetail: string;
 }
 
-/** kafka-4.2 heartbeat status codes (PROTOCOL 4.5). */
+/** kafka-4.2 heartbeat status codes (PROTOCOL 4.5), and the later releases' additions. */
 export type StatusCode42 =
   | 0 // STALE_TOPOLOGY
   | 1 // MISSING_SOURCE_TOPICS
   | 2 // INCORRECTLY_PARTITIONED_TOPICS
   | 3 // MISSING_INTERNAL_TOPICS
   | 4 // SHUTDOWN_APPLICATION
-  | 5; // ASSIGNMENT_DELAYED
+  | 5 // ASSIGNMENT_DELAYED (4.3+)
+  | 6; // MISSING_CLIENT_TAGS (4.4, heartbeat v1 only)
 
 export interface Status42 {
   statusCode: StatusCode42;
@@ -495,12 +533,15 @@ export interface StreamsGroupHeartbeatResponse42 {
   memberId: string;
   memberEpoch: number;
   heartbeatIntervalMs: number;
+  /** Version 0's int32 field (always 0), version 1's int64 one (kafka-4.4: the setting; -1 in an error or leave answer). */
   acceptableRecoveryLag: number;
   taskOffsetIntervalMs: number;
   status: Status42[] | null;
   activeTasks: TaskIds[] | null;
   standbyTasks: TaskIds[] | null;
   warmupTasks: TaskIds[] | null;
+  /** Version 1 only: push the topology description (`StreamsGroupTopologyDescriptionUpdate`). */
+  topologyDescriptionRequired?: boolean;
   endpointInformationEpoch: number;
   partitionsByUserEndpoint: EndpointToPartitions42[] | null;
 }
@@ -604,6 +645,28 @@ export interface DescribedGroup42 {
   topology: { epoch: number; subtopologies: DescribedSubtopology42[] | null } | null;
   members: DescribedMember42[];
   authorizedOperations: number;
+  /** Version 1 only: the stored description when asked for and `topologyDescriptionStatus` is 3. */
+  topologyDescription?: TopologyDescription | null;
+  /** Version 1 only: 0 not requested, 1 not stored, 2 error, 3 available. */
+  topologyDescriptionStatus?: 0 | 1 | 2 | 3;
+  /** Version 1 only: the assignor of the next computation; null on error. */
+  assignorName?: string | null;
+}
+
+/** A topology's description (KIP-1331), as a client pushes it and describe answers it. */
+export interface TopologyDescription {
+  subtopologies: { subtopologyId: string; nodes: TopologyDescriptionNode[] }[];
+  globalStores: { source: TopologyDescriptionNode; processor: TopologyDescriptionNode }[];
+}
+
+/** `nodeType` 1 source (`sourceTopics`), 2 processor (`stores`), 3 sink (`sinkTopic`). */
+export interface TopologyDescriptionNode {
+  name: string;
+  nodeType: number;
+  sourceTopics?: string[];
+  sinkTopic?: string | null;
+  stores?: string[];
+  successors?: string[];
 }
 
 /** `StreamsGroupDescribe` response, kafka-4.2. */
@@ -655,8 +718,36 @@ export interface OffsetFetchResponse {
   throttleTimeMs: number;
   groups: {
     groupId: string;
-    topics: { name: string; partitions: OffsetFetchResponsePartition[] }[];
+    topics: {
+      name: string;
+      /** Version 10 only: the request's, or for all offsets the topic image's (zero UUID: none). */
+      topicId?: string;
+      partitions: OffsetFetchResponsePartition[];
+    }[];
     errorCode: ErrorCode;
+  }[];
+}
+
+/** `StreamsGroupTopologyDescriptionUpdate` response (kafka-4.4): 0, or why the push was refused
+ * (35 no plugin, 42 invalid, 25 unknown member, 69 unknown group). */
+export interface StreamsGroupTopologyDescriptionUpdateResponse {
+  throttleTimeMs: number;
+  errorCode: ErrorCode;
+  errorMessage: string | null;
+}
+
+/** `ListGroupsResponse`, in the order of Kafka's group map. */
+export interface ListGroupsResponse {
+  throttleTimeMs: number;
+  errorCode: ErrorCode;
+  groups: {
+    groupId: string;
+    /** `streams`, or `""` for the simple group of an admin's commit. */
+    protocolType: string;
+    /** `Stable`, `NotReady`, `Empty`, ... (a simple group: `Empty`). */
+    groupState: string;
+    /** `streams` or `classic`. */
+    groupType: string;
   }[];
 }
 
@@ -672,6 +763,8 @@ export interface ResponseOf {
   SetTargetAssignment: SetTargetAssignmentResponse;
   OffsetCommit: OffsetCommitResponse;
   OffsetFetch: OffsetFetchResponse;
+  ListGroups: ListGroupsResponse;
+  StreamsGroupTopologyDescriptionUpdate: StreamsGroupTopologyDescriptionUpdateResponse;
 }
 
 /** Any response. */
@@ -690,6 +783,9 @@ export interface ResponseOf42 {
   SetTargetAssignment: SetTargetAssignmentResponse;
   OffsetCommit: OffsetCommitResponse;
   OffsetFetch: OffsetFetchResponse;
+  ListGroups: ListGroupsResponse;
+  /** kafka-4.4 only; an earlier release refuses the input. */
+  StreamsGroupTopologyDescriptionUpdate: StreamsGroupTopologyDescriptionUpdateResponse;
 }
 
 /** What changes with the dialect: responses, records and snapshot groups. */
@@ -724,6 +820,10 @@ export interface GroupMetadataValue {
   validatedTopologyEpoch?: number;
   /** kafka-4.2 only (tagged, nullable). */
   lastAssignmentConfigs?: KeyValue[];
+  /** kafka-4.4 only (tagged; written when not -1): the topology epoch whose description the store holds (-2: being stored). */
+  storedDescriptionTopologyEpoch?: number;
+  /** kafka-4.4 only (tagged; written when not -1): the topology epoch whose description failed to store. */
+  failedDescriptionTopologyEpoch?: number;
 }
 
 export interface PartitionRacks {
@@ -1251,7 +1351,8 @@ export type RequestInput =
   | Omit<StreamsGroupInitializeInput, 'nowMs'>
   | Omit<StreamsGroupDescribeInput, 'nowMs'>
   | Omit<DeleteGroupsInput, 'nowMs'>
-  | (StreamsGroupHeartbeatInput | StreamsGroupInitializeInput | StreamsGroupDescribeInput | DeleteGroupsInput);
+  | Omit<StreamsGroupTopologyDescriptionUpdateInput, 'nowMs'>
+  | (StreamsGroupHeartbeatInput | StreamsGroupInitializeInput | StreamsGroupDescribeInput | DeleteGroupsInput | StreamsGroupTopologyDescriptionUpdateInput);
 
 /** An `Error` thrown by the constructor, `replay`, `topologyId`, `partitionFor`, `encodeRequest` and `decodeResponse`. */
 export interface CoordinatorError extends Error {

@@ -10,6 +10,8 @@
 #   browser       Debian's Chromium and tests/browser/ (playwright-core)
 #   python        Python with a .venv holding wasmtime (the WASI host)
 #   node          Node.js and npm
+#   clients       Kafka clients this project did not write, for `sgc serve`'s tests: Debian's
+#                 kcat and the confluent-kafka wheel (both librdkafka) in .venv
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +26,7 @@ need cargo || { echo "setup: cargo is missing; install Rust with rustup (https:/
 want npm-tools && WANT+=" node "
 want browser && WANT+=" node "
 want wasm-bindgen && WANT+=" wasm "
+want clients && WANT+=" python "
 
 # 1. Rust components and targets.
 if need rustup; then
@@ -50,6 +53,9 @@ fi
 if want python; then
   need python3 || missing+=(python3)
   python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+fi
+if want clients; then
+  need kcat || missing+=(kcat)
 fi
 # Debian's Chromium for the playground's browser tests (driven by playwright-core).
 if want browser; then
@@ -93,6 +99,13 @@ if want python; then
     say "python venv .venv with wasmtime"
     python3 -m venv .venv
     .venv/bin/pip install --quiet --disable-pip-version-check 'wasmtime==50.0.1'
+  fi
+fi
+
+if want clients; then
+  if ! .venv/bin/python -c 'import confluent_kafka' 2>/dev/null; then
+    say "confluent-kafka in .venv"
+    .venv/bin/pip install --quiet --disable-pip-version-check 'confluent-kafka==2.16.2'
   fi
 fi
 

@@ -90,7 +90,17 @@ pub struct Config {
     pub record_bytes: bool,
     /// The largest batch of records one input may write (`maxRecordBatchBytes`).
     pub max_record_batch_bytes: i64,
+    /// `group.streams.topology.description.plugin.class` (Kafka 4.4, default null): whether
+    /// topology descriptions are kept ([`IN_MEMORY_DESCRIPTION_PLUGIN`] keeps them as Kafka's
+    /// built-in plugin does; null or another class: no plugin).
+    pub topology_description_store: bool,
 }
+
+/// Kafka 4.4's built-in topology description plugin: one description per group, in memory.
+pub const IN_MEMORY_DESCRIPTION_PLUGIN: &str =
+    "org.apache.kafka.server.streams.InMemoryTopologyDescriptionPlugin";
+
+const DESCRIPTION_PLUGIN: &str = "group.streams.topology.description.plugin.class";
 
 impl Default for Config {
     fn default() -> Self {
@@ -119,6 +129,7 @@ impl Default for Config {
             max_regex_match_cost: 1 << 28,
             record_bytes: false,
             max_record_batch_bytes: 1_048_576,
+            topology_description_store: false,
         }
     }
 }
@@ -253,6 +264,7 @@ const OTHER_SETTINGS: &[&str] = &[
     "maxRecordBatchBytes",
     "group.streams.topology.max.regex.match.cost",
     RACK_AWARE_TAGS,
+    DESCRIPTION_PLUGIN,
 ];
 
 const RACK_AWARE_TAGS: &str = "group.streams.rack.aware.assignment.tags";
@@ -334,6 +346,13 @@ impl Config {
                     "must be an integer of at least 0",
                 )
             })?;
+        }
+        if let Some(v) = map.get(DESCRIPTION_PLUGIN) {
+            config.topology_description_store = match v {
+                Value::Null => false,
+                Value::String(class) => class == IN_MEMORY_DESCRIPTION_PLUGIN,
+                _ => return Err(err(DESCRIPTION_PLUGIN, "must be a class name or null")),
+            };
         }
         if let Some(v) = map.get(RACK_AWARE_TAGS) {
             let list = v

@@ -61,6 +61,7 @@ pub mod topology;
 pub mod wire;
 
 mod coordinator;
+mod descriptions;
 mod error;
 mod id_map;
 mod java;

@@ -312,10 +312,21 @@ fn generate_seeds() -> BTreeMap<&'static str, BTreeMap<String, Vec<u8>>> {
         let mut frames = vec![api_versions];
         for (i, input) in inputs.iter().enumerate() {
             let kind = Input::parse(input).map(|i| i.kind);
-            if let Some(f) = kind
-                .ok()
-                .and_then(|k| wire::encode_request(config.dialect, &k, 0, i as i32))
-            {
+            // Version 0, else the input's own (the offsets APIs), else the oldest that encodes.
+            let encode = |k: &streams_group_coordinator::InputKind| {
+                let own = match k {
+                    streams_group_coordinator::InputKind::OffsetCommit { api_version, .. }
+                    | streams_group_coordinator::InputKind::OffsetFetch { api_version, .. } => {
+                        *api_version
+                    }
+                    _ => 0,
+                };
+                [0, own]
+                    .into_iter()
+                    .chain(1..=10)
+                    .find_map(|v| wire::encode_request(config.dialect, k, v, i as i32))
+            };
+            if let Some(f) = kind.ok().as_ref().and_then(encode) {
                 if frames.len() < bodies::MAX_FRAMES && f.len() <= MAX_SEED_BYTES {
                     frames.push(f);
                 }

@@ -50,6 +50,7 @@ const OPERATIONS: &[&str] = &[
     "replay",
     "offset_commit",
     "offset_fetch",
+    "topology_description",
 ];
 /// Shared by the operations and the timers.
 const SERVICES: &[&str] = &["fence", "assignment", "timers_fire"];
@@ -70,8 +71,9 @@ const LAYERS: &[(&str, &[&str])] = &[
         "settings, the JSON boundary's types, the assignor, the topic image",
         &["config", "api", "assignor", "topics"],
     ),
-    // offsets: committed offsets, applied from their records, and who may commit and fetch them.
-    ("state", &["group", "offsets"]),
+    // offsets: committed offsets, applied from their records, and who may commit and fetch them;
+    // descriptions: Kafka 4.4's topology description store and its solicitation back-off.
+    ("state", &["group", "offsets", "descriptions"]),
     ("protocol steps", &["reconcile"]),
     ("the coordinator", &["coordinator"]),
     // wire: the Kafka codec and the dispatch of request frames.
@@ -128,7 +130,7 @@ const ASYNC_RUNTIMES: &[&str] = &[
 ];
 
 /// The crates that ship in a wasm module or beside the core: none of them depends on an async
-/// runtime (`crates/sgc-server`, planned, is the one place for one).
+/// runtime (`crates/sgc-server` is the one place for one).
 const NO_RUNTIME_MANIFESTS: &[&str] = &[
     "Cargo.toml",
     "crates/sgc-cli/Cargo.toml",
@@ -137,7 +139,7 @@ const NO_RUNTIME_MANIFESTS: &[&str] = &[
 ];
 
 /// The planned crates of `crates/`, as Rust names them; the others are read from `crates/`.
-const PLANNED_HOST_CRATES: &[&str] = &["sgc_server"];
+const PLANNED_HOST_CRATES: &[&str] = &[];
 
 /// The crates of `crates/` (and the planned ones), as Rust names them: the core never names
 /// them.
@@ -863,7 +865,7 @@ fn no_async_runtime_in_the_core_or_in_a_wasm_module() {
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
-/// `crates/sgc-server` (planned): a workspace member over the core by path, the core's
+/// `crates/sgc-server`: a workspace member over the core by path, the core's
 /// default features, nothing of the core's sources compiled in.
 fn server_breaks(
     workspace: &str,
@@ -1082,7 +1084,7 @@ fn every_place_is_named_in_the_readme_layout() {
         "`src/wire/`",
         "`tools/wire-codegen`",
         "`src/offsets/`",
-        "`crates/sgc-server` (planned)",
+        "`crates/sgc-server`",
         "`tests/layout.rs`",
     ] {
         assert!(layout.contains(place), "README's Layout has no {place}");

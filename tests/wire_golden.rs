@@ -16,18 +16,25 @@ fn hex(bytes: &[u8]) -> String {
     })
 }
 
-/// A coordinator with topic `in` (4 partitions) and group `g` joined by member `m1`.
+/// A coordinator with topic `in` (4 partitions, with an id), an offset committed for group
+/// `admin`, and group `g` joined by member `m1`; 4.4's with Kafka's in-memory topology
+/// description plugin.
 fn small_group(dialect: Dialect) -> Coordinator {
     let mut c = Coordinator::new(Config {
         dialect,
+        topology_description_store: dialect == Dialect::Kafka44,
         ..Config::default()
     })
     .expect("a config");
-    let topics =
-        r#"{"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 4}]}"#;
+    let topics = r#"{"nowMs": 0, "type": "TopicMetadata", "topics": [{"name": "in", "partitions": 4, "topicId": "AAECAwQFBgcICQoLDA0ODw"}]}"#;
     let _ = c
         .handle(Input::parse(topics).expect("topics"))
         .expect("topics");
+    // An admin's commit: group `admin` has an offset to fetch.
+    let commit = r#"{"nowMs": 1, "type": "OffsetCommit", "request": {"groupId": "admin", "topics": [{"name": "in", "partitions": [{"partitionIndex": 0, "committedOffset": 4, "committedLeaderEpoch": 2, "committedMetadata": "m"}]}]}}"#;
+    let _ = c
+        .handle(Input::parse(commit).expect("a commit"))
+        .expect("committed");
     for line in setup(dialect) {
         let _ = c
             .handle(Input::parse(&line).expect("an input"))
@@ -76,6 +83,27 @@ fn requests(dialect: Dialect) -> Vec<(i16, String)> {
             r#"{"nowMs": 2, "type": "DeleteGroups", "groupIds": ["g", "nope"]}"#.into(),
         ),
     ];
+    // An admin's commit (a member's is refused below version 9) with a topic the image does not
+    // know by id (version 10 answers it UNKNOWN_TOPIC_ID), and an admin's fetch (a member is
+    // not sent below 9); the topic's id for version 10.
+    out.push((
+        8,
+        r#"{"nowMs": 2, "type": "OffsetCommit", "request": {"groupId": "admin", "retentionTimeMs": 60000, "topics": [{"name": "in", "topicId": "AAECAwQFBgcICQoLDA0ODw", "partitions": [{"partitionIndex": 0, "committedOffset": 5, "committedLeaderEpoch": 2, "committedMetadata": "m"}]}, {"name": "gone", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partitions": [{"partitionIndex": 1, "committedOffset": 6}]}]}}"#.into(),
+    ));
+    out.push((
+        9,
+        r#"{"nowMs": 2, "type": "OffsetFetch", "request": {"groups": [{"groupId": "admin", "topics": [{"name": "in", "topicId": "AAECAwQFBgcICQoLDA0ODw", "partitionIndexes": [0, 1]}]}], "requireStable": false}}"#.into(),
+    ));
+    out.push((
+        16,
+        r#"{"nowMs": 2, "type": "ListGroups", "request": {}}"#.into(),
+    ));
+    if dialect == Dialect::Kafka44 {
+        out.push((
+            93,
+            r#"{"nowMs": 2, "type": "StreamsGroupTopologyDescriptionUpdate", "request": {"groupId": "g", "memberId": "m1", "topologyEpoch": 0, "topologyDescription": {"subtopologies": [{"subtopologyId": "0", "nodes": [{"name": "KSTREAM-SOURCE-0000000000", "nodeType": 1, "sourceTopics": ["in"], "successors": ["KSTREAM-SINK-0000000001"]}, {"name": "KSTREAM-SINK-0000000001", "nodeType": 3, "sinkTopic": "out"}]}], "globalStores": []}}}"#.into(),
+        ));
+    }
     if !dialect.is_kafka() {
         out[0].0 = 89;
         out[1].0 = 90;

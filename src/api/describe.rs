@@ -15,11 +15,17 @@ pub struct DescribeRequest {
     pub group_ids: Vec<String>,
     #[serde(default)]
     pub include_authorized_operations: bool,
+    /// Version 1 (4.4): the description the store holds for each group.
+    #[serde(default)]
+    pub include_topology_description: bool,
+    /// The input's `apiVersion` (not a request field).
+    #[serde(skip)]
+    pub api_version: i16,
 }
 
 /// A described group with each member replaced by `f(member)` (views extend members).
 macro_rules! map_members {
-    ($t:ident) => {
+    ($t:ident $(, $extra:ident)*) => {
         impl<M> $t<M> {
             /// The same group with every member mapped by `f`.
             pub fn map_members<N>(self, f: impl FnMut(M) -> N) -> $t<N> {
@@ -33,13 +39,14 @@ macro_rules! map_members {
                     topology: self.topology,
                     members: self.members.into_iter().map(f).collect(),
                     authorized_operations: self.authorized_operations,
+                    $($extra: self.$extra,)*
                 }
             }
         }
     };
 }
 map_members!(DescribedGroup);
-map_members!(DescribedGroup42);
+map_members!(DescribedGroup42, v1);
 
 /// A subtopology as describe shows it (no copartition groups), in schema order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -143,6 +150,70 @@ pub struct DescribedGroup42<M = DescribedMember42> {
     pub topology: Option<DescribedTopology42>,
     pub members: Vec<M>,
     pub authorized_operations: i32,
+    /// The fields of version 1 (4.4), absent at version 0.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub v1: Option<DescribedGroupV1>,
+}
+
+/// `TopologyDescriptionStatus` (KIP-1331): what describe says of the stored description.
+pub mod description_status {
+    /// The request did not ask for it (or the group could not be described).
+    pub const NOT_REQUESTED: i8 = 0;
+    /// No description is stored for the group's topology epoch.
+    pub const NOT_STORED: i8 = 1;
+    /// The store failed (never for the in-memory store).
+    pub const ERROR: i8 = 2;
+    /// `topologyDescription` carries it.
+    pub const AVAILABLE: i8 = 3;
+}
+
+/// A described group's version-1 fields, in schema order after `authorizedOperations`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DescribedGroupV1 {
+    pub topology_description: Option<TopologyDescriptionJson>,
+    pub topology_description_status: i8,
+    /// The assignor the next computation uses; null for a group that could not be described.
+    pub assignor_name: Option<String>,
+}
+
+/// A topology's description as a client pushes it (`StreamsGroupTopologyDescriptionUpdate`)
+/// and describe answers it, in the schemas' camelCase.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TopologyDescriptionJson {
+    pub subtopologies: Vec<DescriptionSubtopologyJson>,
+    pub global_stores: Vec<DescriptionGlobalStoreJson>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DescriptionSubtopologyJson {
+    pub subtopology_id: String,
+    pub nodes: Vec<DescriptionNodeJson>,
+}
+
+/// One node; `nodeType` 1 source, 2 processor, 3 sink.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DescriptionNodeJson {
+    pub name: String,
+    pub node_type: i8,
+    #[serde(default)]
+    pub source_topics: Vec<String>,
+    #[serde(default)]
+    pub sink_topic: Option<String>,
+    #[serde(default)]
+    pub stores: Vec<String>,
+    #[serde(default)]
+    pub successors: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DescriptionGlobalStoreJson {
+    pub source: DescriptionNodeJson,
+    pub processor: DescriptionNodeJson,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

@@ -41,6 +41,10 @@ pub struct HeartbeatRequest {
     pub task_end_offsets: Option<Vec<TaskOffsetJson>>,
     #[serde(default)]
     pub shutdown_application: bool,
+    /// The input's `apiVersion` (not a request field): the version decides the response's
+    /// fields and statuses (4.4's v1).
+    #[serde(skip)]
+    pub api_version: i16,
 }
 
 /// The 4.2 heartbeat's `Topology {epoch, subtopologies}`.
@@ -115,14 +119,30 @@ pub struct HeartbeatResponse42 {
     pub member_id: String,
     pub member_epoch: i32,
     pub heartbeat_interval_ms: i32,
-    pub acceptable_recovery_lag: i32,
+    /// Version 0's int32 field (always 0: no release sets it), version 1's int64 one (4.4).
+    pub acceptable_recovery_lag: i64,
     pub task_offset_interval_ms: i32,
     pub status: Option<Vec<StatusJson>>,
     pub active_tasks: Option<Vec<TaskIdsJson>>,
     pub standby_tasks: Option<Vec<TaskIdsJson>>,
     pub warmup_tasks: Option<Vec<TaskIdsJson>>,
+    /// Version 1 only (absent at version 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topology_description_required: Option<bool>,
     pub endpoint_information_epoch: i32,
     pub partitions_by_user_endpoint: Option<Vec<EndpointToPartitions42Json>>,
+}
+
+impl HeartbeatResponse42 {
+    /// The fields version `v` adds, at the schema's defaults, for a response no step filled
+    /// for v1 (an error, a leave): `AcceptableRecoveryLag` -1, `TopologyDescriptionRequired`
+    /// false, as Kafka's fresh response object has them.
+    pub fn with_version_defaults(&mut self, v: i16) {
+        if v >= 1 && self.topology_description_required.is_none() {
+            self.acceptable_recovery_lag = -1;
+            self.topology_description_required = Some(false);
+        }
+    }
 }
 
 impl Default for HeartbeatResponse42 {
@@ -140,6 +160,7 @@ impl Default for HeartbeatResponse42 {
             active_tasks: None,
             standby_tasks: None,
             warmup_tasks: None,
+            topology_description_required: None,
             endpoint_information_epoch: 0,
             partitions_by_user_endpoint: None,
         }

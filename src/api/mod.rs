@@ -7,6 +7,7 @@ pub mod heartbeat;
 #[cfg(feature = "heartbeat-text")]
 mod heartbeat_text;
 pub mod initialize;
+pub mod list_groups;
 pub mod offsets;
 #[cfg(feature = "replay-text")]
 mod replay_text;
@@ -14,6 +15,7 @@ pub mod response;
 #[cfg(any(feature = "heartbeat-text", feature = "replay-text"))]
 mod scan;
 mod text;
+pub mod topology_description;
 mod tree;
 
 use std::collections::BTreeMap;
@@ -34,8 +36,10 @@ pub use decode::decode_value;
 pub use describe::*;
 pub use heartbeat::*;
 pub use initialize::*;
+pub use list_groups::*;
 pub use offsets::*;
 pub use response::*;
+pub use topology_description::*;
 pub use tree::{json_tree, tree_from, MAX_TREE_VALUES};
 
 /// The longest list accepted anywhere in an input.
@@ -122,6 +126,14 @@ pub enum InputKind {
         api_version: i16,
         request: OffsetFetchRequest,
     },
+    /// `request` is optional: no filter lists every group.
+    ListGroups {
+        request: ListGroupsRequest,
+    },
+    /// Kafka 4.4 (API key 93): a member's topology description for the description store.
+    StreamsGroupTopologyDescriptionUpdate {
+        request: TopologyDescriptionUpdateRequest,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -145,6 +157,8 @@ pub const INPUT_TYPES: &[&str] = &[
     "SetTargetAssignment",
     "OffsetCommit",
     "OffsetFetch",
+    "ListGroups",
+    "StreamsGroupTopologyDescriptionUpdate",
 ];
 
 impl Input {
@@ -212,8 +226,10 @@ impl Input {
             Some(_) => return Err(BoundaryError::input("type", "must be a string")),
         };
         let allowed: &[&str] = match ty {
-            "StreamsGroupHeartbeat" | "StreamsGroupInitialize" => &["client", "request"],
-            "StreamsGroupDescribe" => &["request"],
+            "StreamsGroupHeartbeat" => &["apiVersion", "client", "request"],
+            "StreamsGroupInitialize" => &["client", "request"],
+            "StreamsGroupDescribe" => &["apiVersion", "request"],
+            "ListGroups" | "StreamsGroupTopologyDescriptionUpdate" => &["request"],
             "TopicMetadata" => &["topics", "deletedTopics"],
             "AdvanceTime" => &[],
             "DeleteGroups" => &["groupIds"],
@@ -241,14 +257,24 @@ impl Input {
         let kind = match ty {
             "StreamsGroupHeartbeat" => InputKind::StreamsGroupHeartbeat {
                 client: optional(obj, "client")?,
-                request: required(obj, "request")?,
+                request: {
+                    let v = streams_version(obj)?;
+                    let mut r: Box<HeartbeatRequest> = required(obj, "request")?;
+                    r.api_version = v;
+                    r
+                },
             },
             "StreamsGroupInitialize" => InputKind::StreamsGroupInitialize {
                 client: optional(obj, "client")?,
                 request: required(obj, "request")?,
             },
             "StreamsGroupDescribe" => InputKind::StreamsGroupDescribe {
-                request: required(obj, "request")?,
+                request: {
+                    let v = streams_version(obj)?;
+                    let mut r: DescribeRequest = required(obj, "request")?;
+                    r.api_version = v;
+                    r
+                },
             },
             "TopicMetadata" => InputKind::TopicMetadata {
                 topics: optional(obj, "topics")?,
@@ -269,12 +295,33 @@ impl Input {
                 api_version: api_version(obj, OFFSET_FETCH_VERSIONS)?,
                 request: required(obj, "request")?,
             },
+            "ListGroups" => InputKind::ListGroups {
+                request: optional(obj, "request")?,
+            },
+            "StreamsGroupTopologyDescriptionUpdate" => {
+                InputKind::StreamsGroupTopologyDescriptionUpdate {
+                    request: required(obj, "request")?,
+                }
+            }
             _ => InputKind::SetTargetAssignment {
                 group_id: required(obj, "groupId")?,
                 assignment: required(obj, "assignment")?,
             },
         };
         Ok(Input { now_ms, kind })
+    }
+}
+
+/// The versions of `StreamsGroupHeartbeat` and `StreamsGroupDescribe` any release serves (4.4
+/// adds 1); the coordinator refuses one its dialect does not serve.
+pub const STREAMS_API_VERSIONS: std::ops::RangeInclusive<i16> = 0..=1;
+
+/// A streams input's `apiVersion`: the oldest (0) when absent, so that an input written before
+/// version 1 existed is answered as it was.
+fn streams_version(obj: &Map<String, Value>) -> Result<i16, BoundaryError> {
+    match obj.get("apiVersion") {
+        None => Ok(*STREAMS_API_VERSIONS.start()),
+        Some(_) => api_version(obj, STREAMS_API_VERSIONS),
     }
 }
 
@@ -315,6 +362,14 @@ struct HeartbeatText<'a> {
     #[serde(default)]
     client: Option<ClientInfo>,
     request: Box<HeartbeatRequest>,
+    /// A null is left to the general path, which refuses it.
+    #[serde(rename = "apiVersion", default, deserialize_with = "present_version")]
+    api_version: Option<i16>,
+}
+
+#[cfg(feature = "heartbeat-text")]
+fn present_version<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i16>, D::Error> {
+    i16::deserialize(d).map(Some)
 }
 
 /// The fast way in for the most frequent input: a heartbeat decoded from its text without the
@@ -339,10 +394,16 @@ fn heartbeat_from_serde(text: &str) -> Option<Input> {
     // Decoded first and checked after: another input fails at its first field a heartbeat does
     // not have, and a search of the text for the type's name cost more than that (the search
     // runs byte by byte in wasm).
-    let parsed: HeartbeatText<'_> = serde_json::from_str(text).ok()?;
-    if parsed.now_ms < 0 || parsed.kind != "StreamsGroupHeartbeat" || too_deep(text) {
+    let mut parsed: HeartbeatText<'_> = serde_json::from_str(text).ok()?;
+    let api_version = parsed.api_version.unwrap_or(*STREAMS_API_VERSIONS.start());
+    if parsed.now_ms < 0
+        || parsed.kind != "StreamsGroupHeartbeat"
+        || !STREAMS_API_VERSIONS.contains(&api_version)
+        || too_deep(text)
+    {
         return None;
     }
+    parsed.request.api_version = api_version;
     Some(Input {
         now_ms: parsed.now_ms,
         kind: InputKind::StreamsGroupHeartbeat {

@@ -106,10 +106,15 @@ pub struct OffsetFetchGroup {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OffsetFetchTopic {
     pub name: String,
+    /// Version 10's topic id (Kafka's 22-character form): echoed in the answer, and an offset
+    /// committed under another id reads as none.
+    #[serde(default)]
+    pub topic_id: Option<String>,
     pub partition_indexes: Vec<i32>,
 }
 
-/// `OffsetFetchResponse` in its version 8+ shape (one entry per group, in request order).
+/// `OffsetFetchResponse` in its version 8+ shape (one entry per group, in request order; the
+/// wire face writes the single group of versions 1-7 at the top level).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OffsetFetchResponse {
@@ -129,6 +134,10 @@ pub struct OffsetFetchResponseGroup {
 #[serde(rename_all = "camelCase")]
 pub struct OffsetFetchResponseTopic {
     pub name: String,
+    /// Version 10 only: the request's id, or for a fetch of all offsets the topic image's (the
+    /// zero id when the host gave none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic_id: Option<String>,
     pub partitions: Vec<OffsetFetchResponsePartition>,
 }
 

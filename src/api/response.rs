@@ -33,6 +33,10 @@ pub enum Response {
     OffsetCommit(super::offsets::OffsetCommitResponse),
     /// `OffsetFetch`.
     OffsetFetch(super::offsets::OffsetFetchResponse),
+    /// `ListGroups`.
+    ListGroups(super::list_groups::ListGroupsResponse),
+    /// `StreamsGroupTopologyDescriptionUpdate` (4.4).
+    TopologyDescriptionUpdate(super::topology_description::TopologyDescriptionUpdateResponse),
 }
 
 /// `DeleteGroups`: one result per requested group, in request order.

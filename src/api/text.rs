@@ -53,8 +53,9 @@ fn write_output(t: &mut Text, json: &OutputJson<'_>) -> serde_json::Result<()> {
     Ok(())
 }
 
-/// Writes `value`'s fields as an object, each `"key": field` in the order given (the schema's).
-macro_rules! object {
+/// Opens an object and writes `value`'s fields, each `"key": field` in the order given (the
+/// schema's), leaving it open.
+macro_rules! fields {
     ($t:expr, $value:expr, $first:literal => $field:ident $(, $key:literal => $rest:ident)* $(,)?) => {{
         $t.raw(concat!("{\"", $first, "\":"));
         $t.value(&$value.$field)?;
@@ -62,6 +63,13 @@ macro_rules! object {
             $t.raw(concat!(",\"", $key, "\":"));
             $t.value(&$value.$rest)?;
         )*
+    }};
+}
+
+/// Writes `value`'s fields as an object ([`fields!`], closed).
+macro_rules! object {
+    ($t:expr, $($rest:tt)*) => {{
+        fields!($t, $($rest)*);
         $t.raw("}");
     }};
 }
@@ -88,9 +96,10 @@ fn write_heartbeat(t: &mut Text, r: &HeartbeatResponse) -> serde_json::Result<()
     Ok(())
 }
 
-/// A 4.2 heartbeat response, fields in schema order.
+/// A 4.2 heartbeat response, fields in schema order (version 1's `topologyDescriptionRequired`
+/// only when set, as serde skips it).
 fn write_heartbeat42(t: &mut Text, r: &HeartbeatResponse42) -> serde_json::Result<()> {
-    object!(t, r,
+    fields!(t, r,
         "throttleTimeMs" => throttle_time_ms,
         "errorCode" => error_code,
         "errorMessage" => error_message,
@@ -103,9 +112,16 @@ fn write_heartbeat42(t: &mut Text, r: &HeartbeatResponse42) -> serde_json::Resul
         "activeTasks" => active_tasks,
         "standbyTasks" => standby_tasks,
         "warmupTasks" => warmup_tasks,
-        "endpointInformationEpoch" => endpoint_information_epoch,
-        "partitionsByUserEndpoint" => partitions_by_user_endpoint,
     );
+    if let Some(required) = r.topology_description_required {
+        t.raw(",\"topologyDescriptionRequired\":");
+        t.value(&required)?;
+    }
+    t.raw(",\"endpointInformationEpoch\":");
+    t.value(&r.endpoint_information_epoch)?;
+    t.raw(",\"partitionsByUserEndpoint\":");
+    t.value(&r.partitions_by_user_endpoint)?;
+    t.raw("}");
     Ok(())
 }
 
@@ -221,12 +237,13 @@ mod tests {
                     member_id: member.unwrap_or_default(),
                     member_epoch: b,
                     heartbeat_interval_ms: c,
-                    acceptable_recovery_lag: d,
+                    acceptable_recovery_lag: i64::from(d) * i64::from(c),
                     task_offset_interval_ms: e,
                     status,
                     active_tasks: lists.0,
                     standby_tasks: lists.1,
                     warmup_tasks: lists.2,
+                    topology_description_required: (a % 3 != 0).then_some(flag),
                     endpoint_information_epoch: f,
                     partitions_by_user_endpoint: None,
                 };

@@ -1,5 +1,6 @@
 //! `DeleteGroups`: memberless groups go, each its own atomic batch (PROTOCOL 2.9, 5.5).
 
+use super::fence::description_clear_records;
 use super::Coordinator;
 use crate::api::{DeleteGroupsResponse, DeletedGroup, Output, Response};
 use crate::error::ErrorCode;
@@ -18,10 +19,17 @@ impl Coordinator {
                     None => ErrorCode::GroupIdNotFound,
                     Some(g) if !g.members.is_empty() => ErrorCode::NonEmptyGroup,
                     Some(g) => {
-                        let batch = self.deletion_batch(g, "DELETE_GROUPS");
+                        let mut batch = self.deletion_batch(g, "DELETE_GROUPS");
+                        if self.descriptions.enabled() {
+                            let tombstones = std::mem::take(&mut batch.records);
+                            batch.records = description_clear_records(g);
+                            batch.records.extend(tombstones);
+                        }
                         match self.commit_group(gid, batch, out) {
                             Ok(()) => {
                                 self.timers.cancel_group(gid, None);
+                                self.descriptions.delete(gid);
+                                self.descriptions.clear_group(gid);
                                 ErrorCode::None
                             }
                             Err(e) => e.code,

@@ -3,8 +3,10 @@
 
 use super::{Batch, Coordinator, Output};
 use crate::api::Explain;
+use crate::descriptions::{STORED_NONE, STORED_UNCERTAIN};
 use crate::group::Group;
-use crate::records::build;
+use crate::records::build::{self, GroupMetadataFields};
+use crate::records::Record;
 use crate::timers::{TimerData, TimerKind};
 
 /// Why a member was removed, as `explain` and the bump reasons name it.
@@ -181,4 +183,32 @@ impl Coordinator {
             })
             .collect()
     }
+}
+
+/// Kafka 4.4 with a description plugin, for a memberless group the store may hold a description
+/// of (stored epoch not -1), before `DeleteGroups` or the cleanup deletes it: the stored epoch
+/// marked uncertain (unless it is), then, once the store forgot the description, cleared
+/// (`markStoredDescriptionTopologyEpochUncertain`, `finalizeStoredDescriptionTopologyEpochAfterDelete`).
+pub(crate) fn description_clear_records(g: &Group) -> Vec<Record> {
+    let fields = g.metadata_fields();
+    let stored = fields.stored_description_topology_epoch;
+    if stored == STORED_NONE {
+        return Vec::new();
+    }
+    let record = |stored: i32| {
+        build::group_metadata(
+            &g.group_id,
+            g.group_epoch,
+            GroupMetadataFields {
+                stored_description_topology_epoch: stored,
+                ..fields.clone()
+            },
+        )
+    };
+    let mut out = Vec::new();
+    if stored != STORED_UNCERTAIN {
+        out.push(record(STORED_UNCERTAIN));
+    }
+    out.push(record(STORED_NONE));
+    out
 }

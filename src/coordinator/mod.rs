@@ -24,6 +24,7 @@ mod offset_fetch;
 mod replay;
 mod timers_fire;
 mod topic_metadata;
+mod topology_description;
 pub(crate) mod views;
 
 use std::collections::BTreeMap;
@@ -32,12 +33,14 @@ use serde_json::Value;
 
 use self::dialect::DialectRules;
 use self::replay::Replayed;
-use crate::api::{Explain, Input, InputKind, Output};
+use crate::api::{Explain, Input, InputKind, Output, Response};
 use crate::config::Config;
+use crate::descriptions::Descriptions;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
 use crate::offsets::{GroupOffsets, Offsets};
 use crate::ordered;
+use crate::records::Dialect;
 use crate::records::{encoded_size, Record, RecordKey};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
 use crate::topics::Topics;
@@ -58,6 +61,8 @@ pub struct Coordinator {
     topics: Topics,
     timers: Timers,
     now_ms: i64,
+    /// Kafka 4.4's topology description store and solicitation back-off (broker memory).
+    descriptions: Descriptions,
 }
 
 /// Applies one record to the groups, or to the offsets when it is an offset commit (whose
@@ -91,6 +96,7 @@ struct Checkpoint {
     groups: Vec<(String, Option<Group>)>,
     offsets: Vec<(String, Option<GroupOffsets>)>,
     timers: Timers,
+    descriptions: Descriptions,
     now_ms: i64,
 }
 
@@ -100,6 +106,7 @@ impl Checkpoint {
             groups: Vec::new(),
             offsets: Vec::new(),
             timers: c.timers.clone(),
+            descriptions: c.descriptions.clone(),
             now_ms: c.now_ms,
         }
     }
@@ -125,6 +132,7 @@ impl Checkpoint {
             c.offsets.restore(&gid, kept);
         }
         c.timers = self.timers;
+        c.descriptions = self.descriptions;
         c.now_ms = self.now_ms;
     }
 }
@@ -150,6 +158,9 @@ impl Coordinator {
     pub fn new(config: Config) -> Result<Coordinator, BoundaryError> {
         config.validate()?;
         Ok(Coordinator {
+            descriptions: Descriptions::new(
+                config.topology_description_store && config.dialect == Dialect::Kafka44,
+            ),
             rules: dialect::rules(config.dialect),
             config,
             groups: BTreeMap::new(),
@@ -193,6 +204,16 @@ impl Coordinator {
     /// The topic image as the host reported it.
     pub fn topics(&self) -> &Topics {
         &self.topics
+    }
+
+    /// The topology description stored for a group at `topology_epoch` (Kafka 4.4, when a
+    /// description plugin is configured).
+    pub fn stored_topology_description(
+        &self,
+        group_id: &str,
+        topology_epoch: i32,
+    ) -> Option<&crate::api::TopologyDescriptionJson> {
+        self.descriptions.get(group_id, topology_epoch)
     }
 
     /// The latest `nowMs` seen.
@@ -336,6 +357,12 @@ impl Coordinator {
                 api_version,
                 request,
             } => self.offset_fetch(api_version, &request, &mut out),
+            InputKind::ListGroups { request } => {
+                out.response = Some(Response::ListGroups(self.list_groups(&request)));
+            }
+            InputKind::StreamsGroupTopologyDescriptionUpdate { request } => {
+                self.topology_description_update(&request, &mut out)
+            }
         }
         out.next_deadline_ms = self.timers.next_deadline();
         Ok(out)
@@ -371,6 +398,25 @@ impl Coordinator {
             }
             out.response = Some(self.rules.error_response(&e));
         }
+        if let Some(Response::Heartbeat42(h)) = &mut out.response {
+            h.with_version_defaults(req.api_version);
+        }
+    }
+
+    /// A streams input's `apiVersion` against the dialect's (Kafka closes the connection of a
+    /// version it does not serve).
+    fn check_streams_version(&self, v: i16) -> Result<(), BoundaryError> {
+        let max = self.rules.streams_max_version();
+        if (0..=max).contains(&v) {
+            return Ok(());
+        }
+        Err(BoundaryError::input(
+            "apiVersion",
+            format!(
+                "must be a version this release serves, 0 to {max} in {}",
+                self.config.dialect.name()
+            ),
+        ))
     }
 
     /// Boundary checks that must happen before any timer fires.
@@ -381,9 +427,36 @@ impl Coordinator {
                 deleted_topics,
             } => topic_metadata::check(topics, deleted_topics),
             InputKind::StreamsGroupHeartbeat { request, .. } => {
+                self.check_streams_version(request.api_version)?;
                 self.rules.precheck_heartbeat(request)
             }
+            InputKind::StreamsGroupDescribe { request } => {
+                self.check_streams_version(request.api_version)?;
+                if request.include_topology_description && request.api_version < 1 {
+                    return Err(BoundaryError::input(
+                        "request.includeTopologyDescription",
+                        "version 0 cannot ask for the topology description (version 1+)",
+                    ));
+                }
+                Ok(())
+            }
             InputKind::OffsetCommit { request, .. } => offset_commit::precheck(request),
+            // No client of an older release can send API key 93.
+            InputKind::StreamsGroupTopologyDescriptionUpdate { .. }
+                if self.config.dialect != Dialect::Kafka44 =>
+            {
+                Err(BoundaryError::input(
+                    "type",
+                    format!(
+                        "StreamsGroupTopologyDescriptionUpdate (API key 93) is Kafka 4.4's; {} does not serve it",
+                        self.config.dialect.name()
+                    ),
+                ))
+            }
+            InputKind::OffsetFetch {
+                api_version,
+                request,
+            } => offset_fetch::precheck(*api_version, request),
             _ => Ok(()),
         }
     }

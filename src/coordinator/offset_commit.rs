@@ -1,9 +1,6 @@
 //! `OffsetCommit` (Kafka's API key 8): validated as Kafka's streams group validates it, then
 //! one offset commit record per accepted partition, in request order, as one batch.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
-
 use super::{Batch, Coordinator};
 use crate::api::{
     Explain, OffsetCommitRequest, OffsetCommitResponse, OffsetCommitResponsePartition,
@@ -126,7 +123,12 @@ impl Coordinator {
                     RecordValue::OffsetCommit(
                         OffsetCommitValue {
                             offset: p.committed_offset,
-                            leader_epoch: p.committed_leader_epoch,
+                            // Versions below 6 carry no leader epoch.
+                            leader_epoch: if api_version >= 6 {
+                                p.committed_leader_epoch
+                            } else {
+                                -1
+                            },
                             metadata: metadata.to_string(),
                             commit_timestamp: now,
                             expire_timestamp: expire,
@@ -180,16 +182,12 @@ fn fail_all(topics: &mut [OffsetCommitResponseTopic], e: &ProtocolError) {
 }
 
 fn zero_id_text() -> String {
-    URL_SAFE_NO_PAD.encode([0u8; 16])
+    Uuid::default().to_text()
 }
 
 /// A topic id in Kafka's 22-character form (`None`: not one).
 fn parse_id(text: &str) -> Option<Uuid> {
-    URL_SAFE_NO_PAD
-        .decode(text)
-        .ok()
-        .and_then(|b| <[u8; 16]>::try_from(b).ok())
-        .map(Uuid)
+    Uuid::from_text(text)
 }
 
 /// Boundary checks: every topic id is one.

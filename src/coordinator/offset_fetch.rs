@@ -4,15 +4,23 @@
 
 use super::Coordinator;
 use crate::api::{
-    Explain, OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponseGroup,
+    Explain, OffsetFetchGroup, OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponseGroup,
     OffsetFetchResponsePartition, OffsetFetchResponseTopic, Output, Response,
 };
+use crate::error::BoundaryError;
 use crate::offsets::validate::validate_fetch;
 use crate::offsets::Committed;
+use crate::records::Uuid;
+
+/// Version 2 brought null topics (all of them); version 8 batched groups.
+const ALL_TOPICS_FROM: i16 = 2;
+const BATCH_FROM: i16 = 8;
 
 impl Coordinator {
     /// One answer per group, in request order; a refused group carries its error and no
-    /// topics. Below version 9 the request has no member (null, -1).
+    /// topics. Below version 9 the request has no member (null, -1), and without one a streams
+    /// group refuses no fetch: version 1, which has no group error (Kafka puts it on each
+    /// partition), never needs one.
     pub(super) fn offset_fetch(
         &self,
         api_version: i16,
@@ -27,60 +35,89 @@ impl Coordinator {
             } else {
                 (None, -1)
             };
-            if let Err(e) = validate_fetch(gid, self.groups.get(gid), member_id, member_epoch) {
-                out.explain.push(Explain::OffsetsRefused {
+            match validate_fetch(gid, self.groups.get(gid), member_id, member_epoch) {
+                Ok(()) => groups.push(OffsetFetchResponseGroup {
                     group_id: gid.to_string(),
-                    request: "OffsetFetch",
-                    error: e.code.name(),
-                    message: e.message,
-                });
-                groups.push(OffsetFetchResponseGroup {
-                    group_id: gid.to_string(),
-                    topics: Vec::new(),
-                    error_code: e.code.code(),
-                });
-                continue;
+                    topics: self.fetched_topics(g, api_version),
+                    error_code: 0,
+                }),
+                Err(e) => {
+                    out.explain.push(Explain::OffsetsRefused {
+                        group_id: gid.to_string(),
+                        request: "OffsetFetch",
+                        error: e.code.name(),
+                        message: e.message,
+                    });
+                    groups.push(OffsetFetchResponseGroup {
+                        group_id: gid.to_string(),
+                        topics: Vec::new(),
+                        error_code: e.code.code(),
+                    });
+                }
             }
-            let offsets = self.offsets.group(gid);
-            let topics = match &g.topics {
-                Some(topics) => topics
-                    .iter()
-                    .map(|t| OffsetFetchResponseTopic {
-                        name: t.name.clone(),
-                        partitions: t
-                            .partition_indexes
-                            .iter()
-                            .map(|&p| {
-                                partition(p, offsets.and_then(|o| o.get(&t.name, p)), api_version)
-                            })
-                            .collect(),
-                    })
-                    .collect(),
-                None => offsets
-                    .map(|o| {
-                        o.topics()
-                            .map(|(name, parts)| OffsetFetchResponseTopic {
-                                name: name.to_string(),
-                                partitions: parts
-                                    .iter()
-                                    .map(|(p, c)| partition(*p, Some(c), api_version))
-                                    .collect(),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            };
-            groups.push(OffsetFetchResponseGroup {
-                group_id: gid.to_string(),
-                topics,
-                error_code: 0,
-            });
         }
         out.response = Some(Response::OffsetFetch(OffsetFetchResponse {
             throttle_time_ms: 0,
             groups,
         }));
     }
+
+    /// A group's answer: the asked partitions, or every committed one.
+    fn fetched_topics(&self, g: &OffsetFetchGroup, v: i16) -> Vec<OffsetFetchResponseTopic> {
+        let offsets = self.offsets.group(&g.group_id);
+        match &g.topics {
+            Some(topics) => topics
+                .iter()
+                .map(|t| {
+                    let asked = t
+                        .topic_id
+                        .as_deref()
+                        .and_then(Uuid::from_text)
+                        .unwrap_or_default();
+                    OffsetFetchResponseTopic {
+                        name: t.name.clone(),
+                        topic_id: (v >= 10).then(|| asked.to_text()),
+                        partitions: t
+                            .partition_indexes
+                            .iter()
+                            .map(|&p| {
+                                let c = offsets.and_then(|o| o.get(&t.name, p));
+                                // An offset committed under another id of the name is none.
+                                let c = c.filter(|c| !mismatched(c.topic_id, asked));
+                                partition(p, c, v)
+                            })
+                            .collect(),
+                    }
+                })
+                .collect(),
+            None => offsets
+                .map(|o| {
+                    o.topics()
+                        .map(|(name, parts)| OffsetFetchResponseTopic {
+                            name: name.to_string(),
+                            // Kafka's broker names the topic by the id of its metadata.
+                            topic_id: (v >= 10).then(|| {
+                                self.topics
+                                    .get(name)
+                                    .map_or(Uuid::default(), |t| t.topic_id)
+                                    .to_text()
+                            }),
+                            partitions: parts
+                                .iter()
+                                .map(|(p, c)| partition(*p, Some(c), v))
+                                .collect(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// Kafka's `isMismatchedTopicId`: both ids known and different.
+fn mismatched(committed: Uuid, asked: Uuid) -> bool {
+    let zero = Uuid::default();
+    committed != zero && asked != zero && committed != asked
 }
 
 /// A partition's answer: its committed offset, or -1, -1, "" when it has none. Below version
@@ -95,4 +132,39 @@ fn partition(p: i32, c: Option<&Committed>, api_version: i16) -> OffsetFetchResp
         metadata: c.map_or_else(String::new, |c| c.metadata.clone()),
         error_code: 0,
     }
+}
+
+/// Boundary checks: what a request of the version can carry (below version 8 one group, below
+/// version 2 the topics listed; a client of these versions cannot send more) and every topic
+/// id is one.
+pub(super) fn precheck(api_version: i16, req: &OffsetFetchRequest) -> Result<(), BoundaryError> {
+    if api_version < BATCH_FROM && req.groups.len() != 1 {
+        return Err(BoundaryError::input(
+            "request.groups",
+            format!("version {api_version} carries exactly one group (batching is version 8+)"),
+        ));
+    }
+    for (i, g) in req.groups.iter().enumerate() {
+        let Some(topics) = &g.topics else {
+            if api_version < ALL_TOPICS_FROM {
+                return Err(BoundaryError::input(
+                    format!("request.groups[{i}].topics"),
+                    format!("version {api_version} cannot ask for all topics (null is version 2+)"),
+                ));
+            }
+            continue;
+        };
+        for (j, t) in topics.iter().enumerate() {
+            if t.topic_id
+                .as_deref()
+                .is_some_and(|id| Uuid::from_text(id).is_none())
+            {
+                return Err(BoundaryError::input(
+                    format!("request.groups[{i}].topics[{j}].topicId"),
+                    "expected 22 characters of URL-safe base64 (a uuid)",
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,8 +1,10 @@
 //! Firing due timers before an input is handled (DESIGN 2, PROTOCOL 2.9).
 
-use super::fence::FenceCause;
+use super::fence::{description_clear_records, FenceCause};
 use super::{Checkpoint, Coordinator, Output};
 use crate::api::Explain;
+use crate::descriptions::STORED_NONE;
+use crate::group::Group;
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
 impl Coordinator {
@@ -104,19 +106,11 @@ impl Coordinator {
     /// scheduled one interval later. Runs that nothing could change (no other timer due before
     /// them, up to the input's time `now`) are skipped: a long jump of the clock costs one run.
     fn fire_cleanup(&mut self, at: i64, now: i64, out: &mut Output) {
-        // Every group id Kafka's group map holds: the streams groups and the simple groups.
-        let mut ids: Vec<&str> = self.groups.keys().map(String::as_str).collect();
-        ids.extend(
-            self.offsets
-                .groups()
-                .filter(|(g, _)| !self.groups.contains_key(*g))
-                .map(|(g, _)| g),
-        );
-        let order: Vec<String> = crate::java::timeline_keys(&ids, ids.len())
-            .into_iter()
-            .map(str::to_string)
-            .collect();
+        let order = self.group_map_order();
         let retention = self.config.retention_ms();
+        // Kafka 4.4 with a description plugin: memberless groups left offsetless whose
+        // description the store may hold, kept for the description cleanup below.
+        let mut deferred = Vec::new();
         for gid in order {
             // Kafka's `cleanupExpiredOffsets`: an offset of a topic the group subscribes to
             // never expires; any other expires at its expire timestamp, or `retention` after
@@ -144,7 +138,14 @@ impl Coordinator {
                 all_expired &= gone;
                 gone
             });
-            let deletes_group = all_expired && group.is_some_and(|g| g.members.is_empty());
+            let memberless = all_expired && group.is_some_and(|g| g.members.is_empty());
+            // `StreamsGroup.shouldExpire`: the store's cleanup comes first.
+            let defers =
+                memberless && self.descriptions.enabled() && group.is_some_and(holds_description);
+            if defers {
+                deferred.push(gid.clone());
+            }
+            let deletes_group = memberless && !defers;
             let expired_count = expired.len();
             let mut batch = match group {
                 Some(g) if deletes_group => self.deletion_batch(g, "RETENTION_EXPIRED"),
@@ -176,6 +177,7 @@ impl Coordinator {
                 });
             }
         }
+        self.clean_descriptions(&deferred, out);
         let interval = i64::from(self.config.offsets_retention_check_interval_ms).max(1);
         let mut next = at.saturating_add(interval);
         let bound = self.timers.next_deadline().map_or(now, |d| d.min(now));
@@ -195,6 +197,33 @@ impl Coordinator {
         );
     }
 
+    /// Kafka 4.4's topology description cleanup cycle (`runOneStreamsTopologyCleanupCycle`, on
+    /// a timer of the same interval as the cleanup; here right after it): each memberless group
+    /// without offsets whose description the store may hold is marked uncertain, forgotten by
+    /// the store and cleared, so that the next cleanup deletes it.
+    fn clean_descriptions(&mut self, group_ids: &[String], out: &mut Output) {
+        for gid in group_ids {
+            let Some(group) = self.groups.get(gid) else {
+                continue;
+            };
+            let batch = super::Batch {
+                records: description_clear_records(group),
+                ..super::Batch::default()
+            };
+            if self.commit_group(gid, batch, out).is_ok() {
+                self.descriptions.delete(gid);
+                self.descriptions.clear_group(gid);
+            } else {
+                out.explain.push(Explain::TimerDropped {
+                    group_id: gid.clone(),
+                    timer: TimerKind::Retention.name(),
+                    message: "its records would exceed maxRecordBatchBytes; nothing was written"
+                        .into(),
+                });
+            }
+        }
+    }
+
     /// The delay timer fires: the target assignment for the current group epoch, unless the
     /// group became memberless or the stored group has no configured topology (4.7; one that is
     /// not ready gives every member an empty target, as Kafka's does). `false` when the batch
@@ -206,4 +235,10 @@ impl Coordinator {
             .is_some_and(|g| g.stored_configuration().is_some());
         !configured || self.fire_due_assignment(group_id, out)
     }
+}
+
+/// Whether the store may hold the group's description (a stored epoch other than -1).
+fn holds_description(g: &Group) -> bool {
+    g.kafka42()
+        .is_some_and(|k| k.stored_description_topology_epoch != STORED_NONE)
 }

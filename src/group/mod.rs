@@ -253,6 +253,10 @@ pub struct Kafka42State {
     pub validated_topology_epoch: i32,
     /// The assignment configuration last used (4.6).
     pub last_assignment_configs: Option<Vec<KeyValue>>,
+    /// 4.4: the topology epoch the description store holds (-1 none, -2 uncertain).
+    pub stored_description_topology_epoch: i32,
+    /// 4.4: the topology epoch whose description the store refused for good (-1 none).
+    pub failed_description_topology_epoch: i32,
     /// Soft (PROTOCOL 4.4 step 5): `None` until the first refresh (e.g. after a rebuild).
     pub configured: Soft<Option<Configuration>>,
     /// Soft: `configured` was computed by the heartbeat that created the group, which Kafka
@@ -268,6 +272,8 @@ impl Default for Kafka42State {
             metadata_hash: 0,
             validated_topology_epoch: -1,
             last_assignment_configs: Some(Vec::new()),
+            stored_description_topology_epoch: -1,
+            failed_description_topology_epoch: -1,
             configured: Soft(None),
             provisional: Soft(false),
         }
@@ -360,11 +366,14 @@ impl Group {
                 metadata_hash: k.metadata_hash,
                 validated_topology_epoch: k.validated_topology_epoch,
                 last_assignment_configs: k.last_assignment_configs.clone(),
+                stored_description_topology_epoch: k.stored_description_topology_epoch,
+                failed_description_topology_epoch: k.failed_description_topology_epoch,
             },
             None => GroupMetadataFields {
                 metadata_hash: 0,
                 validated_topology_epoch: -1,
                 last_assignment_configs: Some(Vec::new()),
+                ..GroupMetadataFields::default()
             },
         }
     }

@@ -114,6 +114,8 @@ pub(crate) fn apply(
                 k.metadata_hash = v.metadata_hash;
                 k.validated_topology_epoch = v.validated_topology_epoch;
                 k.last_assignment_configs = v.last_assignment_configs.clone();
+                k.stored_description_topology_epoch = v.stored_description_topology_epoch;
+                k.failed_description_topology_epoch = v.failed_description_topology_epoch;
             }
         }
         (RecordKey::PartitionMetadata { .. }, RecordValue::PartitionMetadata(v)) => {

@@ -34,7 +34,7 @@ pub struct MemberFields<'a> {
 
 /// The group-level fields of a group metadata record besides the epoch (the 4.2 dialect's topic
 /// view; the draft writes its defaults).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupMetadataFields {
     /// The metadata hash (4.2).
     pub metadata_hash: i64,
@@ -42,6 +42,22 @@ pub struct GroupMetadataFields {
     pub validated_topology_epoch: i32,
     /// The last assignment configs (4.2).
     pub last_assignment_configs: Option<Vec<KeyValue>>,
+    /// The description store's topology epoch (4.4; -1: none).
+    pub stored_description_topology_epoch: i32,
+    /// The topology epoch the description store refused (4.4; -1: none).
+    pub failed_description_topology_epoch: i32,
+}
+
+impl Default for GroupMetadataFields {
+    fn default() -> Self {
+        GroupMetadataFields {
+            metadata_hash: 0,
+            validated_topology_epoch: 0,
+            last_assignment_configs: None,
+            stored_description_topology_epoch: -1,
+            failed_description_topology_epoch: -1,
+        }
+    }
 }
 
 /// `StreamsGroupMetadata` at `epoch`.
@@ -55,6 +71,8 @@ pub fn group_metadata(group_id: &str, epoch: i32, fields: GroupMetadataFields) -
             metadata_hash: fields.metadata_hash,
             validated_topology_epoch: fields.validated_topology_epoch,
             last_assignment_configs: fields.last_assignment_configs,
+            stored_description_topology_epoch: fields.stored_description_topology_epoch,
+            failed_description_topology_epoch: fields.failed_description_topology_epoch,
         }),
     )
 }

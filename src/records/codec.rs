@@ -260,12 +260,27 @@ fn write_value<S: Sink + ?Sized>(dialect: Dialect, value: &RecordValue, out: &mu
                 // Default: the empty list (PROTOCOL 5.6); null is written as a null array.
                 let configs = v.last_assignment_configs.as_deref();
                 let write_configs = configs.is_none_or(|c| !c.is_empty());
-                put_uvarint(out, u64::from(validated) + u64::from(write_configs));
+                // 4.4's description epochs, written (as every tag) only when not the default.
+                let stored = v.stored_description_topology_epoch != -1;
+                let failed = v.failed_description_topology_epoch != -1;
+                put_uvarint(
+                    out,
+                    u64::from(validated)
+                        + u64::from(write_configs)
+                        + u64::from(stored)
+                        + u64::from(failed),
+                );
                 if validated {
                     put_tagged(out, 0, &v.validated_topology_epoch);
                 }
                 if write_configs {
                     put_tagged(out, 1, &NullableKeyValues(configs));
+                }
+                if stored {
+                    put_tagged(out, 2, &v.stored_description_topology_epoch);
+                }
+                if failed {
+                    put_tagged(out, 3, &v.failed_description_topology_epoch);
                 }
             } else {
                 put_no_tagged_fields(out);
@@ -538,6 +553,7 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
     let v42 = dialect.is_kafka();
     let value = match t {
         RecordType::GroupMetadata => {
+            let v44 = dialect == Dialect::Kafka44;
             let mut v = GroupMetadataValue {
                 epoch: r.i32().at("epoch")?,
                 ..GroupMetadataValue::default()
@@ -553,6 +569,17 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
                         v.last_assignment_configs = p
                             .compact_nullable_array(min_size::KEY_VALUE, read_key_value)
                             .at("lastAssignmentConfigs")?;
+                        Ok(true)
+                    }
+                    // 4.4's tags; an older release skips them as unknown.
+                    2 if v44 => {
+                        v.stored_description_topology_epoch =
+                            p.i32().at("storedDescriptionTopologyEpoch")?;
+                        Ok(true)
+                    }
+                    3 if v44 => {
+                        v.failed_description_topology_epoch =
+                            p.i32().at("failedDescriptionTopologyEpoch")?;
                         Ok(true)
                     }
                     _ => Ok(false),

@@ -461,6 +461,18 @@ impl Serialize for ValueJson<'_> {
                         }
                         Some(_) => {}
                     }
+                    if v.stored_description_topology_epoch != -1 {
+                        m.serialize_entry(
+                            "storedDescriptionTopologyEpoch",
+                            &v.stored_description_topology_epoch,
+                        )?;
+                    }
+                    if v.failed_description_topology_epoch != -1 {
+                        m.serialize_entry(
+                            "failedDescriptionTopologyEpoch",
+                            &v.failed_description_topology_epoch,
+                        )?;
+                    }
                 }
             }
             RecordValue::PartitionMetadata(v) => {
@@ -542,7 +554,17 @@ fn value_from_json(
         // Read with its key and version (`offset_commit_from_json`); never asked here.
         RecordType::OffsetCommit => return Err(err(p, "an offset commit value needs its version")),
         RecordType::GroupMetadata => {
-            let allowed: &[&str] = if v42 {
+            let v44 = dialect == Dialect::Kafka44;
+            let allowed: &[&str] = if v44 {
+                &[
+                    "epoch",
+                    "metadataHash",
+                    "validatedTopologyEpoch",
+                    "lastAssignmentConfigs",
+                    "storedDescriptionTopologyEpoch",
+                    "failedDescriptionTopologyEpoch",
+                ]
+            } else if v42 {
                 &[
                     "epoch",
                     "metadataHash",
@@ -567,6 +589,12 @@ fn value_from_json(
                     nullable(v, p, |v, p| list(v, p, key_value))
                 })? {
                     g.last_assignment_configs = configs;
+                }
+                if let Some(e) = tagged(m, p, "storedDescriptionTopologyEpoch", int32)? {
+                    g.stored_description_topology_epoch = e;
+                }
+                if let Some(e) = tagged(m, p, "failedDescriptionTopologyEpoch", int32)? {
+                    g.failed_description_topology_epoch = e;
                 }
             }
             RecordValue::GroupMetadata(g)

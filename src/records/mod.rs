@@ -1,5 +1,6 @@
 //! Coordinator records: typed values, Kafka's binary encoding and the dump-log JSON form.
 
+pub mod batch;
 pub mod build;
 pub mod codec;
 #[cfg(feature = "replay-text")]

@@ -64,6 +64,24 @@ pub struct Endpoint {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Uuid(pub [u8; 16]);
 
+impl Uuid {
+    /// Kafka's text form: 22 characters of URL-safe base64 without padding.
+    pub fn to_text(self) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.0)
+    }
+
+    /// A uuid from Kafka's text form (`None`: not one).
+    pub fn from_text(text: &str) -> Option<Uuid> {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(text)
+            .ok()
+            .and_then(|b| <[u8; 16]>::try_from(b).ok())
+            .map(Uuid)
+    }
+}
+
 /// The kind of a record; the dialect maps it to a type id (PROTOCOL 5.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RecordType {
@@ -163,6 +181,11 @@ pub struct GroupMetadataValue {
     /// empty list: an empty list is left out of the bytes and JSON, and `None` (null) is written
     /// explicitly (PROTOCOL 5.6). An absent tag reads as `Some(vec![])`.
     pub last_assignment_configs: Option<Vec<KeyValue>>,
+    /// 4.4, tag 2, default -1: the topology epoch the description store holds (-2: a store
+    /// operation began and its outcome is not recorded).
+    pub stored_description_topology_epoch: i32,
+    /// 4.4, tag 3, default -1: the topology epoch whose description the store refused for good.
+    pub failed_description_topology_epoch: i32,
 }
 
 impl Default for GroupMetadataValue {
@@ -172,6 +195,8 @@ impl Default for GroupMetadataValue {
             metadata_hash: 0,
             validated_topology_epoch: -1,
             last_assignment_configs: Some(Vec::new()),
+            stored_description_topology_epoch: -1,
+            failed_description_topology_epoch: -1,
         }
     }
 }

@@ -14,18 +14,9 @@ pub(super) const API_KEY: i16 = api_versions_request::API_KEY;
 const UNSUPPORTED_VERSION: i16 = 35;
 const INVALID_REQUEST: i16 = 42;
 
-/// The streams versions whose behaviour is not built yet, by dialect: 4.4's heartbeat and
-/// describe version 1 (KIP-1331's topology description) are not served
-/// (docs/kafka-compatibility.md).
-fn cap(dialect: Dialect, key: i16) -> i16 {
-    match (dialect, key) {
-        (Dialect::Kafka44, 88 | 89) => 0,
-        _ => i16::MAX,
-    }
-}
-
 /// The schema tables a dialect's APIs come from: the draft's streams APIs, with 4.2's
-/// `ApiVersions` and `DeleteGroups`.
+/// `ApiVersions`, `DeleteGroups`, `OffsetCommit`, `OffsetFetch` and `ListGroups` (the draft's
+/// groups follow 4.2 for these).
 fn tables(dialect: Dialect) -> [&'static [ApiRange]; 2] {
     match dialect {
         Dialect::Kip1071Draft => [KIP1071_DRAFT, KAFKA_4_2],
@@ -35,16 +26,26 @@ fn tables(dialect: Dialect) -> [&'static [ApiRange]; 2] {
     }
 }
 
+/// The APIs the draft takes from 4.2.
+const SHARED: &[&str] = &[
+    "ApiVersions",
+    "DeleteGroups",
+    "OffsetCommit",
+    "OffsetFetch",
+    "ListGroups",
+];
+
 /// The API this dialect serves under `key`, with the versions it serves.
 pub(super) fn lookup(dialect: Dialect, key: i16) -> Option<ApiRange> {
     let [own, shared] = tables(dialect);
-    let found = own.iter().find(|a| a.key == key).or_else(|| {
-        shared
-            .iter()
-            .find(|a| a.key == key && matches!(a.name, "ApiVersions" | "DeleteGroups"))
-    })?;
-    let max = found.max.min(cap(dialect, key));
-    Some(ApiRange { max, ..*found })
+    own.iter()
+        .find(|a| a.key == key)
+        .or_else(|| {
+            shared
+                .iter()
+                .find(|a| a.key == key && SHARED.contains(&a.name))
+        })
+        .copied()
 }
 
 /// Every API the dialect serves, by key.
@@ -71,7 +72,12 @@ fn valid_software(s: &str) -> bool {
 }
 
 /// The `ApiVersions` response frame (response header version 0 always, as Kafka writes it).
-pub(super) fn answer(dialect: Dialect, header: &Header, body: &[u8]) -> Vec<u8> {
+pub(super) fn answer(
+    dialect: Dialect,
+    header: &Header,
+    body: &[u8],
+    extra: &[ApiRange],
+) -> Vec<u8> {
     let own = lookup(dialect, API_KEY).unwrap_or(ApiRange {
         key: API_KEY,
         name: "ApiVersions",
@@ -97,7 +103,11 @@ pub(super) fn answer(dialect: Dialect, header: &Header, body: &[u8]) -> Vec<u8> 
                     || (valid_software(&r.client_software_name)
                         && valid_software(&r.client_software_version)) =>
             {
-                response.api_keys = served(dialect)
+                let mut apis = served(dialect);
+                let own: Vec<i16> = apis.iter().map(|a| a.key).collect();
+                apis.extend(extra.iter().filter(|e| !own.contains(&e.key)));
+                apis.sort_by_key(|a| a.key);
+                response.api_keys = apis
                     .into_iter()
                     .map(|a| ApiVersion {
                         api_key: a.key,
@@ -139,15 +149,41 @@ mod tests {
         };
         assert_eq!(
             keys(Dialect::Kafka42),
-            [(18, 0, 4), (42, 0, 2), (88, 0, 0), (89, 0, 0)]
+            [
+                (8, 2, 10),
+                (9, 1, 10),
+                (16, 0, 5),
+                (18, 0, 4),
+                (42, 0, 2),
+                (88, 0, 0),
+                (89, 0, 0)
+            ]
         );
         assert_eq!(
             keys(Dialect::Kafka44),
-            [(18, 0, 5), (42, 0, 3), (88, 0, 0), (89, 0, 0)]
+            [
+                (8, 2, 10),
+                (9, 1, 10),
+                (16, 0, 5),
+                (18, 0, 5),
+                (42, 0, 3),
+                (88, 0, 1),
+                (89, 0, 1),
+                (93, 0, 0)
+            ]
         );
         assert_eq!(
             keys(Dialect::Kip1071Draft),
-            [(18, 0, 4), (42, 0, 2), (88, 0, 0), (89, 0, 0), (90, 0, 0)]
+            [
+                (8, 2, 10),
+                (9, 1, 10),
+                (16, 0, 5),
+                (18, 0, 4),
+                (42, 0, 2),
+                (88, 0, 0),
+                (89, 0, 0),
+                (90, 0, 0)
+            ]
         );
     }
 }

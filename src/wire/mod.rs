@@ -14,6 +14,7 @@ pub mod codec;
 pub mod messages;
 
 mod api_versions;
+mod offsets;
 mod requests;
 mod responses;
 
@@ -111,8 +112,30 @@ pub fn read_header(frame: &[u8]) -> Result<(Header, usize), BoundaryError> {
     ))
 }
 
-/// Writes a response header and then the body through `body`.
-fn respond(correlation_id: i32, header_version: i16, body: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+/// `ApiVersions` answered for a host that serves more than the coordinator (a broker, `sgc
+/// serve`): the dialect's APIs and `extra`, with Kafka's rules for an unsupported version.
+pub fn answer_api_versions(
+    dialect: Dialect,
+    frame: &[u8],
+    extra: &[ApiRange],
+) -> Result<Vec<u8>, BoundaryError> {
+    let (header, at) = read_header(frame)?;
+    if header.api_key != api_versions::API_KEY {
+        return Err(frame_error(
+            "header.RequestApiKey",
+            "not an ApiVersions request",
+        ));
+    }
+    Ok(api_versions::answer(dialect, &header, &frame[at..], extra))
+}
+
+/// Writes a response header (version 1 with tagged fields for a flexible version, else 0) and
+/// then the body through `body`: a response frame of a host's own APIs.
+pub fn respond(
+    correlation_id: i32,
+    header_version: i16,
+    body: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
     let mut w = Vec::with_capacity(256);
     ResponseHeader { correlation_id }.write(&mut w, header_version);
     body(&mut w);
@@ -169,7 +192,7 @@ pub fn handle_frame_into(
     let body = &frame[at..];
     let v = header.api_version;
     if header.api_key == api_versions::API_KEY {
-        *out = api_versions::answer(dialect, &header, body);
+        *out = api_versions::answer(dialect, &header, body, &[]);
         return Ok(Output::default());
     }
     if v < served.min || v > served.max {
@@ -188,11 +211,23 @@ pub fn handle_frame_into(
         client_id: header.client_id.clone().unwrap_or_default(),
         client_host: peer.client_host.clone(),
     };
-    let kind = requests::decode(dialect, &header, body, client)
+    let mut kind = requests::decode(dialect, &header, body, client)
         .map_err(|e| body_error(served.name, &e))?;
-    let mut output = coordinator.handle(Input { now_ms, kind })?;
+    let unresolved = offsets::resolve(coordinator.topics(), &mut kind);
+    let mut output = match offsets::answered_before_coordinator(&kind) {
+        Some(response) => Output {
+            response: Some(response),
+            ..Output::default()
+        },
+        None => coordinator.handle(Input { now_ms, kind })?,
+    };
     match output.response.take() {
-        Some(response) => responses::encode_into(&header, response, out),
+        Some(mut response) => {
+            if let Some(u) = unresolved {
+                offsets::merge(u, &mut response);
+            }
+            responses::encode_into(&header, response, out)
+        }
         None => return Err(frame_error("", format!("{} gave no response", served.name))),
     }
     Ok(output)

@@ -5,10 +5,11 @@ use serde::Serialize;
 
 use super::codec::{Reader, WireError};
 use super::messages::{draft, kafka};
-use super::Header;
+use super::{offsets, Header};
 use crate::api::{
     ClientInfo, DescribeRequest, EndpointJson, HeartbeatRequest, InitializeRequest, InputKind,
-    KeyValueJson, TaskIdsJson, TaskOffsetJson, TopologyJson,
+    KeyValueJson, ListGroupsRequest, TaskIdsJson, TaskOffsetJson, TopologyDescriptionUpdateRequest,
+    TopologyJson,
 };
 use crate::records::Dialect;
 use crate::topology::Subtopology;
@@ -18,6 +19,9 @@ pub(super) fn flexible_from(key: i16) -> i16 {
     match key {
         kafka::api_versions_request::API_KEY => kafka::api_versions_request::FLEXIBLE_FROM,
         kafka::delete_groups_request::API_KEY => kafka::delete_groups_request::FLEXIBLE_FROM,
+        kafka::offset_commit_request::API_KEY => kafka::offset_commit_request::FLEXIBLE_FROM,
+        kafka::offset_fetch_request::API_KEY => kafka::offset_fetch_request::FLEXIBLE_FROM,
+        kafka::list_groups_request::API_KEY => kafka::list_groups_request::FLEXIBLE_FROM,
         // The streams APIs of both families are flexible from version 0.
         _ => kafka::streams_group_heartbeat_request::FLEXIBLE_FROM,
     }
@@ -161,6 +165,7 @@ fn kafka_heartbeat(body: &[u8], v: i16) -> Result<Box<HeartbeatRequest>, WireErr
         });
     }
     h.endpoint_information_epoch = Some(r.endpoint_information_epoch);
+    h.api_version = v;
     fill_common!(h, r);
     Ok(h)
 }
@@ -193,6 +198,23 @@ pub(super) fn decode(
                 group_ids: r.groups_names,
             }
         }
+        (_, kafka::offset_commit_request::API_KEY) => InputKind::OffsetCommit {
+            api_version: v,
+            request: offsets::read_commit(body, v)?,
+        },
+        (_, kafka::offset_fetch_request::API_KEY) => InputKind::OffsetFetch {
+            api_version: v,
+            request: offsets::read_fetch(body, v)?,
+        },
+        (_, kafka::list_groups_request::API_KEY) => {
+            let r = kafka::list_groups_request::ListGroupsRequest::read(&mut Reader::new(body), v)?;
+            InputKind::ListGroups {
+                request: ListGroupsRequest {
+                    states_filter: r.states_filter,
+                    types_filter: r.types_filter,
+                },
+            }
+        }
         (false, kafka::streams_group_heartbeat_request::API_KEY) => {
             InputKind::StreamsGroupHeartbeat {
                 client,
@@ -206,6 +228,24 @@ pub(super) fn decode(
                 request: DescribeRequest {
                     group_ids: r.group_ids,
                     include_authorized_operations: r.include_authorized_operations,
+                    include_topology_description: r.include_topology_description,
+                    api_version: v,
+                },
+            }
+        }
+        (false, kafka::streams_group_topology_description_update_request::API_KEY) => {
+            use kafka::streams_group_topology_description_update_request as m;
+            let r =
+                m::StreamsGroupTopologyDescriptionUpdateRequest::read(&mut Reader::new(body), v)?;
+            InputKind::StreamsGroupTopologyDescriptionUpdate {
+                request: TopologyDescriptionUpdateRequest {
+                    group_id: r.group_id,
+                    member_id: r.member_id,
+                    topology_epoch: r.topology_epoch,
+                    topology_description: Some(convert(
+                        &r.topology_description,
+                        "TopologyDescription",
+                    )?),
                 },
             }
         }
@@ -222,6 +262,7 @@ pub(super) fn decode(
                 request: DescribeRequest {
                     group_ids: r.group_ids,
                     include_authorized_operations: r.include_authorized_operations,
+                    ..Default::default()
                 },
             }
         }
@@ -288,6 +329,28 @@ pub(super) fn encode(
             };
             frame(kafka::delete_groups_request::API_KEY, &|w| r.write(w, v))
         }
+        (_, InputKind::OffsetCommit { request, .. }) => {
+            let r = offsets::commit_message(request, v)?;
+            frame(kafka::offset_commit_request::API_KEY, &|w| r.write(w, v))
+        }
+        (_, InputKind::OffsetFetch { request, .. }) => {
+            let r = offsets::fetch_message(request, v)?;
+            frame(kafka::offset_fetch_request::API_KEY, &|w| r.write(w, v))
+        }
+        (_, InputKind::ListGroups { request }) => {
+            use kafka::list_groups_request as m;
+            // Kafka's client refuses a filter the version cannot carry.
+            if (v < 4 && !request.states_filter.is_empty())
+                || (v < 5 && !request.types_filter.is_empty())
+            {
+                return None;
+            }
+            let r = m::ListGroupsRequest {
+                states_filter: request.states_filter.clone(),
+                types_filter: request.types_filter.clone(),
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
         (false, InputKind::StreamsGroupHeartbeat { request, .. }) => {
             use kafka::streams_group_heartbeat_request as m;
             let topology = match &request.topology {
@@ -314,10 +377,14 @@ pub(super) fn encode(
         }
         (false, InputKind::StreamsGroupDescribe { request }) => {
             use kafka::streams_group_describe_request as m;
+            // A client cannot ask for the description below version 1.
+            if v < 1 && request.include_topology_description {
+                return None;
+            }
             let r = m::StreamsGroupDescribeRequest {
                 group_ids: request.group_ids.clone(),
                 include_authorized_operations: request.include_authorized_operations,
-                ..Default::default()
+                include_topology_description: request.include_topology_description,
             };
             frame(m::API_KEY, &|w| r.write(w, v))
         }
@@ -326,6 +393,21 @@ pub(super) fn encode(
             let r = m::StreamsGroupDescribeRequest {
                 group_ids: request.group_ids.clone(),
                 include_authorized_operations: request.include_authorized_operations,
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (false, InputKind::StreamsGroupTopologyDescriptionUpdate { request }) => {
+            use kafka::streams_group_topology_description_update_request as m;
+            // The field is not nullable: a client cannot send a null description.
+            let r = m::StreamsGroupTopologyDescriptionUpdateRequest {
+                group_id: request.group_id.clone(),
+                member_id: request.member_id.clone(),
+                topology_epoch: request.topology_epoch,
+                topology_description: convert(
+                    request.topology_description.as_ref()?,
+                    "TopologyDescription",
+                )
+                .ok()?,
             };
             frame(m::API_KEY, &|w| r.write(w, v))
         }
@@ -370,6 +452,19 @@ pub(super) fn decode_json(
             v,
             kafka::delete_groups_request::DeleteGroupsRequest::read,
         ),
+        (_, kafka::offset_commit_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::offset_commit_request::OffsetCommitRequest::read,
+        ),
+        (_, kafka::offset_fetch_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::offset_fetch_request::OffsetFetchRequest::read,
+        ),
+        (_, kafka::list_groups_request::API_KEY) => {
+            json_of(body, v, kafka::list_groups_request::ListGroupsRequest::read)
+        }
         (false, kafka::streams_group_heartbeat_request::API_KEY) => json_of(
             body,
             v,
@@ -379,6 +474,11 @@ pub(super) fn decode_json(
             body,
             v,
             kafka::streams_group_describe_request::StreamsGroupDescribeRequest::read,
+        ),
+        (false, kafka::streams_group_topology_description_update_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::streams_group_topology_description_update_request::StreamsGroupTopologyDescriptionUpdateRequest::read,
         ),
         (true, draft::streams_group_heartbeat_request::API_KEY) => json_of(
             body,

@@ -9,10 +9,10 @@ use super::codec::Reader;
 use super::messages::kafka::response_header::ResponseHeader;
 use super::messages::{draft, kafka};
 use super::requests::flexible_from;
-use super::{frame_error, Header};
+use super::{frame_error, offsets, Header};
 use crate::api::{
-    EndpointJson, HeartbeatResponse, HeartbeatResponse42, Response, StatusJson, TaskIdsJson,
-    TopicPartitionJson,
+    EndpointJson, HeartbeatResponse, HeartbeatResponse42, ListGroupsResponse, Response, StatusJson,
+    TaskIdsJson, TopicPartitionJson,
 };
 use crate::records::Dialect;
 use crate::BoundaryError;
@@ -26,6 +26,12 @@ enum Body {
     DraftDescribe(draft::streams_group_describe_response::StreamsGroupDescribeResponse),
     Initialize(draft::streams_group_initialize_response::StreamsGroupInitializeResponse),
     DeleteGroups(kafka::delete_groups_response::DeleteGroupsResponse),
+    OffsetCommit(kafka::offset_commit_response::OffsetCommitResponse),
+    OffsetFetch(kafka::offset_fetch_response::OffsetFetchResponse),
+    ListGroups(kafka::list_groups_response::ListGroupsResponse),
+    DescriptionUpdate(
+        kafka::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse,
+    ),
 }
 
 impl Body {
@@ -37,6 +43,10 @@ impl Body {
             Body::DraftDescribe(b) => b.write(w, v),
             Body::Initialize(b) => b.write(w, v),
             Body::DeleteGroups(b) => b.write(w, v),
+            Body::OffsetCommit(b) => b.write(w, v),
+            Body::OffsetFetch(b) => b.write(w, v),
+            Body::ListGroups(b) => b.write(w, v),
+            Body::DescriptionUpdate(b) => b.write(w, v),
         }
     }
 }
@@ -100,14 +110,15 @@ fn kafka_heartbeat(
         member_id: h.member_id,
         member_epoch: h.member_epoch,
         heartbeat_interval_ms: h.heartbeat_interval_ms,
-        acceptable_recovery_lag_legacy: h.acceptable_recovery_lag,
-        acceptable_recovery_lag: i64::from(h.acceptable_recovery_lag),
+        // One value in the JSON face; the version writes the field it has (v0's is never set).
+        acceptable_recovery_lag_legacy: i32::try_from(h.acceptable_recovery_lag).unwrap_or(0),
+        acceptable_recovery_lag: h.acceptable_recovery_lag,
         task_offset_interval_ms: h.task_offset_interval_ms,
         status: statuses!(kafka::streams_group_heartbeat_response, h.status),
         active_tasks: task_lists!(kafka::streams_group_heartbeat_response, h.active_tasks),
         standby_tasks: task_lists!(kafka::streams_group_heartbeat_response, h.standby_tasks),
         warmup_tasks: task_lists!(kafka::streams_group_heartbeat_response, h.warmup_tasks),
-        topology_description_required: false,
+        topology_description_required: h.topology_description_required.unwrap_or(false),
         endpoint_information_epoch: h.endpoint_information_epoch,
         partitions_by_user_endpoint: h.partitions_by_user_endpoint.map(|l| {
             l.into_iter()
@@ -161,8 +172,28 @@ fn draft_heartbeat(
     }
 }
 
-/// The generated body of a typed response (`None`: not a wire response, `SetTargetAssignment`).
-fn body(response: Response) -> Option<Body> {
+/// `ListGroups`: the version writes the fields it has (the state from 4, the type from 5).
+fn list_groups(l: ListGroupsResponse) -> kafka::list_groups_response::ListGroupsResponse {
+    use kafka::list_groups_response as m;
+    m::ListGroupsResponse {
+        throttle_time_ms: l.throttle_time_ms,
+        error_code: l.error_code,
+        groups: l
+            .groups
+            .into_iter()
+            .map(|g| m::ListedGroup {
+                group_id: g.group_id,
+                protocol_type: g.protocol_type,
+                group_state: g.group_state,
+                group_type: g.group_type,
+            })
+            .collect(),
+    }
+}
+
+/// The generated body of a typed response at version `v` (`None`: not a wire response,
+/// `SetTargetAssignment`).
+fn body(response: Response, v: i16) -> Option<Body> {
     Some(match response {
         Response::Heartbeat42(h) => Body::KafkaHeartbeat(kafka_heartbeat(*h)),
         Response::Heartbeat(h) => Body::DraftHeartbeat(draft_heartbeat(*h)),
@@ -170,9 +201,11 @@ fn body(response: Response) -> Option<Body> {
         Response::Describe(d) => Body::DraftDescribe(convert(&d)),
         Response::Initialize(i) => Body::Initialize(convert(&i)),
         Response::DeleteGroups(d) => Body::DeleteGroups(convert(&d)),
-        Response::SetTargetAssignment(_) | Response::OffsetCommit(_) | Response::OffsetFetch(_) => {
-            return None
-        }
+        Response::OffsetCommit(c) => Body::OffsetCommit(offsets::commit_response(c)),
+        Response::OffsetFetch(f) => Body::OffsetFetch(offsets::fetch_response(f, v)),
+        Response::ListGroups(l) => Body::ListGroups(list_groups(l)),
+        Response::TopologyDescriptionUpdate(u) => Body::DescriptionUpdate(convert(&u)),
+        Response::SetTargetAssignment(_) => return None,
     })
 }
 
@@ -186,7 +219,7 @@ pub(super) fn encode_into(header: &Header, response: Response, out: &mut Vec<u8>
         correlation_id: header.correlation_id,
     }
     .write(out, header_version);
-    if let Some(b) = body(response) {
+    if let Some(b) = body(response, v) {
         b.write(out, v);
     }
 }
@@ -194,7 +227,7 @@ pub(super) fn encode_into(header: &Header, response: Response, out: &mut Vec<u8>
 /// A typed response as the JSON its wire form at version `v` reads back to (fields the
 /// version lacks take their defaults).
 pub(super) fn as_wire_json(dialect: Dialect, v: i16, response: &Response) -> Option<Value> {
-    let (key, body) = (key_of(dialect, response)?, body(response.clone())?);
+    let (key, body) = (key_of(dialect, response)?, body(response.clone(), v)?);
     let header = Header {
         api_key: key,
         api_version: v,
@@ -215,8 +248,14 @@ fn key_of(dialect: Dialect, response: &Response) -> Option<i16> {
     let draft = dialect == Dialect::Kip1071Draft;
     Some(match (draft, response) {
         (_, Response::DeleteGroups(_)) => kafka::delete_groups_request::API_KEY,
+        (_, Response::OffsetCommit(_)) => kafka::offset_commit_request::API_KEY,
+        (_, Response::OffsetFetch(_)) => kafka::offset_fetch_request::API_KEY,
+        (_, Response::ListGroups(_)) => kafka::list_groups_request::API_KEY,
         (false, Response::Heartbeat42(_)) => kafka::streams_group_heartbeat_request::API_KEY,
         (false, Response::Describe42(_)) => kafka::streams_group_describe_request::API_KEY,
+        (false, Response::TopologyDescriptionUpdate(_)) => {
+            kafka::streams_group_topology_description_update_request::API_KEY
+        }
         (true, Response::Heartbeat(_)) => draft::streams_group_heartbeat_request::API_KEY,
         (true, Response::Describe(_)) => draft::streams_group_describe_request::API_KEY,
         (true, Response::Initialize(_)) => draft::streams_group_initialize_request::API_KEY,
@@ -260,6 +299,21 @@ pub(super) fn decode_json(
             v,
             kafka::delete_groups_response::DeleteGroupsResponse::read,
         )?,
+        (_, kafka::offset_commit_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::offset_commit_response::OffsetCommitResponse::read,
+        )?,
+        (_, kafka::offset_fetch_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::offset_fetch_response::OffsetFetchResponse::read,
+        )?,
+        (_, kafka::list_groups_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::list_groups_response::ListGroupsResponse::read,
+        )?,
         (false, kafka::streams_group_heartbeat_request::API_KEY) => read_json(
             &mut r,
             v,
@@ -269,6 +323,11 @@ pub(super) fn decode_json(
             &mut r,
             v,
             kafka::streams_group_describe_response::StreamsGroupDescribeResponse::read,
+        )?,
+        (false, kafka::streams_group_topology_description_update_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse::read,
         )?,
         (true, draft::streams_group_heartbeat_request::API_KEY) => read_json(
             &mut r,

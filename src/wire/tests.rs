@@ -102,7 +102,18 @@ fn api_versions_lists_what_the_dialect_serves() {
             (n("apiKey"), n("minVersion"), n("maxVersion"))
         })
         .collect();
-    assert_eq!(keys, [(18, 0, 4), (42, 0, 2), (88, 0, 0), (89, 0, 0)]);
+    assert_eq!(
+        keys,
+        [
+            (8, 2, 10),
+            (9, 1, 10),
+            (16, 0, 5),
+            (18, 0, 4),
+            (42, 0, 2),
+            (88, 0, 0),
+            (89, 0, 0)
+        ]
+    );
     assert_eq!(out.output, Output::default());
 }
 
@@ -194,4 +205,196 @@ fn only_a_served_version_encodes() {
             assert_eq!(encode_request(dialect, &kind, v, 1), None, "v{v}");
         }
     }
+}
+
+/// A coordinator with topic `in` known by id `ID`, and `admin`'s offset of `in`-0 committed.
+const ID: &str = "AAECAwQFBgcICQoLDA0ODw";
+
+fn with_offsets(dialect: Dialect) -> Coordinator {
+    let mut c = coordinator(dialect);
+    for line in [
+        format!(
+            r#"{{"nowMs": 0, "type": "TopicMetadata", "topics": [{{"name": "in", "partitions": 2, "topicId": "{ID}"}}, {{"name": "plain", "partitions": 1}}]}}"#
+        ),
+        r#"{"nowMs": 1, "type": "OffsetCommit", "apiVersion": 9, "request": {"groupId": "admin", "topics": [{"name": "in", "partitions": [{"partitionIndex": 0, "committedOffset": 7, "committedLeaderEpoch": 4, "committedMetadata": "m"}]}, {"name": "plain", "partitions": [{"partitionIndex": 0, "committedOffset": 8}]}]}}"#.into(),
+    ] {
+        let _ = c.handle(crate::Input::parse(&line).expect("an input")).expect("done");
+    }
+    c
+}
+
+fn frame_of(dialect: Dialect, input: &str, v: i16) -> Vec<u8> {
+    let input = crate::Input::parse(input).expect("an input");
+    encode_request(dialect, &input.kind, v, 7).expect("a frame")
+}
+
+/// Version 10 names topics by id: the topic image names them, an id it does not know is
+/// answered UNKNOWN_TOPIC_ID before the coordinator's topics, and a commit with no topic left
+/// reaches no coordinator (no group is checked, nothing is written).
+#[test]
+fn version_10_topics_are_named_by_the_topic_image() {
+    let mut c = with_offsets(Dialect::Kafka42);
+    let unknown = "AAAAAAAAAAAAAAAAAAAAAQ";
+    let commit = format!(
+        r#"{{"nowMs": 2, "type": "OffsetCommit", "request": {{"groupId": "admin", "topics": [{{"name": "", "topicId": "{ID}", "partitions": [{{"partitionIndex": 1, "committedOffset": 9}}]}}, {{"name": "", "topicId": "{unknown}", "partitions": [{{"partitionIndex": 0, "committedOffset": 1}}, {{"partitionIndex": 1, "committedOffset": 1}}]}}]}}}}"#
+    );
+    let out = handle_frame(&mut c, &frame_of(Dialect::Kafka42, &commit, 10), 2, &peer())
+        .expect("an answer");
+    let (_, json) = response_json(Dialect::Kafka42, 8, 10, &out.frame).expect("readable");
+    let codes: Vec<(u8, Vec<i64>)> = json["topics"]
+        .as_array()
+        .expect("topics")
+        .iter()
+        .map(|t| {
+            let last = t["topicId"][15].as_u64().unwrap_or(99) as u8;
+            let codes = t["partitions"]
+                .as_array()
+                .expect("partitions")
+                .iter()
+                .map(|p| p["errorCode"].as_i64().unwrap_or(-9))
+                .collect();
+            (last, codes)
+        })
+        .collect();
+    assert_eq!(codes, [(1, vec![100, 100]), (15, vec![0])]);
+    assert_eq!(out.output.records.len(), 1, "{:?}", out.output.records);
+
+    // Only unknown topics, from a member the group would refuse: answered before any check.
+    let only_unknown = format!(
+        r#"{{"nowMs": 2, "type": "OffsetCommit", "request": {{"groupId": "admin", "generationIdOrMemberEpoch": 3, "memberId": "nobody", "topics": [{{"name": "", "topicId": "{unknown}", "partitions": [{{"partitionIndex": 0, "committedOffset": 1}}]}}]}}}}"#
+    );
+    let out = handle_frame(
+        &mut c,
+        &frame_of(Dialect::Kafka42, &only_unknown, 10),
+        2,
+        &peer(),
+    )
+    .expect("an answer");
+    let (_, json) = response_json(Dialect::Kafka42, 8, 10, &out.frame).expect("readable");
+    assert_eq!(json["topics"][0]["partitions"][0]["errorCode"], 100);
+    assert_eq!(out.output, Output::default());
+
+    // A fetch: the unknown id after the coordinator's topics; all offsets leave out `plain`,
+    // which has no id.
+    let fetch = format!(
+        r#"{{"nowMs": 3, "type": "OffsetFetch", "request": {{"groups": [{{"groupId": "admin", "topics": [{{"name": "", "topicId": "{unknown}", "partitionIndexes": [0]}}, {{"name": "", "topicId": "{ID}", "partitionIndexes": [0]}}]}}, {{"groupId": "admin", "topics": null}}]}}}}"#
+    );
+    let out = handle_frame(&mut c, &frame_of(Dialect::Kafka42, &fetch, 10), 3, &peer())
+        .expect("an answer");
+    let (_, json) = response_json(Dialect::Kafka42, 9, 10, &out.frame).expect("readable");
+    let asked = &json["groups"][0]["topics"];
+    assert_eq!(asked[0]["topicId"][15], 15);
+    assert_eq!(asked[0]["partitions"][0]["committedOffset"], 7);
+    assert_eq!(asked[0]["partitions"][0]["committedLeaderEpoch"], 4);
+    assert_eq!(asked[1]["topicId"][15], 1);
+    assert_eq!(asked[1]["partitions"][0]["errorCode"], 100);
+    let all = json["groups"][1]["topics"].as_array().expect("topics");
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0]["topicId"][15], 15);
+}
+
+/// Below version 8 a fetch has one group at the top level, with its error there from
+/// version 2; below 5 no leader epoch; a client cannot send several groups below 8, or ask
+/// for all topics below 2.
+#[test]
+fn fetches_below_version_8_have_one_group_at_the_top_level() {
+    let mut c = with_offsets(Dialect::Kip1071Draft);
+    let fetch = r#"{"nowMs": 3, "type": "OffsetFetch", "request": {"groups": [{"groupId": "admin", "topics": [{"name": "in", "partitionIndexes": [0, 1]}]}]}}"#;
+    for v in 1..8 {
+        let f = frame_of(Dialect::Kip1071Draft, fetch, v);
+        let (_, kind) = decode_request(Dialect::Kip1071Draft, &f).expect("decoded");
+        let Some(InputKind::OffsetFetch {
+            api_version,
+            request,
+        }) = kind
+        else {
+            panic!("{kind:?}")
+        };
+        assert_eq!((api_version, request.groups.len()), (v, 1));
+        let out = handle_frame(&mut c, &f, 3, &peer()).expect("an answer");
+        let (_, json) = response_json(Dialect::Kip1071Draft, 9, v, &out.frame).expect("readable");
+        assert_eq!(json["groups"], serde_json::json!([]), "v{v}");
+        let p = &json["topics"][0]["partitions"];
+        assert_eq!(p[0]["committedOffset"], 7, "v{v}");
+        assert_eq!(p[0]["metadata"], "m", "v{v}");
+        let epoch = if v >= 5 { 4 } else { -1 };
+        assert_eq!(p[0]["committedLeaderEpoch"], epoch, "v{v}");
+        assert_eq!(p[1]["committedOffset"], -1, "v{v}");
+    }
+    let two = r#"{"nowMs": 3, "type": "OffsetFetch", "request": {"groups": [{"groupId": "a", "topics": null}, {"groupId": "b", "topics": null}]}}"#;
+    let two = crate::Input::parse(two).expect("an input");
+    assert!(encode_request(Dialect::Kafka42, &two.kind, 7, 1).is_none());
+    assert!(encode_request(Dialect::Kafka42, &two.kind, 8, 1).is_some());
+    let all = r#"{"nowMs": 3, "type": "OffsetFetch", "request": {"groups": [{"groupId": "a", "topics": null}]}}"#;
+    let all = crate::Input::parse(all).expect("an input");
+    assert!(encode_request(Dialect::Kafka42, &all.kind, 1, 1).is_none());
+    assert!(encode_request(Dialect::Kafka42, &all.kind, 2, 1).is_some());
+}
+
+/// Offset frames Kafka would close the connection on: a version outside 2-10 and 1-10, a cut
+/// body.
+#[test]
+fn offset_frames_outside_the_served_versions_are_refused() {
+    let mut c = with_offsets(Dialect::Kafka43);
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (frame(8, 1, false, &[]), "header.RequestApiVersion"),
+        (frame(8, 11, true, &[]), "header.RequestApiVersion"),
+        (frame(9, 0, false, &[]), "header.RequestApiVersion"),
+        // One group `g` whose topics count 2^32 - 2 in 5 bytes.
+        (
+            frame(9, 8, true, &[2, 2, b'g', 0xff, 0xff, 0xff, 0xff, 0x0f]),
+            "body.Topics",
+        ),
+        (
+            frame(8, 9, true, &[2, b'g']),
+            "body.GenerationIdOrMemberEpoch",
+        ),
+    ];
+    let before = format!("{:?}", c.offsets());
+    for (f, path) in cases {
+        let e = handle_frame(&mut c, &f, 0, &peer()).expect_err(path);
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            (BoundaryCode::InvalidFrame, path),
+            "{e}"
+        );
+        assert_eq!(format!("{:?}", c.offsets()), before);
+    }
+}
+
+/// `ListGroups`: the group's state from version 4, its type from 5; a filter a version lacks
+/// cannot be sent.
+#[test]
+fn listed_groups_carry_what_their_version_has() {
+    let mut c = with_offsets(Dialect::Kafka42);
+    let list = r#"{"nowMs": 3, "type": "ListGroups", "request": {"typesFilter": []}}"#;
+    for (v, state, ty) in [
+        (0, "", ""),
+        (3, "", ""),
+        (4, "Empty", ""),
+        (5, "Empty", "classic"),
+    ] {
+        let out = handle_frame(&mut c, &frame_of(Dialect::Kafka42, list, v), 3, &peer())
+            .expect("an answer");
+        let (_, json) = response_json(Dialect::Kafka42, 16, v, &out.frame).expect("readable");
+        let g = &json["groups"][0];
+        assert_eq!(
+            (
+                &g["groupId"],
+                &g["protocolType"],
+                &g["groupState"],
+                &g["groupType"]
+            ),
+            (&"admin".into(), &"".into(), &state.into(), &ty.into()),
+            "v{v}"
+        );
+    }
+    let filtered = r#"{"nowMs": 3, "type": "ListGroups", "request": {"statesFilter": ["empty"]}}"#;
+    let filtered = crate::Input::parse(filtered).expect("an input");
+    assert!(encode_request(Dialect::Kafka42, &filtered.kind, 3, 1).is_none());
+    assert!(encode_request(Dialect::Kafka42, &filtered.kind, 4, 1).is_some());
+    let typed = r#"{"nowMs": 3, "type": "ListGroups", "request": {"typesFilter": ["streams"]}}"#;
+    let typed = crate::Input::parse(typed).expect("an input");
+    assert!(encode_request(Dialect::Kafka42, &typed.kind, 4, 1).is_none());
+    assert!(encode_request(Dialect::Kafka42, &typed.kind, 5, 1).is_some());
 }

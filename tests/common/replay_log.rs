@@ -67,6 +67,7 @@ pub fn group_records(dialect: Dialect) -> Vec<Record> {
             metadata_hash: 0x5eed,
             validated_topology_epoch: 0,
             last_assignment_configs: Some(Vec::new()),
+            ..GroupMetadataFields::default()
         },
     };
     for i in 0..MEMBERS {

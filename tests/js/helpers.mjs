@@ -37,13 +37,14 @@ function isDefault(v) {
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Why the JSON face's response `face` is not what the wire's reads back as (`wire`), or null. */
-export function wireDiffers(face, wire, path) {
+export function wireDiffers(face, wire, path, version = 0) {
   if (isObject(face) && isObject(wire)) {
-    const legacy = 'acceptableRecoveryLagLegacy' in wire;
+    // 4.4 calls version 0's int32 field `acceptableRecoveryLagLegacy`; version 1 has its own.
+    const legacy = version === 0 && 'acceptableRecoveryLagLegacy' in wire;
     for (const [k, fv] of Object.entries(face)) {
       const wk = k === 'acceptableRecoveryLag' && legacy ? 'acceptableRecoveryLagLegacy' : k;
       if (!(wk in wire)) return `${path}.${k}: not in the wire response`;
-      const d = wireDiffers(fv, wire[wk], `${path}.${k}`);
+      const d = wireDiffers(fv, wire[wk], `${path}.${k}`, version);
       if (d !== null) return d;
     }
     for (const [k, wv] of Object.entries(wire)) {
@@ -54,7 +55,7 @@ export function wireDiffers(face, wire, path) {
   }
   if (Array.isArray(face) && Array.isArray(wire) && face.length === wire.length) {
     for (let i = 0; i < face.length; i++) {
-      const d = wireDiffers(face[i], wire[i], `${path}[${i}]`);
+      const d = wireDiffers(face[i], wire[i], `${path}[${i}]`, version);
       if (d !== null) return d;
     }
     return null;

@@ -18,6 +18,9 @@ const big = (_, v) => (typeof v === 'bigint' ? `${v}n` : v);
 
 const REQUESTS = new Set(['StreamsGroupHeartbeat', 'StreamsGroupDescribe', 'StreamsGroupInitialize', 'DeleteGroups']);
 
+/** Requests whose input carries its version (`apiVersion`): sent and answered at the one tried. */
+const VERSIONED = new Set(['StreamsGroupHeartbeat', 'StreamsGroupDescribe']);
+
 /** The fields of an output other than its response. */
 const rest = ({ response, ...fields }) => fields;
 
@@ -33,9 +36,17 @@ function run(scenario, offset) {
   let sent = 0;
   try {
     scenario.steps.forEach((step, i) => {
-      const input = step.input;
+      let input = step.input;
+      const tried = apis.get(input.type);
+      if (tried !== undefined && VERSIONED.has(input.type)) {
+        input = { ...input, apiVersion: Math.max(tried.minVersion, tried.maxVersion - offset) };
+      }
       const expected = json.handle(structuredClone(input));
-      if (isError(expected)) return; // changes nothing on either side
+      if (isError(expected)) {
+        // Changes nothing on either side (a describe asking for a description below v1).
+        assert.ok(isError(wire.handle(structuredClone(input))), `step ${i}: the coordinators parted`);
+        return;
+      }
       if (!REQUESTS.has(input.type)) {
         assert.deepStrictEqual(wire.handle(structuredClone(input)), expected, `step ${i}: the coordinators parted`);
         return;
@@ -49,6 +60,12 @@ function run(scenario, offset) {
       }
       const v = Math.max(api.minVersion, api.maxVersion - offset);
       const frame = wire.encodeRequest(input, v, i);
+      if (frame === null && VERSIONED.has(input.type) && v === 0) {
+        // A version that cannot carry the request (describe's topology description below v1):
+        // no client sends it; the JSON way for both.
+        assert.deepStrictEqual(wire.handle(structuredClone(input)), expected, `step ${i}: the coordinators parted`);
+        return;
+      }
       assert.ok(frame instanceof Uint8Array, `step ${i} v${v}: no frame`);
       assert.equal(new DataView(frame.buffer, frame.byteOffset).getInt16(0), api.apiKey);
       const host = input.client?.clientHost ?? '';
@@ -59,7 +76,7 @@ function run(scenario, offset) {
       assert.deepStrictEqual(rest(out), rest(expected), `step ${i} v${v}: the wire's output differs`);
       const read = wire.decodeResponse(api.apiKey, v, out.response);
       assert.equal(read.correlationId, i, `step ${i}: correlation id`);
-      const d = differs(expected.response, read.response, 'response');
+      const d = differs(expected.response, read.response, 'response', v);
       assert.equal(d, null, `step ${i} v${v}: ${d}`);
     });
   } finally {

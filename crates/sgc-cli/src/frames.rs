@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::{json, Value};
 use streams_group_coordinator::api::boundary_error_json;
 use streams_group_coordinator::wire::{self, Peer};
-use streams_group_coordinator::{Coordinator, Dialect, Input};
+use streams_group_coordinator::{Coordinator, Dialect, Input, InputKind};
 
 use crate::{emit, usage};
 
@@ -233,7 +233,12 @@ pub fn encode(args: &[String]) -> ExitCode {
                 continue;
             }
         };
-        let version = o.api_version.unwrap_or(0);
+        // Without --api-version: version 0, or the version an offsets input came at.
+        let version = o.api_version.unwrap_or(match &input.kind {
+            InputKind::OffsetCommit { api_version, .. }
+            | InputKind::OffsetFetch { api_version, .. } => *api_version,
+            _ => 0,
+        });
         let Some(frame) = wire::encode_request(dialect, &input.kind, version, i as i32) else {
             eprintln!(
                 "sgc: line {}: not a request of {} at version {version}",

@@ -43,11 +43,18 @@ USAGE:
     sgc encode-frames [--dialect D] [--api-version V] [FILE]
                                     encode JSON inputs (one per line) as the request frames a
                                     client sends, size-prefixed, to stdout
+    sgc serve [--listen HOST:PORT] [--data-dir DIR] [--config FILE] [--fsync group|batch|never]
+                                    serve Kafka's protocol over TCP (default 127.0.0.1:9092),
+                                    one coordinator per __consumer_offsets partition, records
+                                    kept in DIR (default ./sgc-data) in Kafka's log format and
+                                    replayed on start; `sgc serve --help` for every flag
+                                    (not in sgc.wasm)
     sgc --version | --help
 
 INPUTS (see DESIGN.md): {\"nowMs\": 1000, \"type\": \"StreamsGroupHeartbeat\", \"request\": {...}}
     types: StreamsGroupHeartbeat, StreamsGroupInitialize, StreamsGroupDescribe, TopicMetadata,
-           AdvanceTime, DeleteGroups, Replay, SetTargetAssignment, OffsetCommit, OffsetFetch
+           AdvanceTime, DeleteGroups, Replay, SetTargetAssignment, OffsetCommit, OffsetFetch,
+           ListGroups
 OUTPUT: {\"response\", \"records\", \"topicsToCreate\", \"explain\", \"nextDeadlineMs\"}, or
         {\"error\": {\"code\", \"message\", \"path\"}} for a line that cannot be understood; the
         stream goes on after a bad line.
@@ -71,6 +78,8 @@ fn main() -> ExitCode {
         Some("topology-id") => topology_id_cmd(&args[1..]),
         Some("history") => history_cmd(&args[1..]),
         Some("frames") => frames::serve(&args[1..]),
+        #[cfg(not(target_family = "wasm"))]
+        Some("serve") => sgc_server::main(&args[1..]),
         Some("frame-json") => frames::to_json(&args[1..]),
         Some("encode-frames") => frames::encode(&args[1..]),
         Some("--config") => match args.get(1) {

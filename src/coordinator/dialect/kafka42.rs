@@ -221,6 +221,40 @@ fn topology_step(
     }
 }
 
+/// Kafka 4.4 (`maybeSetTopologyDescriptionRequired`): whether a successful v1 heartbeat asks
+/// for the topology description: a store is configured, the group has a topology whose epoch
+/// the store neither holds nor refused, the member is not told its topology is stale, and no
+/// back-off window is in effect for the epoch (this arms one).
+fn description_required(
+    c: &mut Coordinator,
+    group_id: &str,
+    response: &HeartbeatResponse42,
+    now: i64,
+) -> bool {
+    if !c.descriptions.enabled() {
+        return false;
+    }
+    let Some(group) = c.groups.get(group_id) else {
+        return false;
+    };
+    let current = group.topology.as_ref().map_or(-1, |t| t.epoch);
+    let (stored, failed) = group.kafka42().map_or((-1, -1), |k| {
+        (
+            k.stored_description_topology_epoch,
+            k.failed_description_topology_epoch,
+        )
+    });
+    let stale = response
+        .status
+        .iter()
+        .flatten()
+        .any(|s| s.status_code == statuses::STALE_TOPOLOGY);
+    if current < 0 || stored == current || failed == current || stale {
+        return false;
+    }
+    c.descriptions.arm_if_not_active(group_id, current, now)
+}
+
 /// The endpoint-information epoch a heartbeat compares the member's with, and whether the
 /// heartbeat moves it: Kafka moves it, in memory, when a member with an endpoint joins or gets
 /// other tasks; a group this heartbeat creates starts from 0 on an object it then drops.
@@ -374,10 +408,13 @@ impl DialectRules for Kafka {
             refreshed,
             records: Vec::new(),
             reasons,
+            // A bump carries the description epochs as the group holds them.
             fields: GroupMetadataFields {
                 metadata_hash,
                 validated_topology_epoch,
                 last_assignment_configs: Some(configs),
+                stored_description_topology_epoch: stored.stored_description_topology_epoch,
+                failed_description_topology_epoch: stored.failed_description_topology_epoch,
             },
         })
     }
@@ -499,6 +536,13 @@ impl DialectRules for Kafka {
                 detail: statuses::shutdown_detail(member_id),
             });
         }
+        if req.api_version >= 1 {
+            if let Some(missing) =
+                statuses::missing_client_tags(&c.config.rack_aware_assignment_tags, member)
+            {
+                statuses.push(missing);
+            }
+        }
         // A heartbeat that is not sent its tasks builds no list of them.
         let (active, standby, warmup) = if send_tasks {
             member.assigned.to_task_ids()
@@ -517,8 +561,13 @@ impl DialectRules for Kafka {
             member_id: member_id.to_string(),
             member_epoch: member.member_epoch,
             heartbeat_interval_ms: c.config.heartbeat_interval_ms,
-            // Kafka 4.2 and 4.3 set neither field; 4.4's v0 answer has the offset interval.
-            acceptable_recovery_lag: 0,
+            // Kafka 4.2 and 4.3 set neither field; 4.4's v0 answer has the offset interval, its
+            // v1 answer the recovery lag too (v0's int32 field is never set).
+            acceptable_recovery_lag: if req.api_version >= 1 {
+                i64::from(c.config.acceptable_recovery_lag)
+            } else {
+                0
+            },
             task_offset_interval_ms: if self.release.answers_task_offset_interval() {
                 c.config.task_offset_interval_ms
             } else {
@@ -528,6 +577,7 @@ impl DialectRules for Kafka {
             active_tasks: tasks(active),
             standby_tasks: tasks(standby),
             warmup_tasks: tasks(warmup),
+            topology_description_required: (req.api_version >= 1).then_some(false),
             // A group this heartbeat created keeps no epoch: the response says 0.
             endpoint_information_epoch: if created {
                 0
@@ -536,18 +586,28 @@ impl DialectRules for Kafka {
             },
             partitions_by_user_endpoint: endpoints,
         };
+        let mut response = response;
+        if req.api_version >= 1 && description_required(c, group_id, &response, done.now) {
+            response.topology_description_required = Some(true);
+        }
         Response::Heartbeat42(Box::new(response))
     }
 
     fn describe(&self, c: &Coordinator, req: &DescribeRequest) -> Response {
+        let mut groups = describe::entries(
+            &c.groups,
+            &req.group_ids,
+            describe::kafka42_group,
+            describe::kafka42_error,
+        );
+        if req.api_version >= 1 {
+            for g in &mut groups {
+                g.v1 = Some(describe::kafka44_v1(c, g, req.include_topology_description));
+            }
+        }
         Response::Describe42(DescribeResponse42 {
             throttle_time_ms: 0,
-            groups: describe::entries(
-                &c.groups,
-                &req.group_ids,
-                describe::kafka42_group,
-                describe::kafka42_error,
-            ),
+            groups,
         })
     }
 

@@ -124,6 +124,12 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
     /// Whether the first member of a memberless group arms the initial rebalance delay (4.7).
     fn has_initial_rebalance_delay(&self) -> bool;
 
+    /// The newest `StreamsGroupHeartbeat` and `StreamsGroupDescribe` version served (4.4: 1).
+    fn streams_max_version(&self) -> i16 {
+        self.release()
+            .map_or(0, release::Release::streams_max_version)
+    }
+
     /// The released Kafka the dialect answers as (none for the draft).
     fn release(&self) -> Option<release::Release> {
         None

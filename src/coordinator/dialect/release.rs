@@ -58,4 +58,13 @@ impl Release {
     pub(crate) fn answers_task_offset_interval(self) -> bool {
         self == Release::V4_4
     }
+
+    /// The newest streams heartbeat and describe version: 4.4 adds 1 (KIP-1331's topology
+    /// description, the int64 recovery lag, `MISSING_CLIENT_TAGS`).
+    pub(crate) fn streams_max_version(self) -> i16 {
+        match self {
+            Release::V4_4 => 1,
+            _ => 0,
+        }
+    }
 }

@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 
 use crate::api::{
-    AssignmentJson, DescribedGroup, DescribedGroup42, DescribedMember, DescribedMember42,
-    DescribedSubtopology, DescribedSubtopology42, DescribedTopology42, EndpointJson, KeyValueJson,
-    TaskOffsetJson,
+    description_status, AssignmentJson, DescribedGroup, DescribedGroup42, DescribedGroupV1,
+    DescribedMember, DescribedMember42, DescribedSubtopology, DescribedSubtopology42,
+    DescribedTopology42, EndpointJson, KeyValueJson, TaskOffsetJson,
 };
+use crate::coordinator::Coordinator;
 use crate::error::ErrorCode;
 use crate::group::Group;
 use crate::java::is_blank;
@@ -151,6 +152,54 @@ pub(crate) fn kafka42_group(g: &Group) -> DescribedGroup42 {
         topology,
         members,
         authorized_operations: i32::MIN,
+        v1: None,
+    }
+}
+
+/// 4.4's version-1 fields of a described group: the assignor of the next computation, and the
+/// stored topology description when asked for (a group that could not be described gets the
+/// defaults: no assignor, `NOT_REQUESTED`).
+pub(crate) fn kafka44_v1(
+    c: &Coordinator,
+    g: &DescribedGroup42,
+    include_description: bool,
+) -> DescribedGroupV1 {
+    if g.error_code != 0 {
+        return DescribedGroupV1::default();
+    }
+    let (status, description) = if include_description {
+        stored_description(c, g)
+    } else {
+        (description_status::NOT_REQUESTED, None)
+    };
+    DescribedGroupV1 {
+        topology_description: description,
+        topology_description_status: status,
+        assignor_name: Some(c.config().assignor.name().to_string()),
+    }
+}
+
+/// What describe says of a group's stored description (`attachTopologyDescriptions`): only a
+/// description stored at the group's current topology epoch is available; no plugin, no
+/// topology, an uncertain or older stored epoch, or a store that lost it: not stored.
+fn stored_description(
+    c: &Coordinator,
+    g: &DescribedGroup42,
+) -> (i8, Option<crate::api::TopologyDescriptionJson>) {
+    let not_stored = (description_status::NOT_STORED, None);
+    let Some(epoch) = g.topology.as_ref().map(|t| t.epoch) else {
+        return not_stored;
+    };
+    let stored = c
+        .group(&g.group_id)
+        .and_then(Group::kafka42)
+        .map_or(-1, |k| k.stored_description_topology_epoch);
+    if stored < 0 || stored != epoch {
+        return not_stored;
+    }
+    match c.stored_topology_description(&g.group_id, epoch) {
+        Some(d) => (description_status::AVAILABLE, Some(d.clone())),
+        None => not_stored,
     }
 }
 

@@ -2,5 +2,6 @@
 
 pub(crate) mod describe;
 pub(crate) mod endpoints;
+pub(crate) mod list_groups;
 pub(crate) mod snapshot;
 pub(crate) mod statuses;

@@ -12,6 +12,9 @@ pub(crate) const ASSIGNMENT_INTERVAL_DETAIL: &str =
 pub(crate) const ASSIGNMENT_DELAYED_DETAIL: &str =
     "Assignment delayed due to the configured initial rebalance delay.";
 
+/// `STALE_TOPOLOGY`'s code in the released protocol.
+pub(crate) const STALE_TOPOLOGY: i8 = 0;
+
 /// Statuses in their wire form.
 pub(crate) fn status_json(statuses: &[Status]) -> Vec<StatusJson> {
     statuses
@@ -181,6 +184,34 @@ fn missing_internal_detail(topics: &[crate::topology::TopicToCreate]) -> String 
     }
 }
 
+/// Java's `\s`: the whitespace Kafka's split and `trim` of the tags setting remove.
+fn java_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r')
+}
+
+/// 4.4's `MISSING_CLIENT_TAGS` (6) for a version-1 heartbeat: the rack-aware tags the member's
+/// client tags lack, as Kafka reads the setting (joined by commas, trimmed, split again), in
+/// the setting's order.
+pub(crate) fn missing_client_tags(required: &[String], member: &Member) -> Option<Status> {
+    let joined = required.join(",");
+    let joined = joined.trim_matches(java_space);
+    if joined.is_empty() {
+        return None;
+    }
+    let missing: Vec<&str> = joined
+        .split(',')
+        .map(|t| t.trim_matches(java_space))
+        .filter(|t| !member.metadata.client_tags.iter().any(|kv| kv.key == *t))
+        .collect();
+    (!missing.is_empty()).then(|| Status {
+        code: 6,
+        detail: format!(
+            "Missing required client tags for rack-aware standby assignment: [{}]. Configure them via 'client.tag.<tagKey>' in your Streams config.",
+            missing.join(", ")
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +233,27 @@ mod tests {
             missing_sources_detail(&list(5)),
             "Source topics t0, t1, t2 and 2 additional topics are missing."
         );
+    }
+
+    #[test]
+    fn missing_client_tags_name_what_the_member_lacks_in_setting_order() {
+        let mut m = Member::new("m");
+        let tags = |l: &[&str]| l.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        assert_eq!(missing_client_tags(&[], &m), None);
+        assert_eq!(missing_client_tags(&tags(&[" "]), &m), None);
+        let s = missing_client_tags(&tags(&["zone", "cluster"]), &m).expect("a status");
+        assert_eq!(s.code, 6);
+        assert!(s.detail.contains(": [zone, cluster]. "), "{}", s.detail);
+        m.metadata.client_tags.push(crate::records::KeyValue {
+            key: "cluster".into(),
+            value: "c1".into(),
+        });
+        let s = missing_client_tags(&tags(&[" zone ", "cluster"]), &m).expect("a status");
+        assert!(s.detail.contains(": [zone]. "), "{}", s.detail);
+        m.metadata.client_tags.push(crate::records::KeyValue {
+            key: "zone".into(),
+            value: "z".into(),
+        });
+        assert_eq!(missing_client_tags(&tags(&["zone", "cluster"]), &m), None);
     }
 }

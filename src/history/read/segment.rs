@@ -10,32 +10,7 @@
 use std::borrow::Cow;
 
 use super::{compressed, pos_err, LogError, RawEntry, Source};
-
-/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): the checksum of a v2 record batch.
-fn crc32c(bytes: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut table = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 {
-                    (c >> 1) ^ 0x82F6_3B78
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            table[i] = c;
-            i += 1;
-        }
-        table
-    };
-    !bytes
-        .iter()
-        .fold(!0u32, |c, &b| TABLE[usize::from((c as u8) ^ b)] ^ (c >> 8))
-}
+use crate::records::batch::crc32c;
 
 struct Reader<'a> {
     bytes: &'a [u8],

@@ -40,6 +40,24 @@ pub const KAFKA_4_2: &[ApiRange] = &[
         min: 0,
         max: 2,
     },
+    ApiRange {
+        key: 8,
+        name: "OffsetCommit",
+        min: 2,
+        max: 10,
+    },
+    ApiRange {
+        key: 9,
+        name: "OffsetFetch",
+        min: 1,
+        max: 10,
+    },
+    ApiRange {
+        key: 16,
+        name: "ListGroups",
+        min: 0,
+        max: 5,
+    },
 ];
 
 /// `schemas/kafka-4.3/`.
@@ -68,6 +86,24 @@ pub const KAFKA_4_3: &[ApiRange] = &[
         min: 0,
         max: 2,
     },
+    ApiRange {
+        key: 8,
+        name: "OffsetCommit",
+        min: 2,
+        max: 10,
+    },
+    ApiRange {
+        key: 9,
+        name: "OffsetFetch",
+        min: 1,
+        max: 10,
+    },
+    ApiRange {
+        key: 16,
+        name: "ListGroups",
+        min: 0,
+        max: 5,
+    },
 ];
 
 /// `schemas/kafka-4.4/`.
@@ -95,6 +131,30 @@ pub const KAFKA_4_4: &[ApiRange] = &[
         name: "DeleteGroups",
         min: 0,
         max: 3,
+    },
+    ApiRange {
+        key: 8,
+        name: "OffsetCommit",
+        min: 2,
+        max: 10,
+    },
+    ApiRange {
+        key: 9,
+        name: "OffsetFetch",
+        min: 1,
+        max: 10,
+    },
+    ApiRange {
+        key: 16,
+        name: "ListGroups",
+        min: 0,
+        max: 5,
+    },
+    ApiRange {
+        key: 93,
+        name: "StreamsGroupTopologyDescriptionUpdate",
+        min: 0,
+        max: 0,
     },
 ];
 

@@ -6,6 +6,7 @@
 //! files must describe, version for version, the same bytes as the family's: generation fails
 //! otherwise. `versions.rs` lists the versions each release's files define per API.
 
+pub mod broker;
 pub mod rust;
 pub mod schema;
 
@@ -41,6 +42,14 @@ const FAMILIES: &[Family] = &[
             "StreamsGroupDescribeResponse",
             "DeleteGroupsRequest",
             "DeleteGroupsResponse",
+            "OffsetCommitRequest",
+            "OffsetCommitResponse",
+            "OffsetFetchRequest",
+            "OffsetFetchResponse",
+            "ListGroupsRequest",
+            "ListGroupsResponse",
+            "StreamsGroupTopologyDescriptionUpdateRequest",
+            "StreamsGroupTopologyDescriptionUpdateResponse",
         ],
         releases: &[
             ("KAFKA_4_2", "kafka-4.2"),

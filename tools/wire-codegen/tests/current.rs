@@ -65,3 +65,22 @@ fn a_release_whose_bytes_differ_fails_generation() {
         "{e}"
     );
 }
+
+#[test]
+fn generated_broker_messages_are_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let generated: BTreeMap<String, String> = wire_codegen::broker::generate(&root.join("schemas"))
+        .expect("the schemas generate")
+        .into_iter()
+        .collect();
+    let mut on_disk = BTreeMap::new();
+    committed(
+        &root.join("crates/sgc-server/src/messages"),
+        "",
+        &mut on_disk,
+    );
+    assert_eq!(
+        on_disk, generated,
+        "crates/sgc-server/src/messages is not what the schemas generate: run `cargo run -p wire-codegen`"
+    );
+}

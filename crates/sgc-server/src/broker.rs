@@ -1,0 +1,733 @@
+//! What the server answers itself (`ApiVersions`, `Metadata`, `FindCoordinator`,
+//! `CreateTopics`) and how it routes the coordinator's APIs: a request for one group goes to
+//! the partition that owns the group (`partitionFor`), one for several groups is split by
+//! partition and the answers merged, as Kafka's `GroupCoordinatorService` does.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use streams_group_coordinator::api::TopicSpec;
+use streams_group_coordinator::partition_for;
+use streams_group_coordinator::records::Dialect;
+use streams_group_coordinator::topology::TopicToCreate;
+use streams_group_coordinator::wire::codec::Reader;
+use streams_group_coordinator::wire::messages::kafka::request_header::RequestHeader;
+use streams_group_coordinator::wire::messages::versions::ApiRange;
+use streams_group_coordinator::wire::messages::{draft, kafka};
+use streams_group_coordinator::wire::{self, Peer};
+use tokio::sync::oneshot;
+
+use crate::messages::{create_topics_request as ctq, create_topics_response as cts};
+use crate::messages::{find_coordinator_request as fcq, find_coordinator_response as fcs};
+use crate::messages::{metadata_request as mdq, metadata_response as mds};
+use crate::metrics::Metrics;
+use crate::shard::{Job, Reply};
+use crate::topics::Topics;
+
+/// The APIs the server answers besides the coordinator's.
+pub const BROKER_APIS: &[ApiRange] = &[
+    ApiRange {
+        key: mdq::API_KEY,
+        name: "Metadata",
+        min: mdq::VERSIONS.0,
+        max: mdq::VERSIONS.1,
+    },
+    ApiRange {
+        key: fcq::API_KEY,
+        name: "FindCoordinator",
+        min: fcq::VERSIONS.0,
+        max: fcq::VERSIONS.1,
+    },
+    ApiRange {
+        key: ctq::API_KEY,
+        name: "CreateTopics",
+        min: ctq::VERSIONS.0,
+        max: ctq::VERSIONS.1,
+    },
+];
+
+/// Kafka's error codes the server answers with.
+const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
+const COORDINATOR_NOT_AVAILABLE: i16 = 15;
+const INVALID_TOPIC_EXCEPTION: i16 = 17;
+const TOPIC_ALREADY_EXISTS: i16 = 36;
+const INVALID_PARTITIONS: i16 = 37;
+const INVALID_REPLICATION_FACTOR: i16 = 38;
+const INVALID_REQUEST: i16 = 42;
+const UNKNOWN_TOPIC_ID: i16 = 100;
+
+/// The broker: this node, the topics it knows, and the coordinator threads that own the
+/// partitions (partition `p` on thread `p % threads`).
+pub struct Broker {
+    pub dialect: Dialect,
+    pub node_id: i32,
+    pub host: String,
+    pub port: i32,
+    pub cluster_id: String,
+    pub workers: Vec<Sender<Job>>,
+    /// `offsets.topic.num.partitions`.
+    pub partitions: usize,
+    pub topics: Mutex<Topics>,
+    pub data_dir: PathBuf,
+    pub metrics: Arc<Metrics>,
+}
+
+/// A request routed: queued at its group's partition, or to be handled by the broker.
+pub enum Dispatch {
+    /// Queued at its partition (`None`: the partition's coordinator has stopped).
+    Queued(Option<oneshot::Receiver<Reply>>),
+    /// For [`Broker::handle`]; once handled, the response frame.
+    Handle(Vec<u8>),
+    /// The connection is to be closed, for this reason.
+    Refused(String),
+}
+
+/// What a request frame gets: a response frame, or the connection closed (Kafka's answer to
+/// a request it cannot read).
+pub enum Answer {
+    Frame(Vec<u8>),
+    Close(String),
+}
+
+fn close(why: impl Into<String>) -> Answer {
+    Answer::Close(why.into())
+}
+
+/// Writes a response frame of one of the server's own messages.
+macro_rules! respond {
+    ($m:ident, $body:expr, $corr:expr, $v:expr) => {{
+        let header_version = i16::from($v >= $m::FLEXIBLE_FROM);
+        Answer::Frame(wire::respond($corr, header_version, |w| $body.write(w, $v)))
+    }};
+}
+
+fn served(v: i16, range: (i16, i16)) -> bool {
+    (range.0..=range.1).contains(&v)
+}
+
+impl Broker {
+    fn send(&self, partition: usize, job: Job) -> bool {
+        let n = self.workers.len().max(1);
+        self.workers
+            .get(partition % n)
+            .is_some_and(|s| s.send(job).is_ok())
+    }
+
+    fn partition(&self, group_id: &str) -> usize {
+        partition_for(group_id, self.partitions as i32) as usize
+    }
+
+    /// Answers one request frame.
+    pub async fn handle(&self, frame: Vec<u8>, peer: &Peer) -> Answer {
+        let Some((header, at)) = read_header(&frame) else {
+            return close("a request header that cannot be read");
+        };
+        let corr = header.correlation_id;
+        let v = header.request_api_version;
+        let body = &frame[at..];
+        match header.request_api_key {
+            18 => match wire::answer_api_versions(self.dialect, &frame, BROKER_APIS) {
+                Ok(f) => Answer::Frame(f),
+                Err(e) => close(e.to_string()),
+            },
+            mdq::API_KEY => self.metadata(v, corr, body),
+            fcq::API_KEY => self.find_coordinator(v, corr, body),
+            ctq::API_KEY => self.create_topics(v, corr, body),
+            key => match self.groups_of(key, v, body) {
+                Some(Groups::One(group)) => {
+                    let p = self.partition(&group);
+                    self.to_shard(p, frame, peer).await
+                }
+                Some(Groups::Many(field, groups)) => {
+                    self.split(key, field, groups, frame, peer).await
+                }
+                Some(Groups::All) => self.every_partition(key, frame, peer).await,
+                None => close(format!("API key {key} version {v} is not served here")),
+            },
+        }
+    }
+
+    /// The group a coordinator request is for, or the groups of one that names several.
+    fn groups_of(&self, key: i16, v: i16, body: &[u8]) -> Option<Groups> {
+        let draft = self.dialect == Dialect::Kip1071Draft;
+        let first_string = |flexible_from: i16| {
+            Reader::new(body)
+                .string(v >= flexible_from, "GroupId")
+                .ok()
+                .map(Groups::One)
+        };
+        match key {
+            88 if !draft => first_string(kafka::streams_group_heartbeat_request::FLEXIBLE_FROM),
+            88 => first_string(draft::streams_group_initialize_request::FLEXIBLE_FROM),
+            89 if draft => first_string(draft::streams_group_heartbeat_request::FLEXIBLE_FROM),
+            8 => first_string(kafka::offset_commit_request::FLEXIBLE_FROM),
+            93 if !draft => first_string(
+                kafka::streams_group_topology_description_update_request::FLEXIBLE_FROM,
+            ),
+            9 if v < 8 => first_string(kafka::offset_fetch_request::FLEXIBLE_FROM),
+            16 => Some(Groups::All),
+            9 | 89 | 90 | 42 => {
+                let (_, json) =
+                    wire::request_json(self.dialect, &self.fake_frame(key, v, body)).ok()?;
+                let field = multi_group_field(key);
+                let groups = json.get(field)?.as_array()?.iter().map(group_id).collect();
+                Some(Groups::Many(field, groups))
+            }
+            _ => None,
+        }
+    }
+
+    /// A frame of `body` with a minimal header, for reading a body as JSON.
+    fn fake_frame(&self, key: i16, v: i16, body: &[u8]) -> Vec<u8> {
+        let header = self.header_version(key, v);
+        let mut w = Vec::with_capacity(body.len() + 16);
+        RequestHeader {
+            request_api_key: key,
+            request_api_version: v,
+            correlation_id: 0,
+            client_id: None,
+        }
+        .write(&mut w, header);
+        w.extend_from_slice(body);
+        w
+    }
+
+    /// The request header version of the multi-group request `key` at `v`.
+    fn header_version(&self, key: i16, v: i16) -> i16 {
+        let draft = self.dialect == Dialect::Kip1071Draft;
+        let flexible_from = match key {
+            42 => kafka::delete_groups_request::FLEXIBLE_FROM,
+            9 => kafka::offset_fetch_request::FLEXIBLE_FROM,
+            16 => kafka::list_groups_request::FLEXIBLE_FROM,
+            89 if !draft => kafka::streams_group_describe_request::FLEXIBLE_FROM,
+            90 => draft::streams_group_describe_request::FLEXIBLE_FROM,
+            _ => 0,
+        };
+        if v >= flexible_from {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Routes a request frame: a request for one group is queued at its partition at once
+    /// (so that a connection's requests reach a partition in the order they were sent), the
+    /// others are answered by [`Broker::handle`].
+    pub fn dispatch(&self, frame: Vec<u8>, peer: &Peer) -> Dispatch {
+        let single = read_header(&frame).and_then(|(h, at)| {
+            match self.groups_of(h.request_api_key, h.request_api_version, &frame[at..]) {
+                Some(Groups::One(group)) => Some(self.partition(&group)),
+                _ => None,
+            }
+        });
+        match single {
+            Some(p) => Dispatch::Queued(self.queue(p, frame, peer)),
+            None => Dispatch::Handle(frame),
+        }
+    }
+
+    fn queue(
+        &self,
+        partition: usize,
+        frame: Vec<u8>,
+        peer: &Peer,
+    ) -> Option<oneshot::Receiver<Reply>> {
+        let (tx, rx) = oneshot::channel();
+        let job = Job::Frame {
+            partition,
+            frame,
+            peer: peer.clone(),
+            reply: tx,
+        };
+        self.send(partition, job).then_some(rx)
+    }
+
+    /// The answer of a queued request, once its partition replied.
+    pub async fn answer(&self, queued: Option<oneshot::Receiver<Reply>>) -> Answer {
+        let Some(rx) = queued else {
+            return close("the partition's coordinator has stopped");
+        };
+        match rx.await {
+            Ok(Reply::Frame {
+                frame,
+                topics_to_create,
+            }) => {
+                if !topics_to_create.is_empty() {
+                    self.create_internal(&topics_to_create);
+                }
+                Answer::Frame(frame)
+            }
+            Ok(Reply::Close(why)) => close(why),
+            Err(_) => close("the partition's coordinator has stopped"),
+        }
+    }
+
+    async fn to_shard(&self, partition: usize, frame: Vec<u8>, peer: &Peer) -> Answer {
+        self.answer(self.queue(partition, frame, peer)).await
+    }
+
+    /// A request naming groups of several partitions: one request per partition, the
+    /// answers' entries merged in the request's order.
+    async fn split(
+        &self,
+        key: i16,
+        field: &'static str,
+        groups: Vec<String>,
+        frame: Vec<u8>,
+        peer: &Peer,
+    ) -> Answer {
+        let mut by_partition: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        for g in &groups {
+            by_partition
+                .entry(self.partition(g))
+                .or_default()
+                .push(g.clone());
+        }
+        if by_partition.len() <= 1 {
+            let p = by_partition.keys().next().copied().unwrap_or(0);
+            return self.to_shard(p, frame, peer).await;
+        }
+        let Ok((header, request)) = wire::request_json(self.dialect, &frame) else {
+            return close("a request that cannot be read");
+        };
+        let (v, corr) = (header.api_version, header.correlation_id);
+        let mut entries: Vec<Value> = Vec::new();
+        let answers_field = answers_field(key);
+        let mut first: Option<Value> = None;
+        for (p, part) in by_partition {
+            let mut sub = request.clone();
+            let all = request[field].as_array().cloned().unwrap_or_default();
+            let mine = all.into_iter().filter(|e| part.contains(&group_id(e)));
+            sub[field] = Value::Array(mine.collect());
+            let Some(sub_frame) = self.encode_request(key, v, corr, &sub) else {
+                return close("a request that cannot be split");
+            };
+            let Answer::Frame(answer) = self.to_shard(p, sub_frame, peer).await else {
+                return close("a partition refused its part of the request");
+            };
+            let Ok((_, mut json)) = wire::response_json(self.dialect, key, v, &answer) else {
+                return close("a partition's answer cannot be read");
+            };
+            if let Some(Value::Array(a)) = json.get_mut(answers_field).map(Value::take) {
+                entries.extend(a);
+            }
+            first.get_or_insert(json);
+        }
+        entries.sort_by_key(|e| {
+            let id = group_id(e);
+            groups.iter().position(|g| *g == id).unwrap_or(usize::MAX)
+        });
+        let mut merged = first.unwrap_or_else(|| json!({}));
+        merged[answers_field] = Value::Array(entries);
+        self.encode_response(key, v, corr, merged).map_or_else(
+            || close("a merged answer that cannot be written"),
+            Answer::Frame,
+        )
+    }
+
+    fn encode_request(&self, key: i16, v: i16, corr: i32, body: &Value) -> Option<Vec<u8>> {
+        macro_rules! req {
+            ($m:path, $t:ident) => {{
+                use $m as m;
+                let typed: m::$t = serde_json::from_value(body.clone()).ok()?;
+                let mut w = self.fake_frame(key, v, &[]);
+                w[4..8].copy_from_slice(&corr.to_be_bytes());
+                typed.write(&mut w, v);
+                Some(w)
+            }};
+        }
+        match key {
+            42 => req!(kafka::delete_groups_request, DeleteGroupsRequest),
+            9 => req!(kafka::offset_fetch_request, OffsetFetchRequest),
+            89 if self.dialect != Dialect::Kip1071Draft => req!(
+                kafka::streams_group_describe_request,
+                StreamsGroupDescribeRequest
+            ),
+            90 => req!(
+                draft::streams_group_describe_request,
+                StreamsGroupDescribeRequest
+            ),
+            _ => None,
+        }
+    }
+
+    fn encode_response(&self, key: i16, v: i16, corr: i32, body: Value) -> Option<Vec<u8>> {
+        macro_rules! resp {
+            ($m:path, $t:ident) => {{
+                use $m as m;
+                let typed: m::$t = serde_json::from_value(body).ok()?;
+                let hv = i16::from(v >= m::FLEXIBLE_FROM);
+                Some(wire::respond(corr, hv, |w| typed.write(w, v)))
+            }};
+        }
+        match key {
+            42 => resp!(kafka::delete_groups_response, DeleteGroupsResponse),
+            9 => resp!(kafka::offset_fetch_response, OffsetFetchResponse),
+            16 => resp!(kafka::list_groups_response, ListGroupsResponse),
+            89 if self.dialect != Dialect::Kip1071Draft => resp!(
+                kafka::streams_group_describe_response,
+                StreamsGroupDescribeResponse
+            ),
+            90 => resp!(
+                draft::streams_group_describe_response,
+                StreamsGroupDescribeResponse
+            ),
+            _ => None,
+        }
+    }
+
+    /// A request for every group (`ListGroups`): asked of every partition, the groups of
+    /// their answers together, the first error kept.
+    async fn every_partition(&self, key: i16, frame: Vec<u8>, peer: &Peer) -> Answer {
+        let Ok((header, _)) = wire::request_json(self.dialect, &frame) else {
+            return close("a request that cannot be read");
+        };
+        let (v, corr) = (header.api_version, header.correlation_id);
+        let mut merged: Option<Value> = None;
+        for p in 0..self.partitions {
+            let Answer::Frame(answer) = self.to_shard(p, frame.clone(), peer).await else {
+                return close("a partition refused its part of the request");
+            };
+            let Ok((_, json)) = wire::response_json(self.dialect, key, v, &answer) else {
+                return close("a partition's answer cannot be read");
+            };
+            match merged.as_mut() {
+                None => merged = Some(json),
+                Some(m) => {
+                    if m["errorCode"] == 0 && json["errorCode"] != 0 {
+                        m["errorCode"] = json["errorCode"].clone();
+                    }
+                    if let (Some(all), Some(more)) =
+                        (m["groups"].as_array_mut(), json["groups"].as_array())
+                    {
+                        all.extend(more.iter().cloned());
+                    }
+                }
+            }
+        }
+        let merged = merged.unwrap_or_else(|| json!({}));
+        self.encode_response(key, v, corr, merged).map_or_else(
+            || close("a merged answer that cannot be written"),
+            Answer::Frame,
+        )
+    }
+
+    /// Creates the internal topics a coordinator asked for, and tells every partition.
+    pub fn create_internal(&self, topics: &[TopicToCreate]) {
+        let mut created = Vec::new();
+        if let Ok(mut known) = self.topics.lock() {
+            for t in topics {
+                let n = if t.num_partitions < 1 {
+                    1
+                } else {
+                    t.num_partitions
+                };
+                if let Ok(spec) = known.create(&t.name, n) {
+                    created.push(spec);
+                }
+            }
+            if !created.is_empty() {
+                if let Err(e) = known.save() {
+                    eprintln!("sgc serve: {e}");
+                }
+            }
+        }
+        if !created.is_empty() {
+            self.tell_topics(created);
+        }
+    }
+
+    /// Sends topics to every partition's coordinator.
+    pub fn tell_topics(&self, topics: Vec<TopicSpec>) {
+        for w in &self.workers {
+            let _ = w.send(Job::Topics(topics.clone()));
+        }
+    }
+
+    fn metadata(&self, v: i16, corr: i32, body: &[u8]) -> Answer {
+        if !served(v, mdq::VERSIONS) {
+            return close(format!("Metadata version {v} is not supported"));
+        }
+        let Ok(request) = mdq::MetadataRequest::read(&mut Reader::new(body), v) else {
+            return close("a Metadata request that cannot be read");
+        };
+        let Ok(known) = self.topics.lock() else {
+            return close("the topic table is unavailable");
+        };
+        let all = request
+            .topics
+            .as_ref()
+            .is_none_or(|t| v == 0 && t.is_empty());
+        let topics: Vec<mds::MetadataResponseTopic> = if all {
+            known
+                .all()
+                .map(|t| self.topic_entry(Some(t), None, None))
+                .collect()
+        } else {
+            request
+                .topics
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| match &t.name {
+                    Some(name) => self.topic_entry(known.get(name), Some(name.clone()), None),
+                    None => self.topic_entry(known.by_id(t.topic_id), None, Some(t.topic_id)),
+                })
+                .collect()
+        };
+        let response = mds::MetadataResponse {
+            brokers: vec![mds::MetadataResponseBroker {
+                node_id: self.node_id,
+                host: self.host.clone(),
+                port: self.port,
+                rack: None,
+            }],
+            cluster_id: Some(self.cluster_id.clone()),
+            controller_id: self.node_id,
+            topics,
+            ..Default::default()
+        };
+        respond!(mds, response, corr, v)
+    }
+
+    fn topic_entry(
+        &self,
+        topic: Option<&crate::topics::Topic>,
+        name: Option<String>,
+        id: Option<[u8; 16]>,
+    ) -> mds::MetadataResponseTopic {
+        match topic {
+            Some(t) => mds::MetadataResponseTopic {
+                name: Some(t.name.clone()),
+                topic_id: t.id,
+                is_internal: t.internal,
+                partitions: (0..t.partitions)
+                    .map(|p| mds::MetadataResponsePartition {
+                        partition_index: p,
+                        leader_id: self.node_id,
+                        leader_epoch: 0,
+                        replica_nodes: vec![self.node_id],
+                        isr_nodes: vec![self.node_id],
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            },
+            None => mds::MetadataResponseTopic {
+                error_code: if name.is_some() {
+                    UNKNOWN_TOPIC_OR_PARTITION
+                } else {
+                    UNKNOWN_TOPIC_ID
+                },
+                name,
+                topic_id: id.unwrap_or_default(),
+                ..Default::default()
+            },
+        }
+    }
+
+    fn coordinator_for(&self, key: &str, key_type: i8) -> (i16, Option<String>) {
+        match key_type {
+            0 if key.is_empty() => (INVALID_REQUEST, Some("The group id is empty.".into())),
+            0 => (0, None),
+            1 | 2 => (
+                COORDINATOR_NOT_AVAILABLE,
+                Some("This server is a group coordinator only.".into()),
+            ),
+            t => (
+                INVALID_REQUEST,
+                Some(format!("Unknown coordinator type {t}.")),
+            ),
+        }
+    }
+
+    fn find_coordinator(&self, v: i16, corr: i32, body: &[u8]) -> Answer {
+        if !served(v, fcq::VERSIONS) {
+            return close(format!("FindCoordinator version {v} is not supported"));
+        }
+        let Ok(request) = fcq::FindCoordinatorRequest::read(&mut Reader::new(body), v) else {
+            return close("a FindCoordinator request that cannot be read");
+        };
+        let mut response = fcs::FindCoordinatorResponse::default();
+        if v < 4 {
+            let (code, message) = self.coordinator_for(&request.key, request.key_type);
+            response.error_code = code;
+            response.error_message = message;
+            if code == 0 {
+                response.node_id = self.node_id;
+                response.host = self.host.clone();
+                response.port = self.port;
+            } else {
+                response.node_id = -1;
+                response.port = -1;
+            }
+        } else {
+            response.coordinators = request
+                .coordinator_keys
+                .iter()
+                .map(|key| {
+                    let (code, message) = self.coordinator_for(key, request.key_type);
+                    let ok = code == 0;
+                    fcs::Coordinator {
+                        key: key.clone(),
+                        node_id: if ok { self.node_id } else { -1 },
+                        host: if ok { self.host.clone() } else { String::new() },
+                        port: if ok { self.port } else { -1 },
+                        error_code: code,
+                        error_message: message,
+                    }
+                })
+                .collect();
+        }
+        respond!(fcs, response, corr, v)
+    }
+
+    fn create_topics(&self, v: i16, corr: i32, body: &[u8]) -> Answer {
+        if !served(v, ctq::VERSIONS) {
+            return close(format!("CreateTopics version {v} is not supported"));
+        }
+        let Ok(request) = ctq::CreateTopicsRequest::read(&mut Reader::new(body), v) else {
+            return close("a CreateTopics request that cannot be read");
+        };
+        let Ok(mut known) = self.topics.lock() else {
+            return close("the topic table is unavailable");
+        };
+        let mut created = Vec::new();
+        let mut results = Vec::new();
+        for t in &request.topics {
+            let n = if t.num_partitions == -1 {
+                1
+            } else {
+                t.num_partitions
+            };
+            let (code, message) = if known.get(&t.name).is_some() {
+                (
+                    TOPIC_ALREADY_EXISTS,
+                    Some(format!("Topic '{}' already exists.", t.name)),
+                )
+            } else if let Err(why) = crate::topics::valid_name(&t.name) {
+                (INVALID_TOPIC_EXCEPTION, Some(why))
+            } else if n < 1 {
+                (
+                    INVALID_PARTITIONS,
+                    Some("Number of partitions must be larger than 0.".into()),
+                )
+            } else if t.replication_factor > 1 {
+                (
+                    INVALID_REPLICATION_FACTOR,
+                    Some(format!(
+                        "Unable to replicate the partition {} time(s): The target replication factor of {} cannot be reached because only 1 broker(s) are registered.",
+                        t.replication_factor, t.replication_factor
+                    )),
+                )
+            } else if t.replication_factor == 0 || t.replication_factor < -1 {
+                (
+                    INVALID_REPLICATION_FACTOR,
+                    Some(
+                        "Replication factor must be larger than 0, or -1 to use the default value."
+                            .into(),
+                    ),
+                )
+            } else {
+                (0, None)
+            };
+            let mut result = cts::CreatableTopicResult {
+                name: t.name.clone(),
+                error_code: code,
+                error_message: message,
+                num_partitions: if code == 0 { n } else { -1 },
+                replication_factor: if code == 0 { 1 } else { -1 },
+                ..Default::default()
+            };
+            if code == 0 && !request.validate_only {
+                match known.create(&t.name, n) {
+                    Ok(spec) => {
+                        result.topic_id = known.get(&t.name).map(|k| k.id).unwrap_or_default();
+                        created.push(spec);
+                    }
+                    Err(why) => {
+                        result.error_code = INVALID_TOPIC_EXCEPTION;
+                        result.error_message = Some(why);
+                    }
+                }
+            }
+            results.push(result);
+        }
+        if !created.is_empty() {
+            if let Err(e) = known.save() {
+                eprintln!("sgc serve: {e}");
+            }
+        }
+        drop(known);
+        if !created.is_empty() {
+            self.tell_topics(created);
+        }
+        let response = cts::CreateTopicsResponse {
+            topics: results,
+            ..Default::default()
+        };
+        respond!(cts, response, corr, v)
+    }
+}
+
+/// A request header, read as its API's version says (the server's own APIs are not the
+/// coordinator's, whose header versions [`wire::read_header`] knows).
+fn read_header(frame: &[u8]) -> Option<(RequestHeader, usize)> {
+    let key = i16::from_be_bytes([*frame.first()?, *frame.get(1)?]);
+    let v = i16::from_be_bytes([*frame.get(2)?, *frame.get(3)?]);
+    let flexible_from = match key {
+        mdq::API_KEY => mdq::FLEXIBLE_FROM,
+        fcq::API_KEY => fcq::FLEXIBLE_FROM,
+        ctq::API_KEY => ctq::FLEXIBLE_FROM,
+        _ => {
+            let (h, at) = wire::read_header(frame).ok()?;
+            let header = RequestHeader {
+                request_api_key: h.api_key,
+                request_api_version: h.api_version,
+                correlation_id: h.correlation_id,
+                client_id: h.client_id,
+            };
+            return Some((header, at));
+        }
+    };
+    let mut r = Reader::new(frame);
+    let header = RequestHeader::read(&mut r, if v >= flexible_from { 2 } else { 1 }).ok()?;
+    Some((header, r.position()))
+}
+
+/// The groups a request is for.
+enum Groups {
+    One(String),
+    Many(&'static str, Vec<String>),
+    /// Every group (`ListGroups`).
+    All,
+}
+
+/// The request field that lists the groups of a multi-group request.
+fn multi_group_field(key: i16) -> &'static str {
+    match key {
+        42 => "groupsNames",
+        9 => "groups",
+        _ => "groupIds",
+    }
+}
+
+/// The response field that lists the answers per group.
+fn answers_field(key: i16) -> &'static str {
+    if key == 42 {
+        "results"
+    } else {
+        "groups"
+    }
+}
+
+/// The group of an entry of a group list: a group id, or an object with one.
+fn group_id(entry: &Value) -> String {
+    entry
+        .as_str()
+        .or_else(|| entry.get("groupId").and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_string()
+}

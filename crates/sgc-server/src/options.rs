@@ -1,0 +1,208 @@
+//! `sgc serve`'s flags.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// When a partition's appended batches are forced to disk before their responses leave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fsync {
+    /// One `fsync` for every request that writes (Kafka's `flush.messages=1`).
+    Batch,
+    /// One `fsync` for all the requests a partition took from its queue at once (the default:
+    /// a burst of writes costs one sync).
+    Group,
+    /// Written to the file, never synced: a crashed process loses nothing, a crashed machine
+    /// may (Kafka's default, which counts on replication instead).
+    Never,
+}
+
+/// What `sgc serve` was told.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Where to listen (`--listen`, default 127.0.0.1:9092).
+    pub listen: SocketAddr,
+    /// The host and port clients are told to connect to (`--advertise`, default the listener's).
+    pub advertise: Option<(String, u16)>,
+    /// The log's folder (`--data-dir`, default `./sgc-data`).
+    pub data_dir: PathBuf,
+    /// The coordinator's settings (`--config`, a JSON file; the dialect defaults to kafka-4.2).
+    pub config: serde_json::Value,
+    /// `--fsync batch|group|never`.
+    pub fsync: Fsync,
+    /// This broker's id (`--node-id`, default 0).
+    pub node_id: i32,
+    /// Topics known from the start (`--topic NAME:PARTITIONS`, `--topics FILE` of
+    /// `{"name": partitions}`).
+    pub topics: Vec<(String, i32)>,
+    /// Where to serve the Prometheus text (`--metrics-listen`), if anywhere.
+    pub metrics_listen: Option<SocketAddr>,
+    /// Kafka's `socket.request.max.bytes`: a larger frame closes its connection.
+    pub socket_request_max_bytes: usize,
+    /// Kafka's `connections.max.idle.ms`.
+    pub connections_max_idle_ms: u64,
+    /// Kafka's `max.connections`: connections over it are closed at once.
+    pub max_connections: usize,
+    /// Kafka's `offsets.topic.segment.bytes`: a segment is rolled past it.
+    pub segment_bytes: u64,
+    /// Kafka's `group.coordinator.threads`: the threads the partitions share (default: the
+    /// machine's cores).
+    pub coordinator_threads: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            listen: SocketAddr::from(([127, 0, 0, 1], 9092)),
+            advertise: None,
+            data_dir: PathBuf::from("sgc-data"),
+            config: serde_json::Value::Null,
+            fsync: Fsync::Group,
+            node_id: 0,
+            topics: Vec::new(),
+            metrics_listen: None,
+            socket_request_max_bytes: 104_857_600,
+            connections_max_idle_ms: 600_000,
+            max_connections: 10_000,
+            segment_bytes: 104_857_600,
+            coordinator_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+}
+
+pub const USAGE: &str = "usage: sgc serve [--listen HOST:PORT] [--data-dir DIR] [--config FILE]
+                 [--fsync group|batch|never] [--advertise HOST:PORT] [--node-id N]
+                 [--topic NAME:PARTITIONS]... [--topics FILE] [--metrics-listen HOST:PORT]
+                 [--socket-request-max-bytes N] [--connections-max-idle-ms N]
+                 [--max-connections N] [--segment-bytes N] [--coordinator-threads N]
+
+Serves Kafka's protocol on --listen (default 127.0.0.1:9092): ApiVersions, Metadata,
+FindCoordinator, CreateTopics and the coordinator's group APIs, one coordinator per
+__consumer_offsets partition (offsets.topic.num.partitions of --config, default 50), each
+partition's records appended to DIR/__consumer_offsets-N/ (default ./sgc-data) and replayed on
+start. --fsync group (the default) syncs once per burst of writes, batch once per write.";
+
+fn number<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, String> {
+    v.and_then(|v| v.parse().ok())
+        .ok_or_else(|| format!("{flag} takes a number"))
+}
+
+fn host_port(flag: &str, v: Option<&String>) -> Result<(String, u16), String> {
+    let v = v.ok_or_else(|| format!("{flag} takes HOST:PORT"))?;
+    let (host, port) = v
+        .rsplit_once(':')
+        .ok_or_else(|| format!("{flag} takes HOST:PORT, not {v:?}"))?;
+    let port = port
+        .parse()
+        .map_err(|_| format!("{flag}: {port:?} is not a port"))?;
+    Ok((host.trim_matches(['[', ']']).to_string(), port))
+}
+
+fn address(flag: &str, v: Option<&String>) -> Result<SocketAddr, String> {
+    let (host, port) = host_port(flag, v)?;
+    let host = if host == "localhost" {
+        "127.0.0.1".into()
+    } else {
+        host
+    };
+    format!("{host}:{port}")
+        .parse()
+        .or_else(|_| format!("[{host}]:{port}").parse())
+        .map_err(|_| format!("{flag}: {host:?} is not an IP address"))
+}
+
+fn topic(spec: &str) -> Result<(String, i32), String> {
+    let (name, n) = spec
+        .rsplit_once(':')
+        .ok_or_else(|| format!("--topic takes NAME:PARTITIONS, not {spec:?}"))?;
+    match n.parse::<i32>() {
+        Ok(n) if n >= 1 && !name.is_empty() => Ok((name.to_string(), n)),
+        _ => Err(format!("--topic {spec:?}: PARTITIONS must be at least 1")),
+    }
+}
+
+impl Options {
+    /// Parses `sgc serve`'s arguments (after `serve`).
+    pub fn parse(args: &[String]) -> Result<Options, String> {
+        let mut o = Options::default();
+        let mut it = args.iter();
+        while let Some(flag) = it.next() {
+            let value = || it.clone().next();
+            match flag.as_str() {
+                "--listen" => o.listen = address(flag, value())?,
+                "--advertise" => o.advertise = Some(host_port(flag, value())?),
+                "--metrics-listen" => o.metrics_listen = Some(address(flag, value())?),
+                "--data-dir" => {
+                    o.data_dir = PathBuf::from(value().ok_or("--data-dir takes a folder")?)
+                }
+                "--config" => {
+                    let path = value().ok_or("--config takes a FILE")?;
+                    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                    o.config = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+                }
+                "--fsync" => {
+                    o.fsync = match value().map(String::as_str) {
+                        Some("group") => Fsync::Group,
+                        Some("batch") => Fsync::Batch,
+                        Some("never") => Fsync::Never,
+                        _ => return Err("--fsync takes group, batch or never".into()),
+                    }
+                }
+                "--node-id" => o.node_id = number(flag, value())?,
+                "--topic" => o
+                    .topics
+                    .push(topic(value().ok_or("--topic takes NAME:PARTITIONS")?)?),
+                "--topics" => {
+                    let path = value().ok_or("--topics takes a FILE")?;
+                    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                    let map: serde_json::Map<String, serde_json::Value> =
+                        serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
+                    for (name, n) in map {
+                        o.topics.push(topic(&format!("{name}:{n}"))?);
+                    }
+                }
+                "--socket-request-max-bytes" => o.socket_request_max_bytes = number(flag, value())?,
+                "--connections-max-idle-ms" => o.connections_max_idle_ms = number(flag, value())?,
+                "--max-connections" => o.max_connections = number(flag, value())?,
+                "--segment-bytes" => o.segment_bytes = number(flag, value())?,
+                "--coordinator-threads" => o.coordinator_threads = number(flag, value())?,
+                other => return Err(format!("unknown argument {other:?}")),
+            }
+            it.next();
+        }
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn flags_parse_and_bad_ones_are_named() {
+        let o = Options::parse(&args(
+            "--listen 127.0.0.1:0 --fsync batch --topic in:4 --topic out:1 --node-id 3",
+        ))
+        .unwrap();
+        assert_eq!(o.listen.port(), 0);
+        assert_eq!(o.fsync, Fsync::Batch);
+        assert_eq!(o.topics, vec![("in".into(), 4), ("out".into(), 1)]);
+        assert_eq!(o.node_id, 3);
+        assert!(Options::parse(&args("--fsync sometimes"))
+            .unwrap_err()
+            .contains("--fsync"));
+        assert!(Options::parse(&args("--topic in:0"))
+            .unwrap_err()
+            .contains("at least 1"));
+        assert!(Options::parse(&args("--listen nowhere"))
+            .unwrap_err()
+            .contains("HOST:PORT"));
+        assert!(Options::parse(&args("--bogus"))
+            .unwrap_err()
+            .contains("--bogus"));
+        assert!(Options::parse(&args("--node-id")).is_err());
+    }
+}

@@ -1,0 +1,447 @@
+//! `__consumer_offsets` partitions: each its coordinator and its log, driven as Kafka's
+//! coordinator runtime drives a shard. A pool of coordinator threads (Kafka's
+//! `group.coordinator.threads`) each owns some partitions; a partition's requests and timer
+//! deadlines are taken in order, one at a time, on its thread. What a burst of requests writes
+//! is appended as one batch per output and committed together (group commit, one sync per
+//! partition written) before any of their responses leaves. A write that fails undoes the
+//! partition's burst: its coordinator is rebuilt from its log, and each request of it is
+//! answered `COORDINATOR_NOT_AVAILABLE`.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use streams_group_coordinator::api::{Explain, Input, InputKind, Output, TopicSpec};
+use streams_group_coordinator::records::{encode_key, encode_value, Dialect, Record};
+use streams_group_coordinator::topology::TopicToCreate;
+use streams_group_coordinator::wire::{self, Peer};
+use streams_group_coordinator::Coordinator;
+use tokio::sync::oneshot;
+
+use crate::log::{OwnedRecord, PartitionLog, RawRecord};
+use crate::options::Fsync;
+use crate::unavailable;
+
+/// What a connection or the broker asks of a coordinator thread.
+pub enum Job {
+    /// A request frame for one of the coordinator's APIs, for partition `partition`.
+    Frame {
+        partition: usize,
+        frame: Vec<u8>,
+        peer: Peer,
+        reply: oneshot::Sender<Reply>,
+    },
+    /// Topics every coordinator of the thread learns (a `TopicMetadata` input).
+    Topics(Vec<TopicSpec>),
+    /// The figures of the thread's partitions, for the metrics.
+    Stats(oneshot::Sender<Vec<Stats>>),
+}
+
+/// A shard's answer to a frame.
+pub enum Reply {
+    /// The response frame, once its records are in the log; and the internal topics the
+    /// coordinator asks the broker to create.
+    Frame {
+        frame: Vec<u8>,
+        topics_to_create: Vec<TopicToCreate>,
+    },
+    /// The frame cannot be read: Kafka closes the connection.
+    Close(String),
+}
+
+/// A shard's figures.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub partition: i32,
+    /// `(group, state, members)` per streams group.
+    pub groups: Vec<(String, String, usize)>,
+    pub log_bytes: u64,
+    pub next_offset: i64,
+    /// Why the partition is not served, if it is not.
+    pub stopped: Option<String>,
+}
+
+/// A shard, opened: its log replayed into its coordinator.
+pub struct Shard {
+    partition: i32,
+    dir: PathBuf,
+    config: Value,
+    dialect: Dialect,
+    coordinator: Coordinator,
+    log: Option<PartitionLog>,
+    fsync: Fsync,
+    segment_bytes: u64,
+    stopped: Option<String>,
+}
+
+/// Milliseconds since the epoch: the clock the coordinator is driven by.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+fn encoded(dialect: Dialect, records: &[Record]) -> Vec<OwnedRecord> {
+    records
+        .iter()
+        .map(|r| {
+            (
+                encode_key(dialect, &r.key),
+                r.value.as_ref().map(|v| encode_value(dialect, v)),
+            )
+        })
+        .collect()
+}
+
+/// Replays `dir`'s log into a new coordinator: the coordinator, the log, and what recovery
+/// did, or why the partition cannot be loaded.
+fn load(
+    dir: &std::path::Path,
+    config: &Value,
+    segment_bytes: u64,
+) -> Result<
+    (
+        Coordinator,
+        PartitionLog,
+        Vec<Record>,
+        crate::log::Recovered,
+    ),
+    String,
+> {
+    let mut c = Coordinator::from_json_config(config).map_err(|e| e.to_string())?;
+    let now = now_ms();
+    let mut written = Vec::new();
+    let (log, recovered) = PartitionLog::open(dir, segment_bytes, |records: &[RawRecord]| {
+        let out = c
+            .replay_bytes(records, now)
+            .map_err(|e| format!("{}: the log does not replay: {e}", dir.display()))?;
+        written.extend(out.records);
+        Ok(())
+    })?;
+    Ok((c, log, written, recovered))
+}
+
+impl Shard {
+    /// Opens partition `partition` under `data_dir`: a partition whose log cannot be loaded is
+    /// stopped (every request answered `COORDINATOR_NOT_AVAILABLE`), with the reason logged.
+    pub fn open(
+        partition: i32,
+        data_dir: &std::path::Path,
+        config: &Value,
+        fsync: Fsync,
+        segment_bytes: u64,
+    ) -> Result<Shard, String> {
+        let dir = crate::log::partition_dir(data_dir, partition);
+        let coordinator = Coordinator::from_json_config(config).map_err(|e| e.to_string())?;
+        let dialect = coordinator.config().dialect;
+        let mut shard = Shard {
+            partition,
+            dir,
+            config: config.clone(),
+            dialect,
+            coordinator,
+            log: None,
+            fsync,
+            segment_bytes,
+            stopped: None,
+        };
+        shard.reload();
+        Ok(shard)
+    }
+
+    /// (Re)builds the coordinator from the log on disk.
+    fn reload(&mut self) {
+        match load(&self.dir, &self.config, self.segment_bytes) {
+            Ok((c, mut log, written, recovered)) => {
+                if let Some((file, at, cut)) = &recovered.truncated {
+                    eprintln!(
+                        "sgc serve: partition {}: {}: a batch cut short at byte {at} ({cut} bytes) was truncated, as Kafka's recovery does",
+                        self.partition,
+                        file.display()
+                    );
+                }
+                log.stage(now_ms(), &encoded(self.dialect, &written));
+                if let Err(e) = log.commit(self.fsync != Fsync::Never) {
+                    self.stop(format!("{}: {e}", log.active_path().display()));
+                    return;
+                }
+                self.coordinator = c;
+                self.log = Some(log);
+                self.stopped = None;
+            }
+            Err(e) => self.stop(e),
+        }
+    }
+
+    fn stop(&mut self, why: String) {
+        eprintln!("sgc serve: partition {} stopped: {why}", self.partition);
+        self.log = None;
+        self.stopped = Some(why);
+    }
+
+    /// Stages an output's records as one batch, and logs its rebalances.
+    fn stage(&mut self, now: i64, out: &Output) {
+        if let Some(log) = self.log.as_mut() {
+            log.stage(now, &encoded(self.dialect, &out.records));
+        }
+        for e in &out.explain {
+            if matches!(
+                e,
+                Explain::GroupEpochBumped { .. } | Explain::MemberFenced { .. }
+            ) {
+                eprintln!(
+                    "sgc serve: partition {}: {}",
+                    self.partition,
+                    serde_json::to_string(e).unwrap_or_default()
+                );
+            }
+        }
+    }
+
+    fn handle(&mut self, frame: Vec<u8>, peer: &Peer, now: i64) -> Pending {
+        if self.stopped.is_some() {
+            return Pending::Done(unavailable::reply(self.dialect, &frame));
+        }
+        let mut out = Vec::with_capacity(256);
+        match wire::handle_frame_into(&mut self.coordinator, &frame, now, peer, &mut out) {
+            Ok(output) => {
+                self.stage(now, &output);
+                Pending::Wait {
+                    frame: out,
+                    topics: output.topics_to_create,
+                    request: frame,
+                }
+            }
+            Err(e) => Pending::Done(Reply::Close(e.to_string())),
+        }
+    }
+
+    fn fire_timers(&mut self, now: i64) {
+        if self.stopped.is_some() {
+            return;
+        }
+        let due = self
+            .coordinator
+            .timers()
+            .next_deadline()
+            .is_some_and(|d| d <= now);
+        if due {
+            let input = Input {
+                now_ms: now,
+                kind: InputKind::AdvanceTime,
+            };
+            if let Ok(out) = self.coordinator.handle(input) {
+                self.stage(now, &out);
+            }
+        }
+    }
+
+    fn topics(&mut self, topics: Vec<TopicSpec>) {
+        let input = Input {
+            now_ms: now_ms(),
+            kind: InputKind::TopicMetadata {
+                topics,
+                deleted_topics: Vec::new(),
+            },
+        };
+        if let Ok(out) = self.coordinator.handle(input) {
+            self.stage(now_ms(), &out);
+        }
+    }
+
+    /// Commits what is staged; on failure rebuilds the coordinator from the log.
+    fn commit(&mut self) -> bool {
+        let Some(log) = self.log.as_mut() else {
+            return false;
+        };
+        match log.commit(self.fsync != Fsync::Never) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!(
+                    "sgc serve: partition {}: {}: write failed ({e}); its requests are answered COORDINATOR_NOT_AVAILABLE and the coordinator is rebuilt from the log",
+                    self.partition,
+                    log.active_path().display()
+                );
+                self.reload();
+                false
+            }
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        let c = &self.coordinator;
+        Stats {
+            partition: self.partition,
+            groups: c
+                .groups()
+                .iter()
+                .map(|(id, g)| {
+                    (
+                        id.clone(),
+                        format!("{:?}", c.group_state(g)),
+                        g.members.len(),
+                    )
+                })
+                .collect(),
+            log_bytes: self.log.as_ref().map_or(0, |l| l.total_bytes),
+            next_offset: self.log.as_ref().map_or(0, |l| l.next_offset()),
+            stopped: self.stopped.clone(),
+        }
+    }
+
+    fn next_deadline(&self) -> Option<i64> {
+        self.coordinator
+            .timers()
+            .next_deadline()
+            .filter(|_| self.stopped.is_none())
+    }
+}
+
+/// A coordinator thread's partitions.
+pub struct Worker {
+    /// By partition number; `None` for the partitions of other threads.
+    shards: Vec<Option<Shard>>,
+    fsync: Fsync,
+}
+
+/// A request waiting for the commit of its partition's burst.
+struct Waiting {
+    partition: usize,
+    reply: oneshot::Sender<Reply>,
+    pending: Pending,
+}
+
+impl Worker {
+    /// A thread's partitions, opened.
+    pub fn new(shards: Vec<Shard>, partitions: usize, fsync: Fsync) -> Worker {
+        let mut by_partition: Vec<Option<Shard>> = (0..partitions).map(|_| None).collect();
+        for s in shards {
+            let p = s.partition as usize;
+            if let Some(slot) = by_partition.get_mut(p) {
+                *slot = Some(s);
+            }
+        }
+        Worker {
+            shards: by_partition,
+            fsync,
+        }
+    }
+
+    fn next_deadline(&self) -> Option<i64> {
+        self.shards
+            .iter()
+            .flatten()
+            .filter_map(Shard::next_deadline)
+            .min()
+    }
+
+    /// Serves jobs until every sender is gone.
+    pub fn run(mut self, jobs: Receiver<Job>) {
+        let mut waiting: Vec<Waiting> = Vec::new();
+        loop {
+            let wait = self
+                .next_deadline()
+                .map(|d| Duration::from_millis(d.saturating_sub(now_ms()).max(0) as u64));
+            let first = match wait {
+                Some(w) => match jobs.recv_timeout(w) {
+                    Ok(job) => Some(job),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                },
+                None => match jobs.recv() {
+                    Ok(job) => Some(job),
+                    Err(_) => return,
+                },
+            };
+            let now = now_ms();
+            for s in self.shards.iter_mut().flatten() {
+                s.fire_timers(now);
+            }
+            let started = Instant::now();
+            let mut next = first;
+            while let Some(job) = next {
+                match job {
+                    Job::Frame {
+                        partition,
+                        frame,
+                        peer,
+                        reply,
+                    } => match self.shards.get_mut(partition).and_then(Option::as_mut) {
+                        Some(shard) => {
+                            let pending = shard.handle(frame, &peer, now_ms());
+                            let staged = shard.log.as_ref().is_some_and(|l| l.has_staged());
+                            waiting.push(Waiting {
+                                partition,
+                                reply,
+                                pending,
+                            });
+                            if self.fsync == Fsync::Batch && staged {
+                                self.flush(&mut waiting);
+                            }
+                        }
+                        None => {
+                            let _ = reply.send(Reply::Close(format!(
+                                "partition {partition} is not served by this thread"
+                            )));
+                        }
+                    },
+                    Job::Topics(t) => {
+                        for s in self.shards.iter_mut().flatten() {
+                            s.topics(t.clone());
+                        }
+                    }
+                    Job::Stats(reply) => {
+                        let _ =
+                            reply.send(self.shards.iter().flatten().map(Shard::stats).collect());
+                    }
+                }
+                // A burst is what is queued now, bounded in size and time so a flood cannot
+                // hold its responses back.
+                next = if waiting.len() < 1024 && started.elapsed() < Duration::from_millis(5) {
+                    jobs.try_recv().ok()
+                } else {
+                    None
+                };
+            }
+            self.flush(&mut waiting);
+        }
+    }
+
+    /// Commits every partition's staged batches, then answers the waiting requests: those of
+    /// a partition whose write failed with `COORDINATOR_NOT_AVAILABLE`.
+    fn flush(&mut self, waiting: &mut Vec<Waiting>) {
+        let mut failed = Vec::new();
+        for s in self.shards.iter_mut().flatten() {
+            if s.log.as_ref().is_some_and(|l| l.has_staged()) && !s.commit() {
+                failed.push(s.partition as usize);
+            }
+        }
+        for w in waiting.drain(..) {
+            let r = match w.pending {
+                Pending::Done(r) => r,
+                Pending::Wait { frame, topics, .. } if !failed.contains(&w.partition) => {
+                    Reply::Frame {
+                        frame,
+                        topics_to_create: topics,
+                    }
+                }
+                Pending::Wait { request, .. } => {
+                    let dialect = self.shards[w.partition].as_ref().map(|s| s.dialect);
+                    unavailable::reply(dialect.unwrap_or_default(), &request)
+                }
+            };
+            let _ = w.reply.send(r);
+        }
+    }
+}
+
+/// A request handled, its answer waiting for the commit of its burst.
+enum Pending {
+    Done(Reply),
+    Wait {
+        frame: Vec<u8>,
+        topics: Vec<TopicToCreate>,
+        request: Vec<u8>,
+    },
+}

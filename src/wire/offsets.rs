@@ -1,0 +1,468 @@
+//! `OffsetCommit` (8) and `OffsetFetch` (9) on the wire: each version's request and response
+//! shape to and from the core's one shape (the version-8+ `groups[]` of a fetch, names and
+//! version-10 ids side by side), and the part of Kafka's broker front-end that version 10
+//! needs: its topics come by id only, and the core speaks names.
+//!
+//! Kafka's `KafkaApis` resolves a version-10 topic id to a name through its metadata cache;
+//! here the topic image is that cache (`TopicMetadata` with `topicId`). A topic whose id it
+//! does not know is answered `UNKNOWN_TOPIC_ID` without reaching the coordinator, and a fetch of
+//! all offsets leaves out a topic that has no id to be named by.
+
+use super::codec::{Reader, WireError};
+use super::messages::kafka::{
+    offset_commit_request as cq, offset_commit_response as cs, offset_fetch_request as fq,
+    offset_fetch_response as fs,
+};
+use crate::api::{
+    InputKind, OffsetCommitPartition, OffsetCommitRequest, OffsetCommitResponse,
+    OffsetCommitResponsePartition, OffsetCommitResponseTopic, OffsetCommitTopic, OffsetFetchGroup,
+    OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition,
+    OffsetFetchResponseTopic, OffsetFetchTopic, Response,
+};
+use crate::records::Uuid;
+use crate::TopicImage;
+
+/// The topic image (`Coordinator::topics`): Kafka's metadata cache for the front-end's step.
+type Topics = std::collections::BTreeMap<String, TopicImage>;
+
+/// Kafka's `UNKNOWN_TOPIC_ID`.
+const UNKNOWN_TOPIC_ID: i16 = 100;
+/// Version 10 names topics by id; version 8 batched fetches; version 2 brought the fetch's
+/// top-level error.
+const TOPIC_ID_FROM: i16 = 10;
+const BATCH_FROM: i16 = 8;
+
+fn id_of(text: Option<&str>) -> [u8; 16] {
+    text.and_then(Uuid::from_text).unwrap_or_default().0
+}
+
+/// A version-10 topic's id as the core's text; below 10 there is none.
+fn id_text(v: i16, id: [u8; 16]) -> Option<String> {
+    (v >= TOPIC_ID_FROM).then(|| Uuid(id).to_text())
+}
+
+/// The commit request of a body (version 10's topics have an id and an empty name until
+/// [`resolve`] names them).
+pub(super) fn read_commit(body: &[u8], v: i16) -> Result<OffsetCommitRequest, WireError> {
+    let r = cq::OffsetCommitRequest::read(&mut Reader::new(body), v)?;
+    Ok(OffsetCommitRequest {
+        group_id: r.group_id,
+        generation_id_or_member_epoch: r.generation_id_or_member_epoch,
+        member_id: r.member_id,
+        group_instance_id: r.group_instance_id,
+        retention_time_ms: r.retention_time_ms,
+        topics: r
+            .topics
+            .into_iter()
+            .map(|t| OffsetCommitTopic {
+                name: t.name,
+                topic_id: id_text(v, t.topic_id),
+                partitions: t
+                    .partitions
+                    .into_iter()
+                    .map(|p| OffsetCommitPartition {
+                        partition_index: p.partition_index,
+                        committed_offset: p.committed_offset,
+                        committed_leader_epoch: p.committed_leader_epoch,
+                        committed_metadata: p.committed_metadata,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    })
+}
+
+/// The fetch request of a body, in the core's `groups[]` shape (below version 8 the one group
+/// of the top level).
+pub(super) fn read_fetch(body: &[u8], v: i16) -> Result<OffsetFetchRequest, WireError> {
+    let r = fq::OffsetFetchRequest::read(&mut Reader::new(body), v)?;
+    let groups = if v >= BATCH_FROM {
+        r.groups
+            .into_iter()
+            .map(|g| OffsetFetchGroup {
+                group_id: g.group_id,
+                member_id: g.member_id,
+                member_epoch: g.member_epoch,
+                topics: g.topics.map(|l| {
+                    l.into_iter()
+                        .map(|t| OffsetFetchTopic {
+                            name: t.name,
+                            topic_id: id_text(v, t.topic_id),
+                            partition_indexes: t.partition_indexes,
+                        })
+                        .collect()
+                }),
+            })
+            .collect()
+    } else {
+        vec![OffsetFetchGroup {
+            group_id: r.group_id,
+            member_id: None,
+            member_epoch: -1,
+            topics: r.topics.map(|l| {
+                l.into_iter()
+                    .map(|t| OffsetFetchTopic {
+                        name: t.name,
+                        topic_id: None,
+                        partition_indexes: t.partition_indexes,
+                    })
+                    .collect()
+            }),
+        }]
+    };
+    Ok(OffsetFetchRequest {
+        groups,
+        require_stable: r.require_stable,
+    })
+}
+
+/// A commit request as a client writes it at version `v` (`None`: a version-10 topic without
+/// an id, which Kafka's client refuses to send).
+pub(super) fn commit_message(req: &OffsetCommitRequest, v: i16) -> Option<cq::OffsetCommitRequest> {
+    let topics = req
+        .topics
+        .iter()
+        .map(|t| {
+            if v >= TOPIC_ID_FROM && t.topic_id.is_none() {
+                return None;
+            }
+            Some(cq::OffsetCommitRequestTopic {
+                name: t.name.clone(),
+                topic_id: id_of(t.topic_id.as_deref()),
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|p| cq::OffsetCommitRequestPartition {
+                        partition_index: p.partition_index,
+                        committed_offset: p.committed_offset,
+                        committed_leader_epoch: p.committed_leader_epoch,
+                        committed_metadata: p.committed_metadata.clone(),
+                    })
+                    .collect(),
+            })
+        })
+        .collect::<Option<_>>()?;
+    Some(cq::OffsetCommitRequest {
+        group_id: req.group_id.clone(),
+        generation_id_or_member_epoch: req.generation_id_or_member_epoch,
+        member_id: req.member_id.clone(),
+        group_instance_id: req.group_instance_id.clone(),
+        retention_time_ms: req.retention_time_ms,
+        topics,
+    })
+}
+
+/// A fetch request as a client writes it at version `v` (`None` for what Kafka's client
+/// refuses to send: several groups below version 8, all topics below 2, a version-10 topic
+/// without an id).
+pub(super) fn fetch_message(req: &OffsetFetchRequest, v: i16) -> Option<fq::OffsetFetchRequest> {
+    if v < BATCH_FROM {
+        let [g] = req.groups.as_slice() else {
+            return None;
+        };
+        if v < 2 && g.topics.is_none() {
+            return None;
+        }
+        return Some(fq::OffsetFetchRequest {
+            group_id: g.group_id.clone(),
+            topics: g.topics.as_ref().map(|l| {
+                l.iter()
+                    .map(|t| fq::OffsetFetchRequestTopic {
+                        name: t.name.clone(),
+                        partition_indexes: t.partition_indexes.clone(),
+                    })
+                    .collect()
+            }),
+            require_stable: req.require_stable,
+            ..fq::OffsetFetchRequest::default()
+        });
+    }
+    let groups = req
+        .groups
+        .iter()
+        .map(|g| {
+            let topics = match &g.topics {
+                None => None,
+                Some(l) => Some(
+                    l.iter()
+                        .map(|t| {
+                            if v >= TOPIC_ID_FROM && t.topic_id.is_none() {
+                                return None;
+                            }
+                            Some(fq::OffsetFetchRequestTopics {
+                                name: t.name.clone(),
+                                topic_id: id_of(t.topic_id.as_deref()),
+                                partition_indexes: t.partition_indexes.clone(),
+                            })
+                        })
+                        .collect::<Option<Vec<_>>>()?,
+                ),
+            };
+            Some(fq::OffsetFetchRequestGroup {
+                group_id: g.group_id.clone(),
+                member_id: g.member_id.clone(),
+                member_epoch: g.member_epoch,
+                topics,
+            })
+        })
+        .collect::<Option<_>>()?;
+    Some(fq::OffsetFetchRequest {
+        groups,
+        require_stable: req.require_stable,
+        ..fq::OffsetFetchRequest::default()
+    })
+}
+
+/// The commit response as version `v`'s message (the version writes `Name` or `TopicId`).
+pub(super) fn commit_response(r: OffsetCommitResponse) -> cs::OffsetCommitResponse {
+    cs::OffsetCommitResponse {
+        throttle_time_ms: r.throttle_time_ms,
+        topics: r
+            .topics
+            .into_iter()
+            .map(|t| cs::OffsetCommitResponseTopic {
+                topic_id: id_of(t.topic_id.as_deref()),
+                name: t.name,
+                partitions: t
+                    .partitions
+                    .into_iter()
+                    .map(|p| cs::OffsetCommitResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code: p.error_code,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// The fetch response as version `v`'s message: below version 8 the one group at the top level
+/// with its error (Kafka's `OffsetFetchResponse.Builder`).
+pub(super) fn fetch_response(r: OffsetFetchResponse, v: i16) -> fs::OffsetFetchResponse {
+    let mut out = fs::OffsetFetchResponse {
+        throttle_time_ms: r.throttle_time_ms,
+        ..fs::OffsetFetchResponse::default()
+    };
+    if v >= BATCH_FROM {
+        out.groups = r
+            .groups
+            .into_iter()
+            .map(|g| fs::OffsetFetchResponseGroup {
+                group_id: g.group_id,
+                error_code: g.error_code,
+                topics: g
+                    .topics
+                    .into_iter()
+                    .map(|t| fs::OffsetFetchResponseTopics {
+                        topic_id: id_of(t.topic_id.as_deref()),
+                        name: t.name,
+                        partitions: t.partitions.into_iter().map(batched).collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+    } else if let Some(g) = r.groups.into_iter().next() {
+        out.error_code = g.error_code;
+        out.topics = g
+            .topics
+            .into_iter()
+            .map(|t| fs::OffsetFetchResponseTopic {
+                name: t.name,
+                partitions: t
+                    .partitions
+                    .into_iter()
+                    .map(|p| fs::OffsetFetchResponsePartition {
+                        partition_index: p.partition_index,
+                        committed_offset: p.committed_offset,
+                        committed_leader_epoch: p.committed_leader_epoch,
+                        metadata: Some(p.metadata),
+                        error_code: p.error_code,
+                    })
+                    .collect(),
+            })
+            .collect();
+    }
+    out
+}
+
+fn batched(p: OffsetFetchResponsePartition) -> fs::OffsetFetchResponsePartitions {
+    fs::OffsetFetchResponsePartitions {
+        partition_index: p.partition_index,
+        committed_offset: p.committed_offset,
+        committed_leader_epoch: p.committed_leader_epoch,
+        metadata: Some(p.metadata),
+        error_code: p.error_code,
+    }
+}
+
+/// A topic id the topic image does not know, with the partitions asked of it.
+type UnknownTopic = (String, Vec<i32>);
+
+/// The topics of a version-10 request that the topic image could not name, to answer
+/// `UNKNOWN_TOPIC_ID` beside the coordinator's answer.
+#[derive(Debug, Default)]
+pub(super) struct Unresolved {
+    /// Commit: the topics in request order.
+    commit: Vec<UnknownTopic>,
+    /// Fetch: per group of the request, its unknown topics, and whether it asked for all.
+    fetch: Vec<(Vec<UnknownTopic>, bool)>,
+}
+
+/// A name for each id the topic image knows (Kafka resolves only a non-zero id).
+fn name_of(topics: &Topics, id: Option<&str>) -> Option<String> {
+    let id = Uuid::from_text(id?)?;
+    if id == Uuid::default() {
+        return None;
+    }
+    topics
+        .iter()
+        .find(|(_, t)| t.topic_id == id)
+        .map(|(name, _)| name.clone())
+}
+
+/// Names a version-10 commit's topics by the topic image and takes out those it cannot name.
+fn resolve_commit(topics: &Topics, req: &mut OffsetCommitRequest) -> Unresolved {
+    let mut unresolved = Unresolved::default();
+    req.topics
+        .retain_mut(|t| match name_of(topics, t.topic_id.as_deref()) {
+            Some(name) => {
+                t.name = name;
+                true
+            }
+            None => {
+                let parts = t.partitions.iter().map(|p| p.partition_index).collect();
+                unresolved
+                    .commit
+                    .push((t.topic_id.clone().unwrap_or_default(), parts));
+                false
+            }
+        });
+    unresolved
+}
+
+/// The same for a version-10 fetch, group by group.
+fn resolve_fetch(topics: &Topics, req: &mut OffsetFetchRequest) -> Unresolved {
+    let mut unresolved = Unresolved::default();
+    for g in &mut req.groups {
+        let mut unknown = Vec::new();
+        if let Some(l) = &mut g.topics {
+            l.retain_mut(|t| match name_of(topics, t.topic_id.as_deref()) {
+                Some(name) => {
+                    t.name = name;
+                    true
+                }
+                None => {
+                    let id = t.topic_id.clone().unwrap_or_default();
+                    unknown.push((id, t.partition_indexes.clone()));
+                    false
+                }
+            });
+        }
+        unresolved.fetch.push((unknown, g.topics.is_none()));
+    }
+    unresolved
+}
+
+impl Unresolved {
+    /// Kafka's `OffsetCommitResponse.TopicIdBuilder`: the unknown topics first (one entry per
+    /// id), then the coordinator's topics, merged into an entry of the same id.
+    fn merge_commit(self, r: &mut OffsetCommitResponse) {
+        if self.commit.is_empty() {
+            return;
+        }
+        let mut topics: Vec<OffsetCommitResponseTopic> = Vec::new();
+        let errors = |parts: Vec<i32>| {
+            parts.into_iter().map(|p| OffsetCommitResponsePartition {
+                partition_index: p,
+                error_code: UNKNOWN_TOPIC_ID,
+            })
+        };
+        for (id, parts) in self.commit {
+            match topics
+                .iter_mut()
+                .find(|t| t.topic_id.as_deref() == Some(&id))
+            {
+                Some(t) => t.partitions.extend(errors(parts)),
+                None => topics.push(OffsetCommitResponseTopic {
+                    name: String::new(),
+                    topic_id: Some(id),
+                    partitions: errors(parts).collect(),
+                }),
+            }
+        }
+        for t in std::mem::take(&mut r.topics) {
+            match topics.iter_mut().find(|e| e.topic_id == t.topic_id) {
+                Some(e) => e.partitions.extend(t.partitions),
+                None => topics.push(t),
+            }
+        }
+        r.topics = topics;
+    }
+
+    /// Kafka's `KafkaApis` on a version-10 fetch: a group answered without error gets its
+    /// unknown topics after the coordinator's (`UNKNOWN_TOPIC_ID`, offset -1), and a fetch of
+    /// all offsets leaves out the topics without an id.
+    fn merge_fetch(self, r: &mut OffsetFetchResponse) {
+        let zero = Some(Uuid::default().to_text());
+        for (g, (unknown, all)) in r.groups.iter_mut().zip(self.fetch) {
+            if g.error_code != 0 {
+                continue;
+            }
+            if all {
+                g.topics.retain(|t| t.topic_id != zero);
+            }
+            g.topics.extend(unknown.into_iter().map(|(id, parts)| {
+                OffsetFetchResponseTopic {
+                    name: String::new(),
+                    topic_id: Some(id),
+                    partitions: parts
+                        .into_iter()
+                        .map(|p| OffsetFetchResponsePartition {
+                            partition_index: p,
+                            committed_offset: -1,
+                            committed_leader_epoch: -1,
+                            metadata: String::new(),
+                            error_code: UNKNOWN_TOPIC_ID,
+                        })
+                        .collect(),
+                }
+            }));
+        }
+    }
+}
+
+/// The front-end's step before the coordinator: a version-10 request's topics named by the
+/// topic image, those it cannot name kept aside (`None`: nothing to resolve).
+pub(super) fn resolve(topics: &Topics, kind: &mut InputKind) -> Option<Unresolved> {
+    match kind {
+        InputKind::OffsetCommit {
+            api_version,
+            request,
+        } if *api_version >= TOPIC_ID_FROM => Some(resolve_commit(topics, request)),
+        InputKind::OffsetFetch {
+            api_version,
+            request,
+        } if *api_version >= TOPIC_ID_FROM => Some(resolve_fetch(topics, request)),
+        _ => None,
+    }
+}
+
+/// Kafka's broker answers a commit with no topic left for the coordinator itself (no group is
+/// checked): this is that answer, before any unknown topics are merged in.
+pub(super) fn answered_before_coordinator(kind: &InputKind) -> Option<Response> {
+    match kind {
+        InputKind::OffsetCommit { request, .. } if request.topics.is_empty() => {
+            Some(Response::OffsetCommit(OffsetCommitResponse::default()))
+        }
+        _ => None,
+    }
+}
+
+/// Merges the unknown topics kept by [`resolve`] into the coordinator's response.
+pub(super) fn merge(unresolved: Unresolved, response: &mut Response) {
+    match response {
+        Response::OffsetCommit(r) => unresolved.merge_commit(r),
+        Response::OffsetFetch(r) => unresolved.merge_fetch(r),
+        _ => {}
+    }
+}
