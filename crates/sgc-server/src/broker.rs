@@ -20,12 +20,14 @@ use streams_group_coordinator::wire::messages::{draft, kafka};
 use streams_group_coordinator::wire::{self, Peer};
 use tokio::sync::oneshot;
 
+use crate::json_frames;
 use crate::messages::{create_topics_request as ctq, create_topics_response as cts};
 use crate::messages::{find_coordinator_request as fcq, find_coordinator_response as fcs};
 use crate::messages::{metadata_request as mdq, metadata_response as mds};
 use crate::metrics::Metrics;
 use crate::shard::{Job, Reply};
 use crate::topics::Topics;
+use crate::unavailable::group_id;
 
 /// The APIs the server answers besides the coordinator's.
 pub const BROKER_APIS: &[ApiRange] = &[
@@ -136,81 +138,30 @@ impl Broker {
             mdq::API_KEY => self.metadata(v, corr, body),
             fcq::API_KEY => self.find_coordinator(v, corr, body),
             ctq::API_KEY => self.create_topics(v, corr, body),
-            key => match self.groups_of(key, v, body) {
-                Some(Groups::One(group)) => {
-                    let p = self.partition(&group);
-                    self.to_shard(p, frame, peer).await
+            key => match self.single_group(key, v, body) {
+                Some(group) => self.to_shard(self.partition(&group), frame, peer).await,
+                None if key == 16 => self.every_partition(frame, peer).await,
+                None if multi_group_field(self.dialect, key, v).is_some() => {
+                    self.split(frame, peer).await
                 }
-                Some(Groups::Many(field, groups)) => {
-                    self.split(key, field, groups, frame, peer).await
-                }
-                Some(Groups::All) => self.every_partition(key, frame, peer).await,
                 None => close(format!("API key {key} version {v} is not served here")),
             },
         }
     }
 
-    /// The group a coordinator request is for, or the groups of one that names several.
-    fn groups_of(&self, key: i16, v: i16, body: &[u8]) -> Option<Groups> {
-        let draft = self.dialect == Dialect::Kip1071Draft;
-        let first_string = |flexible_from: i16| {
-            Reader::new(body)
-                .string(v >= flexible_from, "GroupId")
-                .ok()
-                .map(Groups::One)
-        };
-        match key {
-            88 if !draft => first_string(kafka::streams_group_heartbeat_request::FLEXIBLE_FROM),
-            88 => first_string(draft::streams_group_initialize_request::FLEXIBLE_FROM),
-            89 if draft => first_string(draft::streams_group_heartbeat_request::FLEXIBLE_FROM),
-            8 => first_string(kafka::offset_commit_request::FLEXIBLE_FROM),
-            93 if !draft => first_string(
-                kafka::streams_group_topology_description_update_request::FLEXIBLE_FROM,
-            ),
-            9 if v < 8 => first_string(kafka::offset_fetch_request::FLEXIBLE_FROM),
-            16 => Some(Groups::All),
-            9 | 89 | 90 | 42 => {
-                let (_, json) =
-                    wire::request_json(self.dialect, &self.fake_frame(key, v, body)).ok()?;
-                let field = multi_group_field(key);
-                let groups = json.get(field)?.as_array()?.iter().map(group_id).collect();
-                Some(Groups::Many(field, groups))
-            }
-            _ => None,
-        }
-    }
-
-    /// A frame of `body` with a minimal header, for reading a body as JSON.
-    fn fake_frame(&self, key: i16, v: i16, body: &[u8]) -> Vec<u8> {
-        let header = self.header_version(key, v);
-        let mut w = Vec::with_capacity(body.len() + 16);
-        RequestHeader {
-            request_api_key: key,
-            request_api_version: v,
-            correlation_id: 0,
-            client_id: None,
-        }
-        .write(&mut w, header);
-        w.extend_from_slice(body);
-        w
-    }
-
-    /// The request header version of the multi-group request `key` at `v`.
-    fn header_version(&self, key: i16, v: i16) -> i16 {
+    /// The group of a request for one group: the body's first field.
+    fn single_group(&self, key: i16, v: i16, body: &[u8]) -> Option<String> {
         let draft = self.dialect == Dialect::Kip1071Draft;
         let flexible_from = match key {
-            42 => kafka::delete_groups_request::FLEXIBLE_FROM,
-            9 => kafka::offset_fetch_request::FLEXIBLE_FROM,
-            16 => kafka::list_groups_request::FLEXIBLE_FROM,
-            89 if !draft => kafka::streams_group_describe_request::FLEXIBLE_FROM,
-            90 => draft::streams_group_describe_request::FLEXIBLE_FROM,
-            _ => 0,
+            88 if !draft => kafka::streams_group_heartbeat_request::FLEXIBLE_FROM,
+            88 => draft::streams_group_initialize_request::FLEXIBLE_FROM,
+            89 if draft => draft::streams_group_heartbeat_request::FLEXIBLE_FROM,
+            8 => kafka::offset_commit_request::FLEXIBLE_FROM,
+            93 if !draft => kafka::streams_group_topology_description_update_request::FLEXIBLE_FROM,
+            9 if v < 8 => kafka::offset_fetch_request::FLEXIBLE_FROM,
+            _ => return None,
         };
-        if v >= flexible_from {
-            2
-        } else {
-            1
-        }
+        Reader::new(body).string(v >= flexible_from, "GroupId").ok()
     }
 
     /// Routes a request frame: a request for one group is queued at its partition at once
@@ -218,10 +169,8 @@ impl Broker {
     /// others are answered by [`Broker::handle`].
     pub fn dispatch(&self, frame: Vec<u8>, peer: &Peer) -> Dispatch {
         let single = read_header(&frame).and_then(|(h, at)| {
-            match self.groups_of(h.request_api_key, h.request_api_version, &frame[at..]) {
-                Some(Groups::One(group)) => Some(self.partition(&group)),
-                _ => None,
-            }
+            let group = self.single_group(h.request_api_key, h.request_api_version, &frame[at..]);
+            group.map(|g| self.partition(&g))
         });
         match single {
             Some(p) => Dispatch::Queued(self.queue(p, frame, peer)),
@@ -270,128 +219,77 @@ impl Broker {
     }
 
     /// A request naming groups of several partitions: one request per partition, the
-    /// answers' entries merged in the request's order.
-    async fn split(
-        &self,
-        key: i16,
-        field: &'static str,
-        groups: Vec<String>,
-        frame: Vec<u8>,
-        peer: &Peer,
-    ) -> Answer {
-        let mut by_partition: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-        for g in &groups {
+    /// answers' entries merged in the request's order (one partition: the frame as it came).
+    async fn split(&self, frame: Vec<u8>, peer: &Peer) -> Answer {
+        let Ok((header, request)) = wire::request_json(self.dialect, &frame) else {
+            return close("a request that cannot be read");
+        };
+        let field = multi_group_field(self.dialect, header.api_key, header.api_version);
+        let entries = field.and_then(|f| request.get(f)).and_then(Value::as_array);
+        let (Some(field), Some(entries)) = (field, entries) else {
+            return close("a request without its group list");
+        };
+        let groups: Vec<String> = entries.iter().map(group_id).collect();
+        let mut by_partition: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+        for (g, e) in groups.iter().zip(entries) {
             by_partition
                 .entry(self.partition(g))
                 .or_default()
-                .push(g.clone());
+                .push(e.clone());
         }
         if by_partition.len() <= 1 {
             let p = by_partition.keys().next().copied().unwrap_or(0);
             return self.to_shard(p, frame, peer).await;
         }
-        let Ok((header, request)) = wire::request_json(self.dialect, &frame) else {
-            return close("a request that cannot be read");
-        };
-        let (v, corr) = (header.api_version, header.correlation_id);
-        let mut entries: Vec<Value> = Vec::new();
-        let answers_field = answers_field(key);
+        let answers_field = answers_field(header.api_key);
+        let mut answers: Vec<Value> = Vec::new();
         let mut first: Option<Value> = None;
-        for (p, part) in by_partition {
+        for (p, mine) in by_partition {
             let mut sub = request.clone();
-            let all = request[field].as_array().cloned().unwrap_or_default();
-            let mine = all.into_iter().filter(|e| part.contains(&group_id(e)));
-            sub[field] = Value::Array(mine.collect());
-            let Some(sub_frame) = self.encode_request(key, v, corr, &sub) else {
+            sub[field] = Value::Array(mine);
+            let Some(sub_frame) = json_frames::request(self.dialect, &header, &sub) else {
                 return close("a request that cannot be split");
             };
             let Answer::Frame(answer) = self.to_shard(p, sub_frame, peer).await else {
                 return close("a partition refused its part of the request");
             };
-            let Ok((_, mut json)) = wire::response_json(self.dialect, key, v, &answer) else {
+            let read =
+                wire::response_json(self.dialect, header.api_key, header.api_version, &answer);
+            let Ok((_, mut json)) = read else {
                 return close("a partition's answer cannot be read");
             };
             if let Some(Value::Array(a)) = json.get_mut(answers_field).map(Value::take) {
-                entries.extend(a);
+                answers.extend(a);
             }
             first.get_or_insert(json);
         }
-        entries.sort_by_key(|e| {
+        answers.sort_by_key(|e| {
             let id = group_id(e);
             groups.iter().position(|g| *g == id).unwrap_or(usize::MAX)
         });
         let mut merged = first.unwrap_or_else(|| json!({}));
-        merged[answers_field] = Value::Array(entries);
-        self.encode_response(key, v, corr, merged).map_or_else(
+        merged[answers_field] = Value::Array(answers);
+        json_frames::response(self.dialect, &header, merged).map_or_else(
             || close("a merged answer that cannot be written"),
             Answer::Frame,
         )
     }
 
-    fn encode_request(&self, key: i16, v: i16, corr: i32, body: &Value) -> Option<Vec<u8>> {
-        macro_rules! req {
-            ($m:path, $t:ident) => {{
-                use $m as m;
-                let typed: m::$t = serde_json::from_value(body.clone()).ok()?;
-                let mut w = self.fake_frame(key, v, &[]);
-                w[4..8].copy_from_slice(&corr.to_be_bytes());
-                typed.write(&mut w, v);
-                Some(w)
-            }};
-        }
-        match key {
-            42 => req!(kafka::delete_groups_request, DeleteGroupsRequest),
-            9 => req!(kafka::offset_fetch_request, OffsetFetchRequest),
-            89 if self.dialect != Dialect::Kip1071Draft => req!(
-                kafka::streams_group_describe_request,
-                StreamsGroupDescribeRequest
-            ),
-            90 => req!(
-                draft::streams_group_describe_request,
-                StreamsGroupDescribeRequest
-            ),
-            _ => None,
-        }
-    }
-
-    fn encode_response(&self, key: i16, v: i16, corr: i32, body: Value) -> Option<Vec<u8>> {
-        macro_rules! resp {
-            ($m:path, $t:ident) => {{
-                use $m as m;
-                let typed: m::$t = serde_json::from_value(body).ok()?;
-                let hv = i16::from(v >= m::FLEXIBLE_FROM);
-                Some(wire::respond(corr, hv, |w| typed.write(w, v)))
-            }};
-        }
-        match key {
-            42 => resp!(kafka::delete_groups_response, DeleteGroupsResponse),
-            9 => resp!(kafka::offset_fetch_response, OffsetFetchResponse),
-            16 => resp!(kafka::list_groups_response, ListGroupsResponse),
-            89 if self.dialect != Dialect::Kip1071Draft => resp!(
-                kafka::streams_group_describe_response,
-                StreamsGroupDescribeResponse
-            ),
-            90 => resp!(
-                draft::streams_group_describe_response,
-                StreamsGroupDescribeResponse
-            ),
-            _ => None,
-        }
-    }
-
     /// A request for every group (`ListGroups`): asked of every partition, the groups of
     /// their answers together, the first error kept.
-    async fn every_partition(&self, key: i16, frame: Vec<u8>, peer: &Peer) -> Answer {
-        let Ok((header, _)) = wire::request_json(self.dialect, &frame) else {
+    async fn every_partition(&self, frame: Vec<u8>, peer: &Peer) -> Answer {
+        // Each partition reads the body (and closes the connection when it cannot).
+        let Ok((header, _)) = wire::read_header(&frame) else {
             return close("a request that cannot be read");
         };
-        let (v, corr) = (header.api_version, header.correlation_id);
         let mut merged: Option<Value> = None;
         for p in 0..self.partitions {
             let Answer::Frame(answer) = self.to_shard(p, frame.clone(), peer).await else {
                 return close("a partition refused its part of the request");
             };
-            let Ok((_, json)) = wire::response_json(self.dialect, key, v, &answer) else {
+            let read =
+                wire::response_json(self.dialect, header.api_key, header.api_version, &answer);
+            let Ok((_, json)) = read else {
                 return close("a partition's answer cannot be read");
             };
             match merged.as_mut() {
@@ -409,7 +307,7 @@ impl Broker {
             }
         }
         let merged = merged.unwrap_or_else(|| json!({}));
-        self.encode_response(key, v, corr, merged).map_or_else(
+        json_frames::response(self.dialect, &header, merged).map_or_else(
             || close("a merged answer that cannot be written"),
             Answer::Frame,
         )
@@ -697,20 +595,15 @@ fn read_header(frame: &[u8]) -> Option<(RequestHeader, usize)> {
     Some((header, r.position()))
 }
 
-/// The groups a request is for.
-enum Groups {
-    One(String),
-    Many(&'static str, Vec<String>),
-    /// Every group (`ListGroups`).
-    All,
-}
-
-/// The request field that lists the groups of a multi-group request.
-fn multi_group_field(key: i16) -> &'static str {
+/// The request field that lists the groups of a request for several groups (`None`: not
+/// one).
+fn multi_group_field(dialect: Dialect, key: i16, v: i16) -> Option<&'static str> {
     match key {
-        42 => "groupsNames",
-        9 => "groups",
-        _ => "groupIds",
+        42 => Some("groupsNames"),
+        9 if v >= 8 => Some("groups"),
+        89 if dialect != Dialect::Kip1071Draft => Some("groupIds"),
+        90 if dialect == Dialect::Kip1071Draft => Some("groupIds"),
+        _ => None,
     }
 }
 
@@ -721,13 +614,4 @@ fn answers_field(key: i16) -> &'static str {
     } else {
         "groups"
     }
-}
-
-/// The group of an entry of a group list: a group id, or an object with one.
-fn group_id(entry: &Value) -> String {
-    entry
-        .as_str()
-        .or_else(|| entry.get("groupId").and_then(Value::as_str))
-        .unwrap_or_default()
-        .to_string()
 }

@@ -6,6 +6,7 @@
 //! place with sockets, files, clocks and an async runtime.
 
 pub mod broker;
+pub mod json_frames;
 pub mod log;
 pub mod messages;
 pub mod metrics;

@@ -5,166 +5,71 @@
 
 use serde_json::{json, Value};
 use streams_group_coordinator::records::Dialect;
-use streams_group_coordinator::wire::{self, messages};
+use streams_group_coordinator::wire;
 
+use crate::json_frames;
 use crate::shard::Reply;
 
 /// Kafka's `COORDINATOR_NOT_AVAILABLE`.
 pub const COORDINATOR_NOT_AVAILABLE: i16 = 15;
 
-fn strings(body: &Value, field: &str) -> Vec<String> {
-    body.get(field)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|g| g.as_str().map(String::from))
-                .collect()
-        })
+/// The group of an entry of a request's group list: a group id, or an object with one.
+pub fn group_id(entry: &Value) -> String {
+    entry
+        .as_str()
+        .or_else(|| entry.get("groupId").and_then(Value::as_str))
         .unwrap_or_default()
+        .to_string()
 }
 
-macro_rules! frame {
-    ($m:path, $t:ident, $json:expr, $corr:expr, $v:expr) => {{
-        use $m as m;
-        let body: m::$t = serde_json::from_value($json).ok()?;
-        let header_version = i16::from($v >= m::FLEXIBLE_FROM);
-        Some(wire::respond($corr, header_version, |w| body.write(w, $v)))
-    }};
-}
-
-/// The response frame that answers `frame` with `code` for every group it names; `None` for
-/// a frame that cannot be read or an API with no such answer.
+/// The response frame that answers `frame` with `code` for every group it names (every
+/// partition of a commit); `None` for a frame that cannot be read or an API with no such
+/// answer.
 pub fn error_frame(dialect: Dialect, frame: &[u8], code: i16) -> Option<Vec<u8>> {
-    use messages::{draft, kafka};
-    let (header, body) = wire::request_json(dialect, frame).ok()?;
-    let (v, corr) = (header.api_version, header.correlation_id);
-    let per_group = |field: &str| -> Vec<Value> {
-        strings(&body, field)
-            .into_iter()
-            .map(|g| json!({"groupId": g, "errorCode": code}))
-            .collect()
-    };
-    let draft = dialect == Dialect::Kip1071Draft;
-    let group_ids_of = |field: &str| -> Vec<Value> {
-        let all = body
+    let (header, request) = wire::request_json(dialect, frame).ok()?;
+    let empty = Vec::new();
+    let list = |field: &str| {
+        request
             .get(field)
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        all.iter()
-            .map(|g| json!({"groupId": g.get("groupId").cloned().unwrap_or_default(), "errorCode": code}))
-            .collect()
+            .unwrap_or(&empty)
     };
-    // A commit's partitions each carry the error, as Kafka's commit response does.
-    let commit_topics = || -> Value {
-        let topics = body
-            .get("topics")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        Value::Array(
-            topics
-                .iter()
-                .map(|t| {
-                    let partitions: Vec<Value> = t["partitions"]
-                        .as_array()
-                        .map(|ps| {
-                            ps.iter()
-                                .map(|p| json!({"partitionIndex": p["partitionIndex"], "errorCode": code}))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    let mut topic = json!({"partitions": partitions});
-                    for field in ["name", "topicId"] {
-                        if let Some(value) = t.get(field) {
-                            topic[field] = value.clone();
-                        }
+    let per_group = |field: &str| -> Value {
+        let groups = list(field)
+            .iter()
+            .map(|g| json!({"groupId": group_id(g), "errorCode": code}));
+        Value::Array(groups.collect())
+    };
+    let draft = dialect == Dialect::Kip1071Draft;
+    let body = match header.api_key {
+        // A commit's partitions each carry the error, as Kafka's commit response does.
+        8 => {
+            let topics = list("topics").iter().map(|t| {
+                let partitions: Vec<Value> = t["partitions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|p| json!({"partitionIndex": p["partitionIndex"], "errorCode": code}))
+                    .collect();
+                let mut topic = json!({"partitions": partitions});
+                for field in ["name", "topicId"] {
+                    if let Some(value) = t.get(field) {
+                        topic[field] = value.clone();
                     }
-                    topic
-                })
-                .collect(),
-        )
+                }
+                topic
+            });
+            json!({"topics": topics.collect::<Vec<_>>()})
+        }
+        9 if header.api_version >= 8 => json!({"groups": per_group("groups")}),
+        42 => json!({"results": per_group("groupsNames")}),
+        89 if !draft => json!({"groups": per_group("groupIds")}),
+        90 => json!({"groups": per_group("groupIds")}),
+        // One error for the request: the heartbeats, initialize, a one-group fetch, ListGroups,
+        // the description update.
+        _ => json!({"errorCode": code}),
     };
-    match header.api_key {
-        8 => frame!(
-            kafka::offset_commit_response,
-            OffsetCommitResponse,
-            json!({"topics": commit_topics()}),
-            corr,
-            v
-        ),
-        9 if v < 8 => frame!(
-            kafka::offset_fetch_response,
-            OffsetFetchResponse,
-            json!({"errorCode": code}),
-            corr,
-            v
-        ),
-        9 => frame!(
-            kafka::offset_fetch_response,
-            OffsetFetchResponse,
-            json!({"groups": group_ids_of("groups")}),
-            corr,
-            v
-        ),
-        16 => frame!(
-            kafka::list_groups_response,
-            ListGroupsResponse,
-            json!({"errorCode": code}),
-            corr,
-            v
-        ),
-        42 => frame!(
-            kafka::delete_groups_response,
-            DeleteGroupsResponse,
-            json!({"results": per_group("groupsNames")}),
-            corr,
-            v
-        ),
-        93 if !draft => frame!(
-            kafka::streams_group_topology_description_update_response,
-            StreamsGroupTopologyDescriptionUpdateResponse,
-            json!({"errorCode": code}),
-            corr,
-            v
-        ),
-        88 if !draft => frame!(
-            kafka::streams_group_heartbeat_response,
-            StreamsGroupHeartbeatResponse,
-            json!({"errorCode": code}),
-            corr,
-            v
-        ),
-        89 if !draft => frame!(
-            kafka::streams_group_describe_response,
-            StreamsGroupDescribeResponse,
-            json!({"groups": per_group("groupIds")}),
-            corr,
-            v
-        ),
-        88 => frame!(
-            draft::streams_group_initialize_response,
-            StreamsGroupInitializeResponse,
-            json!({"errorCode": code}),
-            corr,
-            v
-        ),
-        89 => frame!(
-            draft::streams_group_heartbeat_response,
-            StreamsGroupHeartbeatResponse,
-            json!({"errorCode": code}),
-            corr,
-            v
-        ),
-        90 => frame!(
-            draft::streams_group_describe_response,
-            StreamsGroupDescribeResponse,
-            json!({"groups": per_group("groupIds")}),
-            corr,
-            v
-        ),
-        _ => None,
-    }
+    json_frames::response(dialect, &header, body)
 }
 
 /// `COORDINATOR_NOT_AVAILABLE` for `frame`, or closing the connection where Kafka has no

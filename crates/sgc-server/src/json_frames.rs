@@ -1,0 +1,81 @@
+//! Frames of the coordinator's messages from Kafka's JSON form of them, through the core's
+//! generated types: what the server writes when it answers for a partition that cannot
+//! (`unavailable`) and when it splits a request by partition and merges the answers (`broker`).
+
+use serde_json::Value;
+use streams_group_coordinator::records::Dialect;
+use streams_group_coordinator::wire::messages::kafka::request_header::RequestHeader;
+use streams_group_coordinator::wire::messages::{draft, kafka};
+use streams_group_coordinator::wire::{self, Header};
+
+/// Runs `$body` with `m` bound to the generated module of `$key`'s message (`$kind`: request or
+/// response) in `$dialect`, and `$t` its type; `None` for a key without one here.
+macro_rules! with_message {
+    ($dialect:expr, $key:expr, $kind:ident, |$m:ident, $t:ident| $body:expr) => {{
+        let draft = $dialect == Dialect::Kip1071Draft;
+        macro_rules! go {
+            ($module:path, $ty:ident) => {{
+                use $module as $m;
+                type $t = $m::$ty;
+                $body
+            }};
+        }
+        with_message!(@$kind draft, $key, go)
+    }};
+    (@response $draft:ident, $key:expr, $go:ident) => {
+        match $key {
+            8 => $go!(kafka::offset_commit_response, OffsetCommitResponse),
+            9 => $go!(kafka::offset_fetch_response, OffsetFetchResponse),
+            16 => $go!(kafka::list_groups_response, ListGroupsResponse),
+            42 => $go!(kafka::delete_groups_response, DeleteGroupsResponse),
+            88 if !$draft => $go!(kafka::streams_group_heartbeat_response, StreamsGroupHeartbeatResponse),
+            89 if !$draft => $go!(kafka::streams_group_describe_response, StreamsGroupDescribeResponse),
+            93 if !$draft => $go!(
+                kafka::streams_group_topology_description_update_response,
+                StreamsGroupTopologyDescriptionUpdateResponse
+            ),
+            88 => $go!(draft::streams_group_initialize_response, StreamsGroupInitializeResponse),
+            89 => $go!(draft::streams_group_heartbeat_response, StreamsGroupHeartbeatResponse),
+            90 => $go!(draft::streams_group_describe_response, StreamsGroupDescribeResponse),
+            _ => None,
+        }
+    };
+    (@request $draft:ident, $key:expr, $go:ident) => {
+        match $key {
+            9 => $go!(kafka::offset_fetch_request, OffsetFetchRequest),
+            42 => $go!(kafka::delete_groups_request, DeleteGroupsRequest),
+            89 if !$draft => $go!(kafka::streams_group_describe_request, StreamsGroupDescribeRequest),
+            90 if $draft => $go!(draft::streams_group_describe_request, StreamsGroupDescribeRequest),
+            _ => None,
+        }
+    };
+}
+
+/// The response frame of `body` (Kafka's JSON form) to the request of `header`.
+pub fn response(dialect: Dialect, header: &Header, body: Value) -> Option<Vec<u8>> {
+    let (v, corr) = (header.api_version, header.correlation_id);
+    with_message!(dialect, header.api_key, response, |m, T| {
+        let typed: T = serde_json::from_value(body).ok()?;
+        let header_version = i16::from(v >= m::FLEXIBLE_FROM);
+        Some(wire::respond(corr, header_version, |w| typed.write(w, v)))
+    })
+}
+
+/// The request frame of `body` (Kafka's JSON form) with `header` (no client id): a part of a
+/// multi-group request split by partition.
+pub fn request(dialect: Dialect, header: &Header, body: &Value) -> Option<Vec<u8>> {
+    let v = header.api_version;
+    with_message!(dialect, header.api_key, request, |m, T| {
+        let typed: T = serde_json::from_value(body.clone()).ok()?;
+        let mut w = Vec::with_capacity(256);
+        RequestHeader {
+            request_api_key: header.api_key,
+            request_api_version: v,
+            correlation_id: header.correlation_id,
+            client_id: header.client_id.clone(),
+        }
+        .write(&mut w, if v >= m::FLEXIBLE_FROM { 2 } else { 1 });
+        typed.write(&mut w, v);
+        Some(w)
+    })
+}
