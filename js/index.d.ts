@@ -260,6 +260,43 @@ export interface OffsetFetchRequest {
   requireStable?: boolean;
 }
 
+/** `OffsetDeleteRequest` (Kafka's API key 47, version 0), Kafka's field names. */
+export interface OffsetDeleteRequest {
+  groupId: string;
+  topics: { name: string; partitions: { partitionIndex: number }[] }[];
+}
+
+/** `DescribeGroupsRequest` (Kafka's API key 15, the classic groups' describe), Kafka's field names. */
+export interface DescribeGroupsRequest {
+  groups: string[];
+  /** Version 3+. Default false; the broker's authorizer answers it. */
+  includeAuthorizedOperations?: boolean;
+}
+
+/** `ConsumerGroupDescribeRequest` (Kafka's API key 69), Kafka's field names. */
+export interface ConsumerGroupDescribeRequest {
+  groupIds: string[];
+  /** Default false; the broker's authorizer answers it. */
+  includeAuthorizedOperations?: boolean;
+}
+
+/** `TxnOffsetCommitRequest` (Kafka's API key 28), Kafka's field names; topics as `OffsetCommit`'s (`topicId`: version 6). */
+export interface TxnOffsetCommitRequest {
+  transactionalId: string;
+  groupId: string;
+  /** 0 or more. */
+  producerId: Int64;
+  /** 0 or more. */
+  producerEpoch: number;
+  /** Version 3+ (`generationId` in 4.2/4.3's schema, accepted too); -1 (the default): no member. */
+  generationIdOrMemberEpoch?: number;
+  /** Version 3+. Default `""`. */
+  memberId?: string;
+  /** Version 3+. */
+  groupInstanceId?: string | null;
+  topics: OffsetCommitRequestTopic[];
+}
+
 /** `ListGroupsRequest` (Kafka's API key 16), Kafka's field names; no filter lists every group. */
 export interface ListGroupsRequest {
   /** Matched as Kafka matches them: case-insensitively, trimmed, against lower-case state names (`not_ready`). */
@@ -302,6 +339,25 @@ export interface TopicMetadataInput extends InputBase {
   type: 'TopicMetadata';
   topics?: TopicSpec[] | null;
   deletedTopics?: string[] | null;
+}
+
+/** A group config value: Kafka's text form, or a number (tags: comma-separated text or a list). */
+export type GroupConfigValue = string | number | string[];
+
+/**
+ * A group's whole set of group-level configs (Kafka's `GroupConfig`, delivered by the metadata
+ * image; `{}` removes the overrides): they override the coordinator's settings for that group
+ * from its next heartbeat. Names are the release's: `streams.session.timeout.ms`,
+ * `streams.heartbeat.interval.ms`, `streams.num.standby.replicas`,
+ * `streams.initial.rebalance.delay.ms`; from 4.3 `streams.assignment.interval.ms`; in 4.4
+ * `streams.task.offset.interval.ms`, `streams.acceptable.recovery.lag`,
+ * `streams.num.warmup.replicas`, `streams.rack.aware.assignment.tags` (other group types' names
+ * are accepted and change nothing). Not in the log: report them again after a restart.
+ */
+export interface GroupConfigInput extends InputBase {
+  type: 'GroupConfig';
+  groupId: string;
+  configs: { [name: string]: GroupConfigValue };
 }
 
 /** Only time: fires due timers. */
@@ -347,6 +403,43 @@ export interface ListGroupsInput extends InputBase {
   request?: ListGroupsRequest | null;
 }
 
+/** Deletes committed offsets of a group (not those of a topic it reads while it has members). */
+export interface OffsetDeleteInput extends InputBase {
+  type: 'OffsetDelete';
+  request: OffsetDeleteRequest;
+}
+
+/** The classic groups' describe of the coordinator's groups; `apiVersion`: the version the request came at (0-6; default 6). */
+export interface DescribeGroupsInput extends InputBase {
+  type: 'DescribeGroups';
+  apiVersion?: number;
+  request: DescribeGroupsRequest;
+}
+
+/** The consumer groups' describe of the coordinator's groups (none is a consumer group). */
+export interface ConsumerGroupDescribeInput extends InputBase {
+  type: 'ConsumerGroupDescribe';
+  request: ConsumerGroupDescribeRequest;
+}
+
+/** Commits offsets in a transaction; `apiVersion`: the version the request came at (0-5, 6 in kafka-4.4; default 5). */
+export interface TxnOffsetCommitInput extends InputBase {
+  type: 'TxnOffsetCommit';
+  apiVersion?: number;
+  request: TxnOffsetCommitRequest;
+}
+
+/**
+ * A transaction's end marker in the partition (docs/transactions.md): the producer's pending
+ * offsets become committed (`COMMIT`) or go (`ABORT`). Answers nothing (`response` null).
+ */
+export interface TransactionCompletedInput extends InputBase {
+  type: 'TransactionCompleted';
+  producerId: Int64;
+  producerEpoch: number;
+  result: 'COMMIT' | 'ABORT';
+}
+
 /** kafka-4.4 (API key 93): a member pushes its topology's description for the description store. */
 export interface StreamsGroupTopologyDescriptionUpdateInput extends InputBase {
   type: 'StreamsGroupTopologyDescriptionUpdate';
@@ -373,7 +466,13 @@ export type Input =
   | OffsetCommitInput
   | OffsetFetchInput
   | ListGroupsInput
-  | StreamsGroupTopologyDescriptionUpdateInput;
+  | StreamsGroupTopologyDescriptionUpdateInput
+  | OffsetDeleteInput
+  | DescribeGroupsInput
+  | ConsumerGroupDescribeInput
+  | TxnOffsetCommitInput
+  | TransactionCompletedInput
+  | GroupConfigInput;
 
 export type InputType = Input['type'];
 
@@ -441,10 +540,12 @@ interface CommonErrorCodes {
   readonly NON_EMPTY_GROUP: 68;
   readonly GROUP_ID_NOT_FOUND: 69;
   readonly GROUP_MAX_SIZE_REACHED: 81;
+  readonly UNSTABLE_OFFSET_COMMIT: 88;
   readonly FENCED_INSTANCE_ID: 82;
   readonly FENCED_MEMBER_EPOCH: 110;
   readonly UNRELEASED_INSTANCE_ID: 111;
   readonly STALE_MEMBER_EPOCH: 113;
+  readonly GROUP_SUBSCRIBED_TO_TOPIC: 114;
 }
 
 /** The draft's error codes by name (PROTOCOL 2.17, 3.16). */
@@ -728,6 +829,57 @@ export interface OffsetFetchResponse {
   }[];
 }
 
+/**
+ * `OffsetDeleteResponse`: a group-level error (69 unknown group, 24 empty id) with no topics, or
+ * every topic and partition of the request in its order, each partition 0 or 114
+ * (`GROUP_SUBSCRIBED_TO_TOPIC`).
+ */
+export interface OffsetDeleteResponse {
+  errorCode: ErrorCode;
+  throttleTimeMs: number;
+  topics: { name: string; partitions: { partitionIndex: number; errorCode: ErrorCode }[] }[];
+}
+
+/**
+ * `DescribeGroupsResponse`: one entry per requested group, in request order. A streams group or
+ * an unknown id is `Dead`, with 69 and Kafka's message from version 6 on (0 and null before);
+ * the simple group of an admin's commit is `Empty`.
+ */
+export interface DescribeGroupsResponse {
+  throttleTimeMs: number;
+  groups: {
+    errorCode: ErrorCode;
+    errorMessage: string | null;
+    groupId: string;
+    groupState: string;
+    protocolType: string;
+    protocolData: string;
+    /** Always empty: the coordinator holds no classic group with members. */
+    members: never[];
+    /** Kafka's default, -2147483648 (the broker's authorizer fills it). */
+    authorizedOperations: number;
+  }[];
+}
+
+/**
+ * `ConsumerGroupDescribeResponse`: no group here is a consumer group, so every entry is an error
+ * (24 for an empty id, first; 69 "Group g is not a consumer group." or "Group g not found.").
+ */
+export interface ConsumerGroupDescribeResponse {
+  throttleTimeMs: number;
+  groups: {
+    errorCode: ErrorCode;
+    errorMessage: string | null;
+    groupId: string;
+    groupState: string;
+    groupEpoch: number;
+    assignmentEpoch: number;
+    assignorName: string;
+    members: never[];
+    authorizedOperations: number;
+  }[];
+}
+
 /** `StreamsGroupTopologyDescriptionUpdate` response (kafka-4.4): 0, or why the push was refused
  * (35 no plugin, 42 invalid, 25 unknown member, 69 unknown group). */
 export interface StreamsGroupTopologyDescriptionUpdateResponse {
@@ -765,6 +917,13 @@ export interface ResponseOf {
   OffsetFetch: OffsetFetchResponse;
   ListGroups: ListGroupsResponse;
   StreamsGroupTopologyDescriptionUpdate: StreamsGroupTopologyDescriptionUpdateResponse;
+  OffsetDelete: OffsetDeleteResponse;
+  DescribeGroups: DescribeGroupsResponse;
+  ConsumerGroupDescribe: ConsumerGroupDescribeResponse;
+  /** The shape of `OffsetCommit`'s (`topicId` at version 6). */
+  TxnOffsetCommit: OffsetCommitResponse;
+  TransactionCompleted: null;
+  GroupConfig: null;
 }
 
 /** Any response. */
@@ -786,6 +945,13 @@ export interface ResponseOf42 {
   ListGroups: ListGroupsResponse;
   /** kafka-4.4 only; an earlier release refuses the input. */
   StreamsGroupTopologyDescriptionUpdate: StreamsGroupTopologyDescriptionUpdateResponse;
+  OffsetDelete: OffsetDeleteResponse;
+  DescribeGroups: DescribeGroupsResponse;
+  ConsumerGroupDescribe: ConsumerGroupDescribeResponse;
+  /** The shape of `OffsetCommit`'s (`topicId` at version 6). */
+  TxnOffsetCommit: OffsetCommitResponse;
+  TransactionCompleted: null;
+  GroupConfig: null;
 }
 
 /** What changes with the dialect: responses, records and snapshot groups. */
@@ -968,6 +1134,9 @@ export interface OffsetCommitRecord {
   value: { version: 4; data: OffsetCommitValue4 } | { version: 1; data: OffsetCommitValue1 } | null;
   keyBytes?: string;
   valueBytes?: string | null;
+  /** A `TxnOffsetCommit`'s record: its transactional batch's producer (pending until `TransactionCompleted`). */
+  producerId?: Int64;
+  producerEpoch?: number;
 }
 
 /** An offset commit record at any value version Kafka reads (0-4), as `Replay` accepts it. */
@@ -981,6 +1150,9 @@ export interface OffsetCommitReplayRecord {
     | null;
   keyBytes?: string;
   valueBytes?: string | null;
+  /** A record of a transactional batch: both or neither, 0 or more. */
+  producerId?: Int64;
+  producerEpoch?: number;
 }
 
 /** A record of the draft dialect, discriminated by `key.type`. */
@@ -1044,10 +1216,12 @@ export type Kafka42Record =
   | RecordOf<22, MemberKey, CurrentMemberAssignmentValue>
   | RecordOf<23, GroupKey, TopologyValue42>;
 
-/** A record read from a log in binary form only. */
+/** A record read from a log in binary form only (`producerId`/`producerEpoch`: a transactional batch's). */
 export interface RecordBytes {
   keyBytes: string;
   valueBytes: string | null;
+  producerId?: Int64;
+  producerEpoch?: number;
 }
 
 /**
@@ -1228,16 +1402,30 @@ export interface OffsetsExpired {
 }
 
 /**
- * An `OffsetCommit` or `OffsetFetch` (`request`) was refused as a whole with Kafka error `error`
- * (e.g. `'STALE_MEMBER_EPOCH'`): Kafka's exception message, which its responses do not carry.
+ * An offsets request (`request`) was refused as a whole with Kafka error `error` (e.g.
+ * `'STALE_MEMBER_EPOCH'`): Kafka's exception message, which its responses do not carry.
  */
 export interface OffsetsRefused {
   code: 'OFFSETS_REFUSED';
   groupId: string;
-  request: 'OffsetCommit' | 'OffsetFetch';
+  request: 'OffsetCommit' | 'OffsetFetch' | 'OffsetDelete' | 'TxnOffsetCommit';
   /** The error code's name, e.g. `'UNKNOWN_MEMBER_ID'`, `'ILLEGAL_GENERATION'`, `'UNSUPPORTED_VERSION'`. */
   error: string;
   message: string;
+}
+
+/**
+ * A transaction with pending offsets in the group completed (`TransactionCompleted`): of its
+ * `partitions` pending offsets, `committed` became the committed ones (0 on `ABORT`; a commit
+ * keeps a newer committed offset of a partition).
+ */
+export interface TransactionCompleted {
+  code: 'TRANSACTION_COMPLETED';
+  groupId: string;
+  producerId: Int64;
+  result: 'COMMIT' | 'ABORT';
+  partitions: number;
+  committed: number;
 }
 
 /** One entry of `explain`: why something happened, discriminated by `code`. */
@@ -1257,7 +1445,8 @@ export type Explain =
   | TimerDropped
   | ServerError
   | OffsetsExpired
-  | OffsetsRefused;
+  | OffsetsRefused
+  | TransactionCompleted;
 
 export type ExplainCode = Explain['code'];
 
@@ -1444,6 +1633,7 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
   handle(input: StreamsGroupInitializeInput): OutputOf<'StreamsGroupInitialize', D>;
   handle(input: StreamsGroupDescribeInput): OutputOf<'StreamsGroupDescribe', D>;
   handle(input: TopicMetadataInput): OutputOf<'TopicMetadata', D>;
+  handle(input: GroupConfigInput): OutputOf<'GroupConfig', D>;
   handle(input: AdvanceTimeInput): OutputOf<'AdvanceTime', D>;
   handle(input: DeleteGroupsInput): OutputOf<'DeleteGroups', D>;
   handle(input: ReplayInput): OutputOf<'Replay', D>;

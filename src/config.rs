@@ -272,6 +272,14 @@ const RACK_AWARE_TAGS: &str = "group.streams.rack.aware.assignment.tags";
 /// Kafka Streams' limit on `rack.aware.assignment.tags` (and on client tags).
 pub const MAX_RACK_AWARE_TAGS: usize = 5;
 
+/// The range of an integer setting, by its name.
+pub fn int_range(name: &str) -> Option<(i32, i32)> {
+    INT_SETTINGS
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| (s.min, s.max))
+}
+
 /// Every setting a coordinator accepts.
 pub fn settings() -> impl Iterator<Item = &'static str> {
     OTHER_SETTINGS

@@ -38,6 +38,8 @@ pub enum ErrorCode {
     GroupIdNotFound,
     /// `GROUP_MAX_SIZE_REACHED` (81).
     GroupMaxSizeReached,
+    /// `UNSTABLE_OFFSET_COMMIT` (88).
+    UnstableOffsetCommit,
     /// `FENCED_INSTANCE_ID` (82).
     FencedInstanceId,
     /// `FENCED_MEMBER_EPOCH` (110).
@@ -46,6 +48,8 @@ pub enum ErrorCode {
     UnreleasedInstanceId,
     /// `STALE_MEMBER_EPOCH` (113).
     StaleMemberEpoch,
+    /// `GROUP_SUBSCRIBED_TO_TOPIC` (114).
+    GroupSubscribedToTopic,
     /// Draft 129.
     StreamsInvalidTopology,
     /// Draft 131.
@@ -71,10 +75,12 @@ impl ErrorCode {
             ErrorCode::NonEmptyGroup => 68,
             ErrorCode::GroupIdNotFound => 69,
             ErrorCode::GroupMaxSizeReached => 81,
+            ErrorCode::UnstableOffsetCommit => 88,
             ErrorCode::FencedInstanceId => 82,
             ErrorCode::FencedMemberEpoch => 110,
             ErrorCode::UnreleasedInstanceId => 111,
             ErrorCode::StaleMemberEpoch => 113,
+            ErrorCode::GroupSubscribedToTopic => 114,
             ErrorCode::StreamsInvalidTopology => 129,
             ErrorCode::StreamsMissingSourceTopics => 131,
             ErrorCode::StreamsInconsistentInternalTopics => 134,
@@ -96,10 +102,12 @@ impl ErrorCode {
             ErrorCode::NonEmptyGroup => "NON_EMPTY_GROUP",
             ErrorCode::GroupIdNotFound => "GROUP_ID_NOT_FOUND",
             ErrorCode::GroupMaxSizeReached => "GROUP_MAX_SIZE_REACHED",
+            ErrorCode::UnstableOffsetCommit => "UNSTABLE_OFFSET_COMMIT",
             ErrorCode::FencedInstanceId => "FENCED_INSTANCE_ID",
             ErrorCode::FencedMemberEpoch => "FENCED_MEMBER_EPOCH",
             ErrorCode::UnreleasedInstanceId => "UNRELEASED_INSTANCE_ID",
             ErrorCode::StaleMemberEpoch => "STALE_MEMBER_EPOCH",
+            ErrorCode::GroupSubscribedToTopic => "GROUP_SUBSCRIBED_TO_TOPIC",
             ErrorCode::StreamsInvalidTopology | ErrorCode::StreamsInvalidTopology42 => {
                 "STREAMS_INVALID_TOPOLOGY"
             }

@@ -52,6 +52,7 @@ pub mod api;
 pub mod assignor;
 pub mod config;
 pub mod group;
+pub mod group_config;
 pub mod history;
 pub mod offsets;
 pub mod records;

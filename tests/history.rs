@@ -552,9 +552,10 @@ fn generated_run(dialect: Dialect) -> Run {
     }
 }
 
-/// The k44-static-membership story (static members arrived in Kafka 4.4), told: the told history names its events in order.
+/// The k44-static-membership story (static members arrived in Kafka 4.4), told: the told
+/// history names its events in order, and the log is found to be 4.4's by its static members.
 #[test]
-fn history_of_a_kafka_42_group_in_words() {
+fn history_of_a_kafka_44_group_with_static_members_in_words() {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenarios/k44-static-membership.json");
     let run = run(&path).unwrap();
@@ -584,7 +585,7 @@ fn history_of_a_kafka_42_group_in_words() {
             "TARGET_ASSIGNMENT_COMPUTED",
         ]
     );
-    assert_eq!(h["dialect"], "kafka-4.2");
+    assert_eq!(h["dialect"], "kafka-4.4");
     // The replacement left with -2 too and did not come back: the records show that cause.
     let removed = by_group(events(&h, "MEMBER_REMOVED"), |x| x["groupId"].to_string());
     assert_eq!(removed.len(), 1);

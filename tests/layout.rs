@@ -50,7 +50,11 @@ const OPERATIONS: &[&str] = &[
     "replay",
     "offset_commit",
     "offset_fetch",
+    "offset_delete",
+    "txn_offset_commit",
+    "transaction_completed",
     "topology_description",
+    "group_config",
 ];
 /// Shared by the operations and the timers.
 const SERVICES: &[&str] = &["fence", "assignment", "timers_fire"];
@@ -72,8 +76,12 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["config", "api", "assignor", "topics"],
     ),
     // offsets: committed offsets, applied from their records, and who may commit and fetch them;
-    // descriptions: Kafka 4.4's topology description store and its solicitation back-off.
-    ("state", &["group", "offsets", "descriptions"]),
+    // descriptions: Kafka 4.4's topology description store and its solicitation back-off;
+    // group_config: group-level configs, the overrides of the settings per group.
+    (
+        "state",
+        &["group", "offsets", "descriptions", "group_config"],
+    ),
     ("protocol steps", &["reconcile"]),
     ("the coordinator", &["coordinator"]),
     // wire: the Kafka codec and the dispatch of request frames.

@@ -1,7 +1,9 @@
 //! Property tests of offset commits over random sequences of joins, heartbeats, commits at
-//! random epochs, admin commits, leaves, session timeouts and deletions, in both dialects
-//! through the JSON API: a member's commit after it was fenced is always refused and writes
-//! nothing, and replaying the records of every output rebuilds the same offsets.
+//! random epochs, admin commits, transactional commits and their transactions' ends, leaves,
+//! session timeouts and deletions, in both dialects through the JSON API: a member's commit
+//! (plain or transactional) after it was fenced is always refused and writes nothing, and
+//! replaying the records of every output, with each transaction's end at its place, rebuilds
+//! the same offsets, pending ones included.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -24,6 +26,19 @@ enum Op {
         partition: i32,
         offset: i64,
     },
+    /// A transactional commit of `producer` by a member at its known epoch plus `delta`.
+    TxnCommit {
+        producer: i64,
+        member: usize,
+        delta: i32,
+        partition: i32,
+        offset: i64,
+    },
+    /// `producer`'s transaction ends.
+    Complete {
+        producer: i64,
+        commit: bool,
+    },
     Leave(usize),
     /// Time passes beyond the session timeout: every member is fenced.
     Sleep,
@@ -44,6 +59,16 @@ fn op() -> impl Strategy<Value = Op> {
             }
         ),
         (0..3i32, 0..1000i64).prop_map(|(partition, offset)| Op::AdminCommit { partition, offset }),
+        (0..2i64, 0..3usize, -2..2i32, 0..3i32, 0..1000i64).prop_map(
+            |(producer, member, delta, partition, offset)| Op::TxnCommit {
+                producer,
+                member,
+                delta,
+                partition,
+                offset,
+            }
+        ),
+        (0..2i64, any::<bool>()).prop_map(|(producer, commit)| Op::Complete { producer, commit }),
         (0..3usize).prop_map(Op::Leave),
         Just(Op::Sleep),
         Just(Op::Delete),
@@ -56,7 +81,14 @@ struct Run {
     now: i64,
     /// Each member's last epoch, and whether it was fenced or left since it last joined.
     members: Vec<Option<(i32, bool)>>,
-    log: Vec<Value>,
+    /// The log: every output's records, and each transaction's end at its place.
+    log: Vec<Entry>,
+}
+
+/// One entry of the log: a record, or a transaction's end marker.
+enum Entry {
+    Record(Value),
+    Marker(Value),
 }
 
 impl Run {
@@ -64,8 +96,17 @@ impl Run {
         self.now += 10;
         let out: Value = serde_json::from_str(&self.c.handle_json(&input.to_string())).unwrap();
         assert!(out.get("error").is_none(), "{input} -> {out}");
-        self.log
-            .extend(out["records"].as_array().unwrap().iter().cloned());
+        self.log.extend(
+            out["records"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .cloned()
+                .map(Entry::Record),
+        );
+        if input["type"] == "TransactionCompleted" {
+            self.log.push(Entry::Marker(input));
+        }
         out
     }
 
@@ -155,6 +196,38 @@ fn check(dialect: &'static str, ops: &[Op]) -> Result<(), TestCaseError> {
             Op::AdminCommit { partition, offset } => {
                 run.commit("", -1, partition, offset);
             }
+            Op::TxnCommit {
+                producer,
+                member,
+                delta,
+                partition,
+                offset,
+            } => {
+                let (epoch, gone) = run.members[member].unwrap_or((-1, false));
+                let now = run.now;
+                let out = run.send(json!({"nowMs": now, "type": "TxnOffsetCommit", "request": {
+                    "transactionalId": format!("tx{producer}"), "groupId": "g",
+                    "producerId": producer, "producerEpoch": 0,
+                    "memberId": format!("m{member}"), "generationIdOrMemberEpoch": epoch + delta,
+                    "topics": [{"name": "in", "partitions": [
+                        {"partitionIndex": partition, "committedOffset": offset}]}]}}));
+                let code = out["response"]["topics"][0]["partitions"][0]["errorCode"].clone();
+                if gone && epoch + delta >= 0 {
+                    prop_assert_ne!(&code, &json!(0), "{:?}", out);
+                    prop_assert_eq!(out["records"].as_array().unwrap().len(), 0);
+                }
+                if code == json!(0) {
+                    let records = out["records"].as_array().unwrap();
+                    prop_assert_eq!(records.len(), 1);
+                    prop_assert_eq!(&records[0]["producerId"], &json!(producer));
+                }
+            }
+            Op::Complete { producer, commit } => {
+                let now = run.now;
+                let result = if commit { "COMMIT" } else { "ABORT" };
+                run.send(json!({"nowMs": now, "type": "TransactionCompleted",
+                    "producerId": producer, "producerEpoch": 0, "result": result}));
+            }
             Op::Leave(m) => {
                 if let Some((epoch, false)) = run.members[m] {
                     run.heartbeat(m, -1);
@@ -175,13 +248,24 @@ fn check(dialect: &'static str, ops: &[Op]) -> Result<(), TestCaseError> {
             }
         }
     }
-    // Replaying every record rebuilds the same offsets.
+    // Replaying every record, and every transaction's end where it came, rebuilds the same
+    // offsets.
     let mut rebuilt = Coordinator::from_json_config(&config).unwrap();
-    let records: Vec<Record> = run
-        .log
-        .iter()
-        .filter_map(|r| record_from_json(rebuilt.config().dialect, r, "r").unwrap())
-        .collect();
+    let dialect = rebuilt.config().dialect;
+    let mut records: Vec<Record> = Vec::new();
+    for entry in &run.log {
+        match entry {
+            Entry::Record(r) => records.extend(record_from_json(dialect, r, "r").unwrap()),
+            Entry::Marker(m) => {
+                let _ = rebuilt.replay(&std::mem::take(&mut records), 0).unwrap();
+                let mut m = m.clone();
+                m["nowMs"] = json!(0);
+                let out: Value =
+                    serde_json::from_str(&rebuilt.handle_json(&m.to_string())).unwrap();
+                prop_assert!(out.get("error").is_none(), "{}", out);
+            }
+        }
+    }
     let _ = rebuilt.replay(&records, 0).unwrap();
     prop_assert_eq!(rebuilt.offsets(), run.c.offsets());
     Ok(())

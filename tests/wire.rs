@@ -92,18 +92,25 @@ fn is_request(kind: &InputKind) -> bool {
             | InputKind::OffsetCommit { .. }
             | InputKind::OffsetFetch { .. }
             | InputKind::ListGroups { .. }
+            | InputKind::OffsetDelete { .. }
+            | InputKind::DescribeGroups { .. }
+            | InputKind::ConsumerGroupDescribe { .. }
+            | InputKind::TxnOffsetCommit { .. }
     )
 }
 
 /// Whether a version may not carry the input: the offsets APIs' own limits, a filter a
-/// `ListGroups` version lacks, a describe asking for the topology description below version 1
-/// (Kafka's client refuses to send any of them).
+/// `ListGroups` version lacks, a describe asking for the topology description below version 1,
+/// a `DescribeGroups` asking for the authorized operations below version 3 (Kafka's client
+/// refuses to send any of them).
 fn may_not_encode(kind: &InputKind) -> bool {
     match kind {
         InputKind::OffsetCommit { .. }
         | InputKind::OffsetFetch { .. }
+        | InputKind::TxnOffsetCommit { .. }
         | InputKind::ListGroups { .. } => true,
         InputKind::StreamsGroupDescribe { request } => request.include_topology_description,
+        InputKind::DescribeGroups { request, .. } => request.include_authorized_operations,
         _ => false,
     }
 }
@@ -112,7 +119,9 @@ fn may_not_encode(kind: &InputKind) -> bool {
 fn own_version(kind: &InputKind) -> Option<i16> {
     match kind {
         InputKind::OffsetCommit { api_version, .. }
-        | InputKind::OffsetFetch { api_version, .. } => Some(*api_version),
+        | InputKind::OffsetFetch { api_version, .. }
+        | InputKind::DescribeGroups { api_version, .. }
+        | InputKind::TxnOffsetCommit { api_version, .. } => Some(*api_version),
         InputKind::StreamsGroupHeartbeat { request, .. } => Some(request.api_version),
         InputKind::StreamsGroupDescribe { request } => Some(request.api_version),
         _ => None,
@@ -124,7 +133,9 @@ fn at_version(kind: &InputKind, v: i16) -> InputKind {
     let mut kind = kind.clone();
     match &mut kind {
         InputKind::OffsetCommit { api_version, .. }
-        | InputKind::OffsetFetch { api_version, .. } => *api_version = v,
+        | InputKind::OffsetFetch { api_version, .. }
+        | InputKind::DescribeGroups { api_version, .. }
+        | InputKind::TxnOffsetCommit { api_version, .. } => *api_version = v,
         InputKind::StreamsGroupHeartbeat { request, .. } => request.api_version = v,
         InputKind::StreamsGroupDescribe { request } => request.api_version = v,
         _ => {}
@@ -138,6 +149,7 @@ fn at_version(kind: &InputKind, v: i16) -> InputKind {
 fn same_shape(response: &Response, v: i16) -> bool {
     match response {
         Response::OffsetCommit(_) => v < 10,
+        Response::TxnOffsetCommit(_) => v < 6,
         Response::OffsetFetch(_) => (8..10).contains(&v),
         Response::ListGroups(_) => v >= 5,
         _ => true,

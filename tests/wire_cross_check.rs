@@ -1,21 +1,25 @@
 //! The generated codec against an independent one: the `kafka-protocol` crate, generated from
 //! Kafka's schema files by other hands. For every message both know (the headers,
-//! `ApiVersions`, `DeleteGroups`, `OffsetCommit`, `OffsetFetch`, `ListGroups`; it has no streams
-//! messages),
+//! `ApiVersions`, `DeleteGroups`, `OffsetCommit`, `OffsetFetch`, `ListGroups`, `OffsetDelete`,
+//! `DescribeGroups`, `ConsumerGroupDescribe`, `TxnOffsetCommit`; it has no streams messages),
 //! random messages at every version both define (the crate stops at version 9 of the offsets
-//! APIs; version 10 is checked by the golden frames): what this codec writes, the other reads
-//! and writes back byte for byte, and this codec reads the other's bytes back to the same
-//! message.
+//! APIs and 5 of `TxnOffsetCommit`; the newer ones are checked by the golden frames): what this
+//! codec writes, the other reads and writes back byte for byte, and this codec reads the
+//! other's bytes back to the same message.
 
 use bytes::{Bytes, BytesMut};
 use kafka_protocol::protocol::{Decodable, Encodable};
 use proptest::prelude::*;
 use streams_group_coordinator::wire::codec::{Reader, WireError};
 use streams_group_coordinator::wire::messages::kafka::{
-    api_versions_request as avq, api_versions_response as avs, delete_groups_request as dgq,
-    delete_groups_response as dgs, list_groups_request as lgq, list_groups_response as lgs,
-    offset_commit_request as ocq, offset_commit_response as ocs, offset_fetch_request as ofq,
-    offset_fetch_response as ofs, request_header as rqh, response_header as rsh,
+    api_versions_request as avq, api_versions_response as avs,
+    consumer_group_describe_request as cdq, consumer_group_describe_response as cds,
+    delete_groups_request as dgq, delete_groups_response as dgs, describe_groups_request as dsq,
+    describe_groups_response as dss, list_groups_request as lgq, list_groups_response as lgs,
+    offset_commit_request as ocq, offset_commit_response as ocs, offset_delete_request as odq,
+    offset_delete_response as ods, offset_fetch_request as ofq, offset_fetch_response as ofs,
+    request_header as rqh, response_header as rsh, txn_offset_commit_request as tcq,
+    txn_offset_commit_response as tcs,
 };
 
 /// Ours written, theirs read and written, ours read back: the same bytes all the way.
@@ -290,5 +294,134 @@ proptest! {
             groups: groups.into_iter().map(|(group_id, protocol_type, group_state, group_type)| lgs::ListedGroup { group_id, protocol_type, group_state, group_type }).collect(),
         };
         check!(kafka_protocol::messages::ListGroupsResponse, lgs::ListGroupsResponse, s, v);
+    }
+
+    #[test]
+    fn offset_deletes(
+        group in text(),
+        topics in prop::collection::vec((text(), prop::collection::vec(any::<i32>(), 0..4)), 0..4),
+        error in any::<i16>(),
+        throttle in any::<i32>(),
+        answers in prop::collection::vec((text(), prop::collection::vec((any::<i32>(), any::<i16>()), 0..4)), 0..4),
+    ) {
+        let q = odq::OffsetDeleteRequest {
+            group_id: group,
+            topics: topics.into_iter().map(|(name, p)| odq::OffsetDeleteRequestTopic {
+                name,
+                partitions: p.into_iter().map(|partition_index| odq::OffsetDeleteRequestPartition { partition_index }).collect(),
+            }).collect(),
+        };
+        check!(kafka_protocol::messages::OffsetDeleteRequest, odq::OffsetDeleteRequest, q, 0);
+        let s = ods::OffsetDeleteResponse {
+            error_code: error,
+            throttle_time_ms: throttle,
+            topics: answers.into_iter().map(|(name, p)| ods::OffsetDeleteResponseTopic {
+                name,
+                partitions: p.into_iter().map(|(partition_index, error_code)| ods::OffsetDeleteResponsePartition { partition_index, error_code }).collect(),
+            }).collect(),
+        };
+        check!(kafka_protocol::messages::OffsetDeleteResponse, ods::OffsetDeleteResponse, s, 0);
+    }
+
+    #[test]
+    fn describe_groups(
+        names in prop::collection::vec(text(), 0..4),
+        ops in any::<bool>(),
+        throttle in any::<i32>(),
+        groups in prop::collection::vec((any::<i16>(), proptest::option::of(text()), text(), text(), any::<i32>(), prop::collection::vec((text(), proptest::option::of(text()), text(), prop::collection::vec(any::<u8>(), 0..4)), 0..3)), 0..3),
+        v in 0i16..=6,
+    ) {
+        let q = dsq::DescribeGroupsRequest {
+            groups: names,
+            include_authorized_operations: ops && v >= 3,
+        };
+        check!(kafka_protocol::messages::DescribeGroupsRequest, dsq::DescribeGroupsRequest, q, v);
+        let s = dss::DescribeGroupsResponse {
+            throttle_time_ms: if v >= 1 { throttle } else { 0 },
+            groups: groups.into_iter().map(|(error_code, message, group_id, state, authorized, members)| dss::DescribedGroup {
+                error_code,
+                error_message: if v >= 6 { message } else { None },
+                group_id,
+                group_state: state.clone(),
+                protocol_type: state.clone(),
+                protocol_data: state,
+                members: members.into_iter().map(|(member_id, instance, client, bytes)| dss::DescribedGroupMember {
+                    member_id,
+                    group_instance_id: if v >= 4 { instance } else { None },
+                    client_id: client.clone(),
+                    client_host: client,
+                    member_metadata: bytes.clone(),
+                    member_assignment: bytes,
+                }).collect(),
+                authorized_operations: if v >= 3 { authorized } else { i32::MIN },
+            }).collect(),
+        };
+        check!(kafka_protocol::messages::DescribeGroupsResponse, dss::DescribeGroupsResponse, s, v);
+    }
+
+    #[test]
+    fn consumer_group_describes(
+        names in prop::collection::vec(text(), 0..4),
+        ops in any::<bool>(),
+        throttle in any::<i32>(),
+        groups in prop::collection::vec((any::<i16>(), proptest::option::of(text()), text(), any::<i32>(), any::<i32>()), 0..3),
+        v in 0i16..=1,
+    ) {
+        let q = cdq::ConsumerGroupDescribeRequest { group_ids: names, include_authorized_operations: ops };
+        check!(kafka_protocol::messages::ConsumerGroupDescribeRequest, cdq::ConsumerGroupDescribeRequest, q, v);
+        let s = cds::ConsumerGroupDescribeResponse {
+            throttle_time_ms: throttle,
+            groups: groups.into_iter().map(|(error_code, error_message, group_id, epoch, authorized_operations)| cds::DescribedGroup {
+                error_code,
+                error_message,
+                group_state: group_id.clone(),
+                assignor_name: group_id.clone(),
+                group_id,
+                group_epoch: epoch,
+                assignment_epoch: epoch,
+                authorized_operations,
+                ..Default::default()
+            }).collect(),
+        };
+        check!(kafka_protocol::messages::ConsumerGroupDescribeResponse, cds::ConsumerGroupDescribeResponse, s, v);
+    }
+
+    #[test]
+    fn txn_offset_commits(
+        txn in text(), group in text(), producer in any::<i64>(), epoch in any::<i16>(),
+        generation in any::<i32>(), member in text(), instance in proptest::option::of(text()),
+        topics in commit_topics(), throttle in any::<i32>(),
+        codes in prop::collection::vec((text(), prop::collection::vec((any::<i32>(), any::<i16>()), 0..4)), 0..4),
+        v in 0i16..=5,
+    ) {
+        let q = tcq::TxnOffsetCommitRequest {
+            transactional_id: txn,
+            group_id: group,
+            producer_id: producer,
+            producer_epoch: epoch,
+            generation_id_or_member_epoch: if v >= 3 { generation } else { -1 },
+            member_id: if v >= 3 { member } else { String::new() },
+            group_instance_id: if v >= 3 { instance } else { None },
+            topics: topics.into_iter().map(|t| tcq::TxnOffsetCommitRequestTopic {
+                name: t.name,
+                partitions: t.partitions.into_iter().map(|p| tcq::TxnOffsetCommitRequestPartition {
+                    partition_index: p.partition_index,
+                    committed_offset: p.committed_offset,
+                    committed_leader_epoch: if v >= 2 { p.committed_leader_epoch } else { -1 },
+                    committed_metadata: p.committed_metadata,
+                }).collect(),
+                ..Default::default()
+            }).collect(),
+        };
+        check!(kafka_protocol::messages::TxnOffsetCommitRequest, tcq::TxnOffsetCommitRequest, q, v);
+        let s = tcs::TxnOffsetCommitResponse {
+            throttle_time_ms: throttle,
+            topics: codes.into_iter().map(|(name, p)| tcs::TxnOffsetCommitResponseTopic {
+                name,
+                partitions: p.into_iter().map(|(partition_index, error_code)| tcs::TxnOffsetCommitResponsePartition { partition_index, error_code }).collect(),
+                ..Default::default()
+            }).collect(),
+        };
+        check!(kafka_protocol::messages::TxnOffsetCommitResponse, tcs::TxnOffsetCommitResponse, s, v);
     }
 }

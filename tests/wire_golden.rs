@@ -98,6 +98,27 @@ fn requests(dialect: Dialect) -> Vec<(i16, String)> {
         16,
         r#"{"nowMs": 2, "type": "ListGroups", "request": {}}"#.into(),
     ));
+    // The classic and consumer describes of the streams group, the simple group and no group.
+    out.push((
+        15,
+        r#"{"nowMs": 2, "type": "DescribeGroups", "request": {"groups": ["g", "admin", "nope"]}}"#
+            .into(),
+    ));
+    out.push((
+        69,
+        r#"{"nowMs": 2, "type": "ConsumerGroupDescribe", "request": {"groupIds": ["g", "", "admin", "nope"]}}"#
+            .into(),
+    ));
+    // A transactional commit of the admin's group (version 6 names the topic by its id).
+    out.push((
+        28,
+        r#"{"nowMs": 2, "type": "TxnOffsetCommit", "request": {"transactionalId": "tx", "groupId": "admin", "producerId": 7, "producerEpoch": 1, "topics": [{"name": "in", "topicId": "AAECAwQFBgcICQoLDA0ODw", "partitions": [{"partitionIndex": 0, "committedOffset": 6, "committedLeaderEpoch": 2, "committedMetadata": "m"}]}]}}"#.into(),
+    ));
+    // The admin's offset deleted and a partition without one.
+    out.push((
+        47,
+        r#"{"nowMs": 2, "type": "OffsetDelete", "request": {"groupId": "admin", "topics": [{"name": "in", "partitions": [{"partitionIndex": 0}, {"partitionIndex": 3}]}]}}"#.into(),
+    ));
     if dialect == Dialect::Kafka44 {
         out.push((
             93,

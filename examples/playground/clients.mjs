@@ -98,6 +98,14 @@ export class Clients {
       endpointEpoch: -1,
       lastError: null,
       shutdownRequested: false,
+      // The epoch it had before its current one (null until its epoch has moved once).
+      prevEpoch: null,
+      // Its last offset commit: `{action, memberId, memberEpoch, atMs, partitions: [{topic,
+      // partition, offset, errorCode}], error}` (`error`: a refusal at the boundary).
+      lastCommit: null,
+      // After a crash: the member id, epoch and active tasks it last had, with which a zombie
+      // (heartbeats stopped, process alive) still commits.
+      zombie: null,
     };
     this.list.push(c);
     return c;
@@ -141,6 +149,7 @@ export class Clients {
   apply(step, out, dialect = 'kip1071-draft') {
     if (step.event) return this.applyEvent(step);
     const input = step.input;
+    if (input.type === 'OffsetCommit') return this.applyCommit(step, out);
     if (input.type === 'StreamsGroupInitialize') {
       if (out?.response && out.response.errorCode === 0) for (const c of this.list) c.asked = false;
       return;
@@ -162,6 +171,9 @@ export class Clients {
     if (req.memberEpoch === 0) {
       c.owned = emptyTasks();
       c.assigned = emptyTasks();
+      c.prevEpoch = null;
+      // A join starts a new incarnation: the old one, zombie or not, is gone.
+      c.zombie = null;
       if (req.topologyId) c.topologyId = req.topologyId;
       if (req.processId) c.processId = req.processId;
       if (req.instanceId) c.instanceId = req.instanceId;
@@ -207,6 +219,7 @@ export class Clients {
     c.phase = 'member';
     if (c.memberId && c.memberId !== res.memberId && !c.pastMemberIds.includes(c.memberId)) c.pastMemberIds.push(c.memberId);
     c.memberId = res.memberId;
+    if (c.epoch > 0 && res.memberEpoch !== c.epoch) c.prevEpoch = c.epoch;
     c.epoch = res.memberEpoch;
     if (res.activeTasks) {
       // New tasks are taken at once; tasks no longer listed are kept until revoked (the
@@ -226,9 +239,35 @@ export class Clients {
     if (req.shutdownApplication) c.shutdownRequested = true;
   }
 
+  /**
+   * An offset commit's answer, kept as the client's last commit (by its actor, or for a loaded
+   * scenario the client that has or had the member id). Like the testing tools' members, a
+   * client only records a refusal: its heartbeats decide what it does next.
+   */
+  applyCommit(step, out) {
+    const req = step.input.request ?? {};
+    const c = step.actor ? this.get(step.actor) : req.memberId ? this.get(this.labelOf(req.memberId)) : null;
+    if (!c) return;
+    const offsets = new Map();
+    for (const t of req.topics ?? []) for (const p of t.partitions ?? []) offsets.set(`${t.name}:${p.partitionIndex}`, p.committedOffset);
+    const partitions = [];
+    for (const t of out?.response?.topics ?? []) {
+      for (const p of t.partitions) partitions.push({ topic: t.name, partition: p.partitionIndex, offset: offsets.get(`${t.name}:${p.partitionIndex}`) ?? null, errorCode: p.errorCode });
+    }
+    c.lastCommit = {
+      action: step.action ?? 'commit',
+      memberId: req.memberId ?? '',
+      memberEpoch: req.generationIdOrMemberEpoch ?? -1,
+      atMs: step.input.nowMs,
+      partitions,
+      error: out?.error ? { code: out.error.code, message: out.error.message ?? '' } : null,
+    };
+  }
+
   applyEvent(step) {
     const c = this.get(step.actor);
     if (step.event === 'crash' && c) {
+      if (c.phase === 'member' && c.owned.active.length) c.zombie = { memberId: c.memberId, epoch: c.epoch, active: [...c.owned.active] };
       c.phase = 'crashed';
       c.owned = emptyTasks();
       c.assigned = emptyTasks();

@@ -4,7 +4,7 @@ import { Clients } from './clients.mjs';
 import { toJson } from './json.mjs';
 import { errorName, statusName } from './names.mjs';
 import { fmtTime, short, stepTitle } from './steps.mjs';
-import { LIST, ROLES, keysOf, minus, sortKeys, tasksOf } from './tasks.mjs';
+import { LIST, ROLES, keysOf, minus, sortKeys, subtopologiesOf, taskOfPartition, tasksOf } from './tasks.mjs';
 
 const REASONS = {
   MEMBER_JOINED: 'a new member joined',
@@ -62,7 +62,7 @@ export function explainStep(session, i) {
   const items = [];
   if (step.note) items.push({ kind: 'note', text: step.note });
   if (step.event === 'crash') {
-    items.push({ kind: 'client', text: `${step.actor}'s process dies without a word. The coordinator still counts it as a member until its session timeout fires.` });
+    items.push({ kind: 'client', text: `${step.actor} stops heartbeating without a word: its process died, or stalls (a long GC pause) or is cut off from the coordinator while it still runs its tasks. The coordinator still counts it as a member until its session timeout fires.` });
     return items;
   }
   if (step.event === 'topology') {
@@ -92,6 +92,7 @@ export function explainStep(session, i) {
         : { kind: 'error', text: `DeleteGroups ${r.groupId}: ${errorName(r.errorCode, session.dialect)} (${r.errorCode})${r.errorCode === 68 ? ': the group still has members; Kafka deletes only empty groups.' : r.errorCode === 69 ? ': there is no such group.' : '.'}` });
     }
   }
+  if (input.type === 'OffsetCommit' && res?.topics) items.push(...commitItems(session, i, name));
   if (input.type === 'SetTargetAssignment' && res?.errorCode === 0) {
     items.push({ kind: 'assign', text: 'SetTargetAssignment accepted: the targets are the ones given, and members reconcile towards them.' });
   }
@@ -137,7 +138,7 @@ export function explainStep(session, i) {
         items.push({ kind: 'error', text: `The request failed with UNKNOWN_SERVER_ERROR (Kafka sends no message): ${e.message}` });
         break;
       case 'OFFSETS_REFUSED':
-        items.push({ kind: 'fence', text: `${e.request} refused with ${e.error}: ${e.message} (Kafka's response carries only the code; a zombie's commit after a fence ends here).` });
+        items.push({ kind: 'fence', text: `${e.request} refused with ${e.error}: ${e.message} (the coordinator's words: Kafka's response carries only the code).` });
         break;
       case 'OFFSETS_EXPIRED':
         items.push({ kind: 'state', text: `The periodic cleanup expired ${e.partitions} committed offset(s) of group ${e.groupId} (offsets.retention.minutes after their commit; a topic the group still reads keeps its offsets while the group has members).` });
@@ -203,6 +204,60 @@ export function explainStep(session, i) {
   }
   if (!items.length || (items.length === 1 && items[0].kind === 'note')) {
     items.push({ kind: 'none', text: out.records.length ? `${out.records.length} records written.` : 'Nothing changed: no records written.' });
+  }
+  return items;
+}
+
+/**
+ * An offset commit of step `i`, partition by partition: who sent it at which epoch and why (a
+ * zombie, a late commit), what was written, what was refused with which error and, for a member
+ * the group no longer has, when it was removed and who holds its tasks now.
+ */
+function commitItems(session, i, name) {
+  const step = session.steps[i];
+  const out = session.outputs[i];
+  const req = step.input.request ?? {};
+  const epoch = req.generationIdOrMemberEpoch;
+  const who = step.actor ?? (!req.memberId && epoch < 0 ? 'An admin tool' : name(req.memberId));
+  const items = [];
+  const before = i > 0 ? session.clientsAt[i - 1]?.get(step.actor) : null;
+  const offsets = new Map();
+  for (const t of req.topics ?? []) for (const p of t.partitions ?? []) offsets.set(`${t.name}:${p.partitionIndex}`, p.committedOffset);
+  const parts = out.response.topics.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode, offset: offsets.get(`${t.name}:${p.partitionIndex}`) })));
+  if (step.action === 'zombie-commit') {
+    items.push({ kind: 'client', text: `${who} stopped heartbeating, but its process runs on: it still runs the tasks it held (${(before?.zombie?.active ?? []).join(', ')}) and commits them with the member id and epoch it last had (${short(req.memberId)}, epoch ${epoch}).` });
+  } else if (step.action === 'stale-commit') {
+    // The draft writes no per-task epochs, so a task's epoch is its member's (as a rebuilt group's is).
+    const perTask = session.is42
+      ? 'Kafka takes an older epoch only for the tasks the member held at that epoch (each task\'s assignment epoch, the @ on its chip).'
+      : 'Kafka takes an older epoch only for the tasks the member held at that epoch; the draft\'s records carry no per-task epochs, so each task counts as granted at the member\'s current epoch and any older one is refused.';
+    items.push({ kind: 'client', text: `${who} is at epoch ${before?.epoch ?? '?'}, but this commit carries epoch ${epoch}, as one sent before its last epoch bump and delivered late would. ${perTask}` });
+  }
+  const ok = parts.filter((p) => p.errorCode === 0);
+  const bad = parts.filter((p) => p.errorCode !== 0);
+  const at = epoch < 0 ? `with epoch ${epoch}` : `at epoch ${epoch}`;
+  if (ok.length) {
+    const n = out.records.length;
+    items.push({ kind: 'commit', text: `${who} committed ${at}: ${ok.map((p) => `${p.topic}-${p.partition} → ${p.offset}`).join(', ')} (${n} offset record${n === 1 ? '' : 's'} written).` });
+  }
+  if (bad.length) {
+    items.push({ kind: 'error', text: `${who}'s commit ${at} refused: ${bad.map((p) => `${p.topic}-${p.partition} ${errorName(p.errorCode, session.dialect)} (${p.errorCode})`).join(', ')}. Nothing is written for ${bad.length === 1 ? 'it' : 'them'}: the committed offsets stay as they were.` });
+  }
+  if (bad.some((p) => p.errorCode === 25) && req.memberId) {
+    // A member the group had: say when it was removed and whose tasks these partitions are now.
+    let gone = null;
+    for (let k = i - 1; k >= 0 && !gone; k--) {
+      const e = (session.outputs[k]?.explain ?? []).find((x) => x.code === 'MEMBER_FENCED' && x.memberId === req.memberId && x.groupId === req.groupId);
+      if (e) gone = `at step ${k + 1} (${CAUSES[e.cause] ?? e.cause})`;
+    }
+    if (gone) {
+      const g = session.snapshotAt(i)?.groups.find((x) => x.groupId === req.groupId);
+      const owner = new Map();
+      for (const m of g?.members ?? []) for (const k of [...tasksOf(m.assignment).active, ...tasksOf(m.pendingRevocation).active]) owner.set(k, name(m.memberId));
+      const topology = subtopologiesOf(g?.topology).length ? g.topology : session.appAt[i]?.topology ?? session.app.topology;
+      const now = [...new Set(bad.map((p) => taskOfPartition(topology, p.topic, p.partition)).filter(Boolean))].map((k) => `${k} ${owner.has(k) ? `is ${owner.get(k)}'s` : 'has no owner'}`);
+      items.push({ kind: 'fence', text: `The group has no member ${short(req.memberId)}: it was removed ${gone}. Its tasks are no longer its own${now.length ? ` (${now.join(', ')})` : ''}, and a zombie's commit must not overwrite their new owners' progress.` });
+    }
   }
   return items;
 }

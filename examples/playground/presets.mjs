@@ -168,6 +168,33 @@ PRESETS.push(
     },
   },
   {
+    id: 'zombie-commit',
+    name: 'Offsets: a zombie\'s commit is refused',
+    description: 'Three instances (kafka-4.2) commit the offsets of the partitions their tasks read, each at its member epoch. B\'s heartbeats stop while its process runs on: a zombie. Its session timeout fences it and its tasks move to A and C. B then commits with the member id and epoch it last had: refused with UNKNOWN_MEMBER_ID, nothing written. A commit from A at its epoch before the take-over arrives late and is refused too (STALE_MEMBER_EPOCH); A\'s commit at its current epoch succeeds, and the committed offsets of B\'s old partitions now name A.',
+    run(s) {
+      s.reset({ name: 'Offsets: a zombie\'s commit is refused', description: this.description, config: { ...DEFAULT_CONFIG, dialect: 'kafka-4.2' }, app: { ...DEFAULT_APP } });
+      startGroup42(s, [{}, {}, {}]);
+      s.settle();
+      s.commit('A', 'A commits as Kafka Streams does every commit.interval.ms: an offset for each partition its active tasks read, with its member id and epoch. The coordinator accepts (A is at its current epoch) and writes one offset record per partition.');
+      s.commit('B', 'B commits its partitions.');
+      s.commit('C', 'So does C. The committed offsets show under the task map: each partition, its task, who committed it at which epoch.');
+      s.crash('B', 'B stops heartbeating: a long GC pause, or it is cut off from the coordinator. Its process still holds its tasks; it is about to become a zombie. The coordinator does not know yet.');
+      s.advance(20000, 'Twenty seconds pass.');
+      s.heartbeat('A');
+      s.heartbeat('C');
+      s.advance(20000, 'Twenty more seconds.');
+      s.heartbeat('A');
+      s.heartbeat('C');
+      s.nextTimer('B\'s session timeout fires: B is fenced (removed from the group) and the group epoch is bumped.');
+      s.settle();
+      s.push({ event: 'note', note: 'A and C hold B\'s old tasks now, at the new assignment epoch (the @ on their task chips).' });
+      s.zombieCommit('B', 'B wakes up, unaware that it was fenced, and commits the tasks it held with its old member id and epoch. The group has no such member: every partition is refused with UNKNOWN_MEMBER_ID (25) and nothing is written, so B cannot overwrite the progress of the tasks\' new owners.');
+      s.staleCommit('A', 'A commit A sent at its previous epoch, before it took over B\'s tasks, arrives late. An older epoch is accepted only for tasks held at that epoch; B\'s old tasks were granted to A later, so the commit is refused with STALE_MEMBER_EPOCH (113).');
+      s.commit('A', 'A commits at its current epoch: accepted, including the partitions of the tasks it took over from B. Their committed offsets now name A.');
+      s.commit('C', 'C commits too: every partition\'s committed offset comes from its current owner.');
+    },
+  },
+  {
     id: 'two-groups',
     name: 'Two groups, one coordinator; DeleteGroups',
     description: 'A coordinator serves every group of its __consumer_offsets partition. Here "orders-app" and "audit-app" share it. DeleteGroups on a group with members is refused (NON_EMPTY_GROUP); once its last member leaves, the group can be deleted, while the other keeps running.',

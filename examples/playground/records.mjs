@@ -18,7 +18,8 @@ export class GroupCounts {
     const { GROUP_METADATA: gm, TARGET_ASSIGNMENT_METADATA: tm, CURRENT_MEMBER_ASSIGNMENT: ca, MEMBER_METADATA: mm } = types;
     for (const r of records) {
       const key = r.key;
-      if (!key) continue;
+      // Offset records name their group `group`: they change no count of the chart.
+      if (!key || key.data.groupId === undefined) continue;
       const gid = key.data.groupId;
       if (!this.#groups.has(gid)) this.#groups.set(gid, { epoch: 0, assignmentEpoch: 0, members: new Map() });
       const g = this.#groups.get(gid);
@@ -116,5 +117,42 @@ export function taskEpochsFromRecords(steps, types, groupId) {
       out.set(m, epochs);
     }
   }
+  return out;
+}
+
+/**
+ * The committed offsets of `groupId` after `steps` (each `{records, input}`: a step's records and
+ * the input that wrote them), folded as the log is: the last offset record of each partition, a
+ * tombstone (a deleted group, expired offsets) removing it. Who committed comes from the input:
+ * `memberId` and `memberEpoch` of the OffsetCommit that wrote the record (null for records read
+ * from a log). Returns "topic:partition" -> `{topic, partition, offset, leaderEpoch, metadata,
+ * commitTimestamp, step, memberId, memberEpoch}` (`step`: the index of the step).
+ */
+export function offsetsFromRecords(steps, types, groupId) {
+  const out = new Map();
+  steps.forEach(({ records, input }, step) => {
+    const req = input?.type === 'OffsetCommit' ? input.request : null;
+    for (const r of records) {
+      if (r.key?.type !== types.OFFSET_COMMIT || r.key.data.group !== groupId) continue;
+      const { topic, partition } = r.key.data;
+      const k = `${topic}:${partition}`;
+      const v = r.value?.data;
+      if (!v) {
+        out.delete(k);
+        continue;
+      }
+      out.set(k, {
+        topic,
+        partition,
+        offset: v.offset,
+        leaderEpoch: v.leaderEpoch,
+        metadata: v.metadata,
+        commitTimestamp: v.commitTimestamp,
+        step,
+        memberId: req ? req.memberId ?? null : null,
+        memberEpoch: req ? req.generationIdOrMemberEpoch ?? null : null,
+      });
+    }
+  });
   return out;
 }

@@ -3,7 +3,7 @@
 
 import { Clients } from './clients.mjs';
 import { DEFAULT_APP, DEFAULT_CONFIG } from './config.mjs';
-import { ROLES, keysOf, taskIdsOf } from './tasks.mjs';
+import { ROLES, keysOf, taskIdsOf, taskPartitions } from './tasks.mjs';
 import { Timeline } from './timeline.mjs';
 
 /**
@@ -174,6 +174,60 @@ export class Session extends Timeline {
   shutdown(label, note) {
     const c = this.client(label);
     return this.push(withNote({ input: this.hbInput(c, this.heartbeatRequest(c, { shutdown: true })), actor: label, action: 'shutdown' }, note));
+  }
+
+  /**
+   * The `OffsetCommit` a Streams client sends for its active tasks `tasks` (keys) at `memberId`
+   * and `epoch`: every partition the tasks read in the application's topology, each at the
+   * clock in ms as its position (it only grows, so every commit moves the offsets on).
+   */
+  commitInput(c, { memberId, epoch, tasks }) {
+    const nowMs = this.now();
+    const byTopic = new Map();
+    for (const k of tasks) {
+      for (const { topic, partition } of taskPartitions(this.appNow.topology, k)) {
+        if (!byTopic.has(topic)) byTopic.set(topic, new Set());
+        byTopic.get(topic).add(partition);
+      }
+    }
+    if (!byTopic.size) throw new Error(`${c.label}'s tasks read no topic by name: nothing to commit.`);
+    const topics = [...byTopic].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, ps]) => ({
+      name,
+      partitions: [...ps].sort((a, b) => a - b).map((p) => ({ partitionIndex: p, committedOffset: nowMs, committedLeaderEpoch: -1, committedMetadata: '' })),
+    }));
+    return { nowMs, type: 'OffsetCommit', request: { groupId: c.groupId ?? this.app.groupId, generationIdOrMemberEpoch: epoch, memberId, topics } };
+  }
+
+  /** The member commits the offsets of its active tasks (also those it is revoking) at its epoch. */
+  commit(label, note) {
+    const c = this.client(label);
+    if (c.phase !== 'member') throw new Error(`${label} is not running in the group: it has no tasks to commit.`);
+    if (!c.owned.active.length) throw new Error(`${label} owns no active task: nothing to commit.`);
+    return this.push(withNote({ input: this.commitInput(c, { memberId: c.memberId, epoch: c.epoch, tasks: c.owned.active }), actor: label, action: 'commit' }, note));
+  }
+
+  /**
+   * The member's commit at the epoch before its current one, as one sent before its last epoch
+   * bump and delivered late: Kafka takes an older epoch only for tasks held at that epoch.
+   */
+  staleCommit(label, note) {
+    const c = this.client(label);
+    if (c.phase !== 'member') throw new Error(`${label} is not running in the group: it has no tasks to commit.`);
+    if (c.prevEpoch === null || c.prevEpoch === undefined) throw new Error(`${label} has had one epoch only: there is no older one to commit at.`);
+    if (!c.owned.active.length) throw new Error(`${label} owns no active task: nothing to commit.`);
+    return this.push(withNote({ input: this.commitInput(c, { memberId: c.memberId, epoch: c.prevEpoch, tasks: c.owned.active }), actor: label, action: 'stale-commit' }, note));
+  }
+
+  /**
+   * A crashed member as a zombie: its heartbeats stopped but its process runs on (a long GC
+   * pause, cut off from the coordinator), and it commits the tasks it last held with the member
+   * id and epoch it last had.
+   */
+  zombieCommit(label, note) {
+    const c = this.client(label);
+    if (c.phase !== 'crashed' || !c.zombie) throw new Error(`${label} is no zombie: only a member that stopped heartbeating while it held tasks commits as one.`);
+    const z = c.zombie;
+    return this.push(withNote({ input: this.commitInput(c, { memberId: z.memberId, epoch: z.epoch, tasks: z.active }), actor: label, action: 'zombie-commit' }, note));
   }
 
   /** The asked member (or any live member, or a tool) sends the application's topology. */

@@ -26,6 +26,17 @@ export function stepTitle(step) {
       if (r.memberEpoch === -2) return `${who || r.memberId} leaves temporarily (-2)`;
       return `${who || r.memberId} heartbeats (epoch ${r.memberEpoch})`;
     }
+    case 'OffsetCommit': {
+      const r = i.request ?? {};
+      const n = (r.topics ?? []).reduce((k, t) => k + (t.partitions ?? []).length, 0);
+      const what = `${n} offset${n === 1 ? '' : 's'}`;
+      const by = who || (r.memberId ? short(r.memberId) : 'admin');
+      if (step.action === 'zombie-commit') return `${by} (zombie) commits ${what} at epoch ${r.generationIdOrMemberEpoch}`;
+      if (step.action === 'stale-commit') return `${by} commits ${what} at an old epoch (${r.generationIdOrMemberEpoch})`;
+      return `${by} commits ${what} (epoch ${r.generationIdOrMemberEpoch})`;
+    }
+    case 'OffsetFetch':
+      return `Fetch offsets of ${[...new Set((i.request?.groups ?? []).map((g) => g.groupId))].join(', ') || i.request?.groupId || 'a group'}`;
     case 'StreamsGroupInitialize':
       return `Initialize topology${who ? ` (by ${who})` : ''}`;
     case 'TopicMetadata': {

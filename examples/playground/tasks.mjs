@@ -63,3 +63,36 @@ export function minus(a, b) {
 export function sameKeys(a, b) {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The partitions a task reads, which is what a Streams client commits offsets for.
+
+/** A topology's subtopologies, whether a list (the application's) or `{epoch, subtopologies}`. */
+export function subtopologiesOf(topology) {
+  return Array.isArray(topology) ? topology : topology?.subtopologies ?? [];
+}
+
+/** The topics a subtopology reads by name: its source and repartition source topics. */
+function readTopics(st) {
+  return [...(st.sourceTopics ?? []), ...(st.repartitionSourceTopics ?? []).map((t) => (typeof t === 'string' ? t : t.name))];
+}
+
+/**
+ * The partitions task `key` reads: its partition of each topic its subtopology reads by name
+ * (topics named by pattern are left out: their names are not in the topology), `{topic, partition}`.
+ */
+export function taskPartitions(topology, key) {
+  const [sub, p] = parseTaskKey(key);
+  const st = subtopologiesOf(topology).find((s) => s.subtopologyId === sub);
+  return st ? readTopics(st).map((topic) => ({ topic, partition: p })) : [];
+}
+
+/**
+ * The task that reads `topic`'s `partition`, or null: as Kafka's offset validation maps a topic
+ * to its subtopology (a topic read by two subtopologies belongs to the later one).
+ */
+export function taskOfPartition(topology, topic, partition) {
+  let sub = null;
+  for (const st of subtopologiesOf(topology)) if (readTopics(st).includes(topic)) sub = st.subtopologyId;
+  return sub === null ? null : taskKey(sub, partition);
+}

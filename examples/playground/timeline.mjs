@@ -8,7 +8,7 @@ import { checkSnapshot } from './testing/simulation.mjs';
 import { DEFAULT_APP, DEFAULT_CONFIG, DEFAULT_TOPOLOGY } from './config.mjs';
 import { hardState, normalizeScenario } from './formats.mjs';
 import { parseJson, toJson } from './json.mjs';
-import { GroupCounts, membersFromRecords, taskEpochsFromRecords } from './records.mjs';
+import { GroupCounts, membersFromRecords, offsetsFromRecords, taskEpochsFromRecords } from './records.mjs';
 
 /**
  * The timeline: the steps, the cursor (how many are applied), the live coordinator at the
@@ -291,10 +291,6 @@ export class Timeline {
     return this.clients.list.filter((c) => (c.groupId ?? this.app.groupId) === this.app.groupId);
   }
 
-  /**
-   * kafka-4.2: the per-task assignment epochs of each member's active tasks (assigned and
-   * pending revocation), from its latest current-assignment record up to the cursor.
-   */
   /** The racks of the picked group's clients, sorted. */
   racks() {
     return [...new Set(this.groupClients().map((c) => c.rackId).filter(Boolean))].sort();
@@ -309,6 +305,21 @@ export class Timeline {
     const steps = [];
     for (let i = 0; i < this.cursor; i++) steps.push(this.outputs[i]?.records ?? []);
     return taskEpochsFromRecords(steps, this.recordTypes, groupId);
+  }
+
+  /**
+   * The committed offsets of `groupId` at the cursor, from the records (`offsetsFromRecords`):
+   * "topic:partition" -> the last offset, and who committed it at which epoch.
+   */
+  committedOffsets(groupId = this.app.groupId) {
+    // The task map and the offsets panel both ask at every redraw: fold once per point.
+    const memo = `${this.version}|${this.cursor}|${groupId}`;
+    if (this.offsetsMemo?.key === memo) return this.offsetsMemo.offsets;
+    const steps = [];
+    for (let i = 0; i < this.cursor; i++) steps.push({ records: this.stepRecords(i), input: this.steps[i].input });
+    const offsets = offsetsFromRecords(steps, this.recordTypes, groupId);
+    this.offsetsMemo = { key: memo, offsets };
+    return offsets;
   }
 
   clockMs() {

@@ -244,7 +244,10 @@ impl Harness {
         }
         let answers_nothing = matches!(
             input.kind,
-            InputKind::TopicMetadata { .. } | InputKind::AdvanceTime | InputKind::Replay { .. }
+            InputKind::TopicMetadata { .. }
+                | InputKind::AdvanceTime
+                | InputKind::Replay { .. }
+                | InputKind::TransactionCompleted { .. }
         );
         assert_eq!(
             obj["response"].is_null(),
@@ -925,9 +928,9 @@ pub fn frames(data: &[u8]) {
             );
             continue;
         };
-        // A version-10 offsets request is first named by the topic image (the broker
-        // front-end's step, `wire::offsets`): its typed input is not the decoded one. Its
-        // answer must still read back.
+        // A version-10 offsets request (or a version-6 transactional commit) is first named by
+        // the topic image (the broker front-end's step, `wire::offsets`): its typed input is not
+        // the decoded one. Its answer must still read back.
         if matches!(
             kind,
             InputKind::OffsetCommit {
@@ -935,6 +938,9 @@ pub fn frames(data: &[u8]) {
                 ..
             } | InputKind::OffsetFetch {
                 api_version: 10..,
+                ..
+            } | InputKind::TxnOffsetCommit {
+                api_version: 6..,
                 ..
             }
         ) {

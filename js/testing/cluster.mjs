@@ -1,7 +1,8 @@
 // The cluster: one coordinator with a virtual clock, a topic image and simulated members
 // (member.mjs), which it runs in time order (agenda.mjs). It traces every input and output,
 // checks invariants after each (checks.mjs), simulates lag (lag.mjs) and writes its trace as a
-// scenario (scenario-files.mjs).
+// scenario (scenario-files.mjs). With an `endpoint` its members talk to a live coordinator over
+// TCP instead (remote.mjs), on a clock that keeps pace with the wall's.
 
 import { Coordinator } from '../node.mjs';
 import { Agenda } from './agenda.mjs';
@@ -9,6 +10,7 @@ import { ClientOwnership, unstableReasons } from './checks.mjs';
 import { toText } from './json.mjs';
 import { restoredOffsets, statefulTasks } from './lag.mjs';
 import { SimulatedMember } from './member.mjs';
+import { DescribedView, RemoteCoordinator } from './remote.mjs';
 import { saveScenario, traceToScenario } from './scenario-files.mjs';
 import { GroupView, InvariantError } from './simulation.mjs';
 
@@ -25,10 +27,21 @@ export const DEFAULT_TOPOLOGY = Object.freeze([
  * `startMs` (0), `autoCreateTopics` (create `topicsToCreate` at once, like a broker; true),
  * `checkInvariants` (after every input; true), `trace` (keep every input and output; true),
  * `name` / `description` (for `toScenario`), `log` (a function receiving event lines).
+ *
+ * `endpoint` (`'host:port'`): the members talk to a live coordinator instead (`sgc serve`, or
+ * the broker that coordinates the group), with Kafka's requests over TCP in `config.dialect`
+ * (default `kafka-4.2`; `config` is otherwise the endpoint's business). The endpoint keeps its
+ * own clock, so the virtual clock keeps pace with the wall's: `advance(ms)` takes `ms`. No
+ * records come back: `view` is the groups as `StreamsGroupDescribe` shows them, the invariants
+ * are checked on those descriptions, there is no `snapshot`, and the topics are the endpoint's
+ * (`topics` says what exists there; `createTopic` and the like refuse). `timeoutMs` bounds the
+ * wait for an answer (10,000).
  */
 export class Cluster {
   constructor(options = {}) {
-    this.config = options.config ?? {};
+    /** The live coordinator's `'host:port'`, or null for a coordinator of our own. */
+    this.endpoint = options.endpoint ?? null;
+    this.config = this.endpoint === null ? options.config ?? {} : { dialect: 'kafka-4.2', ...options.config };
     this.groupId = options.groupId ?? 'app';
     this.topology = options.topology ?? DEFAULT_TOPOLOGY;
     this.now = options.startMs ?? 0;
@@ -38,7 +51,12 @@ export class Cluster {
     this.name = options.name ?? 'simulated cluster';
     this.description = options.description ?? 'Recorded by streams-group-coordinator/testing.';
     this.logger = options.log ?? null;
-    this.coordinator = new Coordinator(this.config);
+    this.coordinator = this.endpoint === null
+      ? new Coordinator(this.config)
+      : new RemoteCoordinator(this.endpoint, { dialect: this.config.dialect, timeoutMs: options.timeoutMs });
+    /** With an endpoint: the wall time (ms) at which the virtual clock read `startMs`. */
+    this.wallStart = Date.now();
+    this.clockStart = this.now;
     /** Every input sent and its output text, in order. */
     this.trace = [];
     /** Event lines (joins, faults, errors), with their times. */
@@ -50,7 +68,7 @@ export class Cluster {
     this.nextDeadlineMs = null;
     this.inputCount = 0;
     /** Every group as the records say, with the coordinator's invariants kept incrementally. */
-    this.view = new GroupView({ dialect: this.config.dialect });
+    this.view = this.endpoint === null ? new GroupView({ dialect: this.config.dialect }) : new DescribedView(this);
     /** Epochs that went back since the last check (events; the state cannot show them). */
     this.pendingViolations = [];
     /** Which running clients process which active task (see `checkInvariants`). */
@@ -67,13 +85,16 @@ export class Cluster {
     this.lastRefreshInput = 0;
     /** `'never'`, `'stable'` or `'input'`: when to compare `view` with a snapshot. */
     this.verifyView = options.verifyView ?? 'never';
+    if (this.endpoint !== null && this.verifyView !== 'never') {
+      throw new RangeError('verifyView compares the records with a snapshot: a live endpoint gives neither');
+    }
     /** When members are due: a heap of `{t, seq, member}`. */
     this.agenda = new Agenda();
     this.seq = 0;
     const topics = options.topics ?? {};
     const specs = Object.entries(topics).map(([name, partitions]) => ({ name, partitions }));
-    if (specs.length > 0) {
-      for (const s of specs) this.topics.set(s.name, s.partitions);
+    for (const s of specs) this.topics.set(s.name, s.partitions);
+    if (specs.length > 0 && this.endpoint === null) {
       this.send({ nowMs: this.now, type: 'TopicMetadata', topics: specs, deletedTopics: [] });
     }
   }
@@ -90,6 +111,9 @@ export class Cluster {
    * Invariants are checked afterwards when `checkInvariants`.
    */
   send(input) {
+    if (this.endpoint !== null && (input.type === 'TopicMetadata' || input.type === 'Replay')) {
+      throw new RangeError(`a live endpoint takes Kafka's requests, not ${input.type}: its topics and log are its own`);
+    }
     let full = input;
     if (input.nowMs === undefined) {
       const { nowMs: _ignored, ...rest } = input;
@@ -339,7 +363,7 @@ export class Cluster {
   #step(limit) {
     const t = this.#nextEventAt();
     if (t === null || t > limit) return false;
-    this.now = Math.max(this.now, t);
+    this.#clockTo(Math.max(this.now, t));
     // Members act in start order; one acting may make another (or itself) due again now.
     let round = 0;
     for (;;) {
@@ -367,8 +391,17 @@ export class Cluster {
   advance(ms) {
     const until = this.now + ms;
     while (this.#step(until)) { /* next event */ }
-    this.now = until;
+    this.#clockTo(until);
     return this;
+  }
+
+  /** Sets the virtual clock; with an endpoint, first waits until the wall clock is there too. */
+  #clockTo(t) {
+    if (this.endpoint !== null) {
+      const wait = this.wallStart + (t - this.clockStart) - Date.now();
+      if (wait > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
+    }
+    this.now = t;
   }
 
   /** Runs until the virtual clock reaches `timeMs`. */
@@ -382,7 +415,7 @@ export class Cluster {
     const start = this.now;
     while (!predicate(this)) {
       if (!this.#step(deadline)) {
-        this.now = deadline;
+        this.#clockTo(deadline);
         if (predicate(this)) break;
         throw new InvariantError(`${what} did not hold within ${maxMs} ms`);
       }
@@ -436,13 +469,15 @@ export class Cluster {
 
   // --- views and checks ----------------------------------------------------------------------
 
-  /** The coordinator's snapshot. */
+  /** The coordinator's snapshot (none from a live endpoint: see `describe` and `view`). */
   snapshot() {
+    if (this.endpoint !== null) throw new RangeError('a live endpoint has no snapshot: use describe() or view');
     return this.coordinator.snapshot();
   }
 
-  /** A group of the snapshot, or null. */
+  /** A group of the snapshot, or null (with an endpoint: as `view` last described it). */
   group(groupId = this.groupId) {
+    if (this.endpoint !== null) return this.view.group(groupId);
     return this.snapshot().groups.find((g) => g.groupId === groupId) ?? null;
   }
 
@@ -513,7 +548,7 @@ export class Cluster {
     return saveScenario(path, this.toScenario(options));
   }
 
-  /** Frees the coordinator. */
+  /** Frees the coordinator (with an endpoint: closes the connection). */
   close() {
     this.coordinator.free();
   }

@@ -1,8 +1,10 @@
 // Types of streams-group-coordinator/testing: a virtual-clock cluster with simulated Streams
-// members, fault injection, invariant checks and scenario traces (Node only).
+// members, fault injection, invariant checks and scenario traces, against a coordinator of its
+// own or a live endpoint over TCP (Node only).
 
 import type {
   Coordinator,
+  Dialect,
   Endpoint,
   Explain,
   Input,
@@ -21,7 +23,7 @@ import type {
   Topology,
 } from '../index.js';
 import type { Scenario, ScenarioRun } from '../scenario.js';
-import type { GroupView } from './simulation.js';
+import type { GroupView, ViewState } from './simulation.js';
 
 export { mismatch, runScenario, stringify } from '../scenario.js';
 
@@ -40,10 +42,21 @@ export interface OwnedTasks {
 export type MemberStatus = 'running' | 'restarting' | 'crashed' | 'left' | 'stopped' | 'failed';
 
 export interface MemberError {
-  code: number;
+  code: number | string;
   message: string | null;
-  during: 'heartbeat' | 'initialize';
+  during: 'heartbeat' | 'initialize' | 'commit';
   atMs: number;
+}
+
+/** One `commit` a member sent. */
+export interface MemberCommit {
+  atMs: number;
+  /** The epoch it committed at. */
+  memberEpoch: number;
+  /** `"topic:partition"` -> offset. */
+  offsets: { [partition: string]: number };
+  /** Refused partitions (or the boundary error of the whole input). */
+  errors: { topic?: string; partition?: number; code: number | string; message?: string }[];
 }
 
 export interface MemberOptions {
@@ -53,7 +66,10 @@ export interface MemberOptions {
   processId?: string;
   /** Makes the member static. */
   instanceId?: string | null;
-  /** A member id chosen by the client; default `""` (the coordinator generates one). */
+  /**
+   * A member id chosen by the client; default `""`: the coordinator generates one (draft), or
+   * the member chooses `${name}-${n}` at its n-th start (a released Kafka's dialect).
+   */
   memberId?: string;
   groupId?: string;
   /** Default: the cluster's topology. */
@@ -80,6 +96,8 @@ export interface MemberOptions {
   ackImmediately?: boolean;
   /** Interval before the first response says otherwise. */
   heartbeatIntervalMs?: number;
+  /** Commit every this many ms, at the first successful heartbeat after each (default null: only `commit()`). */
+  commitIntervalMs?: number | null;
 }
 
 export interface ProcessOptions extends Omit<MemberOptions, 'name' | 'processId' | 'instanceId' | 'clientId'> {
@@ -108,6 +126,8 @@ export interface RestartOptions {
  */
 export declare class SimulatedMember {
   readonly cluster: Cluster;
+  /** The cluster's dialect, which its requests speak. */
+  readonly dialect: Dialect;
   readonly name: string;
   readonly groupId: string;
   processId: string;
@@ -120,7 +140,12 @@ export declare class SimulatedMember {
   readonly rebalanceTimeoutMs: number;
   memberId: string;
   memberEpoch: number;
+  /** The endpoint information epoch of the last response (released Kafka's dialects; -1 before). */
+  endpointInformationEpoch: number;
   heartbeatIntervalMs: number;
+  commitIntervalMs: number | null;
+  /** Every commit it sent. */
+  commits: MemberCommit[];
   readonly revocationMs: number;
   /** While it closes revoked tasks: what it was assigned, and when it is done. */
   revoking: { assigned: OwnedTasks; doneAt: number } | null;
@@ -157,6 +182,17 @@ export declare class SimulatedMember {
   leave(): this;
   /** Sets `shutdownApplication` on the next heartbeat. */
   requestShutdown(): this;
+  /** The partitions its owned active tasks read: `{topic: [partitions]}`. */
+  committablePartitions(): { [topic: string]: number[] };
+  /**
+   * Commits `offsets` (one for every partition, default the clock, or `(topic, partition) =>
+   * offset`) for `committablePartitions()` at its member id and epoch, as Streams does; null
+   * when it owns nothing. A crashed or fenced member commits with what it last had (a zombie).
+   */
+  commit(
+    offsets?: number | ((topic: string, partition: number) => number),
+    options?: { apiVersion?: number; metadata?: string | null },
+  ): HandleResult | null;
   /** Static: leave -2, dynamic: leave -1; then rejoin with epoch 0 after `downtimeMs`. */
   restart(options?: RestartOptions): this;
   /** Starts a crashed, left, stopped or failed member again. */
@@ -202,6 +238,14 @@ export interface ClusterOptions {
   description?: string;
   /** Receives event lines (`[time] line`). */
   log?: (line: string) => void;
+  /**
+   * A live coordinator (`'host:port'`: `sgc serve`, or the broker coordinating the group) the
+   * members talk to over TCP in `config.dialect` (default `kafka-4.2`), on a clock that keeps
+   * pace with the wall's; `view` is then a `DescribedView`, and there is no snapshot.
+   */
+  endpoint?: string | null;
+  /** With an endpoint: how long to wait for an answer (default 10000 ms). */
+  timeoutMs?: number;
 }
 
 /** An input whose `nowMs` may be left out (the cluster's clock is used). */
@@ -230,7 +274,9 @@ export interface RunResult {
 /** One coordinator with a virtual clock, a topic image and simulated members. */
 export declare class Cluster {
   constructor(options?: ClusterOptions);
-  readonly coordinator: Coordinator;
+  /** A local coordinator, or with an `endpoint` the connection to it. */
+  readonly coordinator: Coordinator | RemoteCoordinator;
+  readonly endpoint: string | null;
   readonly config: Settings;
   readonly groupId: string;
   readonly topology: Topology;
@@ -250,8 +296,8 @@ export declare class Cluster {
   readonly localState: Map<string, Map<string, { offset: number; atMs: number }>>;
   readonly nextDeadlineMs: number | null;
   readonly inputCount: number;
-  /** Every group as the records say. */
-  readonly view: GroupView;
+  /** Every group as the records say (with an endpoint: as its describe shows them). */
+  readonly view: GroupView | DescribedView;
 
   /** Sends one input (`nowMs` defaults to the clock) and returns the parsed output. */
   send(input: Input | InputWithoutTime): HandleResult;
@@ -300,8 +346,10 @@ export declare class Cluster {
   runUntilStable(options?: { maxMs?: number; groupId?: string }): RunResult;
   unstableReasons(groupId?: string): string[];
 
+  /** Throws with an endpoint (no snapshot over the wire). */
   snapshot(): Snapshot;
-  group(groupId?: string): SnapshotGroup | null;
+  /** With an endpoint: the group as `view` last described it. */
+  group(groupId?: string): SnapshotGroup | DescribedGroup | null;
   describe(groupId?: string): StreamsGroupDescribeResponse['groups'][number];
   checkInvariants(): string[];
   assertInvariants(context?: string): void;
@@ -317,3 +365,57 @@ export declare class Cluster {
 export declare function loadScenario(path: string): Scenario;
 export declare function runScenarioFile(pathOrScenario: string | Scenario): ScenarioRun;
 export declare function createCluster(options?: ClusterOptions): Cluster;
+
+/** An error of the connection to a live endpoint (refused, closed, no answer in time). */
+export declare class RemoteError extends Error {}
+
+/** `'host:port'` (an IPv6 host in brackets) as `{host, port}`; throws a `RangeError` otherwise. */
+export declare function parseEndpoint(endpoint: string): { host: string; port: number };
+
+/**
+ * A coordinator at a live endpoint: `handle` sends an input that is a request as Kafka's frame
+ * (at `apiVersion`, or the newest the dialect serves) over TCP and answers its response as JSON
+ * text with no records; other inputs change nothing. Synchronous (a worker thread holds the
+ * socket).
+ */
+export declare class RemoteCoordinator {
+  constructor(endpoint: string, options?: { dialect?: Dialect; timeoutMs?: number });
+  readonly endpoint: string;
+  readonly dialect: Dialect;
+  /** Requests sent and answered. */
+  readonly sent: number;
+  handle(input: Input | InputWithoutTime | string): string;
+  /** One request frame (without its size) out, the response frame back. */
+  call(frame: Uint8Array): Uint8Array;
+  /** Closes the connection and frees the codec. */
+  free(): void;
+}
+
+/** A member of a group as `StreamsGroupDescribe` shows it. */
+export interface DescribedMember {
+  memberId: string;
+  memberEpoch: number;
+  processId: string;
+  instanceId: string | null;
+  assignment: OwnedTasks;
+  assignmentText: string;
+}
+
+/** A group as `StreamsGroupDescribe` shows it. */
+export interface DescribedGroup {
+  groupId: string;
+  state: ViewState;
+  groupEpoch: number;
+  assignmentEpoch: number;
+  members: Map<string, DescribedMember>;
+}
+
+/** The groups of a live endpoint as its describe shows them (a `Cluster` with an `endpoint`). */
+export declare class DescribedView {
+  constructor(cluster: Cluster);
+  group(groupId: string): DescribedGroup | null;
+  state(groupId: string): ViewState | null;
+  apply(records: readonly unknown[]): string[];
+  /** Assignment epoch above the group epoch, epochs gone back, an active task assigned twice. */
+  violations(): string[];
+}

@@ -1,13 +1,16 @@
-// A simulated Kafka Streams member (one stream thread's consumer) of the kip1071-draft protocol,
-// driven by a `Cluster` (cluster.mjs): what it sends, and what a correct client does with each
-// response. Its heartbeats can be lost or delayed (faults.mjs).
+// A simulated Kafka Streams member (one stream thread's consumer), driven by a `Cluster`
+// (cluster.mjs): what it sends in the cluster's dialect (the kip1071-draft protocol, or a
+// released Kafka's), and what a correct client does with each response. Its heartbeats can be
+// lost or delayed (faults.mjs). It commits offsets as a Streams client does (`commit`).
 
-import { ErrorCodes, topologyId as computeTopologyId } from '../node.mjs';
+import { ErrorCodesByDialect, topologyId as computeTopologyId } from '../node.mjs';
 import { HeartbeatFaults } from './faults.mjs';
 import { clone } from './json.mjs';
 import { InvariantError, clientReaction, nextOwned, shutdownRequested, taskKeys, tasksText } from './simulation.mjs';
 
-const { UNRELEASED_INSTANCE_ID, STREAMS_MISSING_SOURCE_TOPICS } = ErrorCodes;
+const { UNRELEASED_INSTANCE_ID, STREAMS_MISSING_SOURCE_TOPICS } = ErrorCodesByDialect['kip1071-draft'];
+/** Released Kafkas that refuse task offsets in a heartbeat (the differences file, 4.2 and 4.3). */
+const NO_TASK_OFFSETS = new Set(['kafka-4.2', 'kafka-4.3']);
 
 const EMPTY_OWNED = () => ({ activeTasks: [], standbyTasks: [], warmupTasks: [] });
 
@@ -18,10 +21,17 @@ const EMPTY_OWNED = () => ({ activeTasks: [], standbyTasks: [], warmupTasks: [] 
  * (at once, or after `revocationMs`, owning them until then) and acknowledges at once, and
  * reacts to errors as `clientReaction` says (rejoin with epoch 0 after FENCED_MEMBER_EPOCH or
  * UNKNOWN_MEMBER_ID; stop on fatal errors). The playground's clients follow the same rules.
+ *
+ * In a released Kafka's dialect (`kafka-*`) it speaks that release's heartbeat: it chooses its
+ * own member id (Kafka refuses an empty one), sends its topology with each join (there is no
+ * `StreamsGroupInitialize`), echoes the endpoint information epoch, and sends task offsets
+ * only where the release accepts them (4.4).
  */
 export class SimulatedMember {
   constructor(cluster, options) {
     this.cluster = cluster;
+    this.dialect = cluster.config.dialect ?? 'kip1071-draft';
+    this.kafka = String(this.dialect).startsWith('kafka-');
     this.seq = options.seq;
     this.name = options.name;
     this.groupId = options.groupId;
@@ -47,7 +57,19 @@ export class SimulatedMember {
     this.revoking = null;
     /** The member id: `""` until the coordinator gives one (unless chosen). */
     this.memberId = options.memberId ?? '';
+    /** How many member ids it has chosen (a released Kafka's client chooses its own). */
+    this.incarnation = 0;
     this.memberEpoch = 0;
+    /** The endpoint information epoch of the last response (released Kafka's dialects). */
+    this.endpointInformationEpoch = -1;
+    /**
+     * Commits every `commitIntervalMs` (at its first successful heartbeat after each interval,
+     * as Streams' `commit.interval.ms`); null: only when `commit` is called.
+     */
+    this.commitIntervalMs = options.commitIntervalMs ?? null;
+    this.committedAt = null;
+    /** Every commit it sent: `{atMs, memberEpoch, offsets: {"topic:partition": offset}, errors}`. */
+    this.commits = [];
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 5000;
     /** How often it reports task offsets (the coordinator's `taskOffsetIntervalMs`). */
     this.taskOffsetIntervalMs = 60000;
@@ -189,6 +211,78 @@ export class SimulatedMember {
   }
 
   /**
+   * The partitions its owned active tasks read (the task's partition of each source topic of
+   * its subtopology; topics named by pattern left out): `{topic: [partitions]}`.
+   */
+  committablePartitions() {
+    const topics = new Map();
+    for (const t of this.owned.activeTasks) {
+      const sub = this.topology.find((s) => s.subtopologyId === t.subtopologyId);
+      for (const topic of sub?.sourceTopics ?? []) {
+        let partitions = topics.get(topic);
+        if (partitions === undefined) topics.set(topic, (partitions = new Set()));
+        for (const p of t.partitions) partitions.add(p);
+      }
+    }
+    const out = {};
+    for (const [topic, partitions] of [...topics].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      out[topic] = [...partitions].sort((a, b) => a - b);
+    }
+    return out;
+  }
+
+  /**
+   * Commits offsets as a Streams client does: for every partition its owned active tasks read
+   * (`committablePartitions`), with the member id and epoch it has (`OffsetCommit`, which the
+   * coordinator validates against the group: a zombie whose heartbeats are lost commits at an
+   * epoch the group has moved past and is refused). `offsets`: one offset for every partition
+   * (default: the clock, a position that only grows) or `(topic, partition) => offset`.
+   * `apiVersion`: the request's version (default the coordinator's default for the input). Returns the output, or
+   * null when it owns nothing to commit; refused partitions are recorded as errors (`during:
+   * 'commit'`) and in `commits`.
+   */
+  commit(offsets = this.cluster.now, { apiVersion, metadata = '' } = {}) {
+    const partitions = this.committablePartitions();
+    const topics = Object.keys(partitions);
+    if (topics.length === 0) return null;
+    const offsetOf = typeof offsets === 'function' ? offsets : () => offsets;
+    const committed = {};
+    const request = {
+      groupId: this.groupId,
+      generationIdOrMemberEpoch: this.memberEpoch,
+      memberId: this.memberId,
+      topics: topics.map((name) => ({
+        name,
+        partitions: partitions[name].map((p) => {
+          const offset = offsetOf(name, p);
+          committed[`${name}:${p}`] = offset;
+          return { partitionIndex: p, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: metadata };
+        }),
+      })),
+    };
+    const input = { nowMs: this.cluster.now, type: 'OffsetCommit', request };
+    if (apiVersion !== undefined) input.apiVersion = apiVersion;
+    const out = this.cluster.send(input);
+    const entry = { atMs: this.cluster.now, memberEpoch: this.memberEpoch, offsets: committed, errors: [] };
+    this.commits.push(entry);
+    if (out.error) {
+      this.#error(out.error.code, out.error.message, 'commit');
+      entry.errors.push({ code: out.error.code, message: out.error.message });
+      return out;
+    }
+    for (const t of out.response.topics) {
+      for (const p of t.partitions) {
+        if (p.errorCode !== 0) entry.errors.push({ topic: t.name, partition: p.partitionIndex, code: p.errorCode });
+      }
+    }
+    if (entry.errors.length > 0) {
+      const codes = [...new Set(entry.errors.map((e) => e.code))].join(', ');
+      this.#error(entry.errors[0].code, `commit at epoch ${this.memberEpoch} refused for ${entry.errors.length} partitions (codes ${codes})`, 'commit');
+    }
+    return out;
+  }
+
+  /**
    * Restarts the member. A running static member leaves with -2 (Kafka Streams' default on
    * close), a running dynamic one with -1; a crashed member sends nothing. After
    * `downtimeMs` it rejoins with epoch 0, under a new member id (`""`, generated by the
@@ -231,15 +325,23 @@ export class SimulatedMember {
   }
 
   #joinRequest() {
+    if (this.kafka && this.memberId === '') {
+      // A released Kafka's client chooses its member id (a UUID in Java; one the trace can
+      // tell apart and that a rerun repeats here).
+      this.incarnation += 1;
+      this.memberId = `${this.name}-${this.incarnation}`;
+    }
     const r = {
       groupId: this.groupId,
       memberId: this.memberId,
       memberEpoch: 0,
     };
+    if (this.kafka) r.endpointInformationEpoch = -1;
     if (this.instanceId !== null) r.instanceId = this.instanceId;
     if (this.rackId !== null) r.rackId = this.rackId;
     r.rebalanceTimeoutMs = this.rebalanceTimeoutMs;
-    r.topologyId = this.topologyId;
+    if (this.kafka) r.topology = { epoch: 0, subtopologies: clone(this.topology) };
+    else r.topologyId = this.topologyId;
     r.activeTasks = [];
     r.standbyTasks = [];
     r.warmupTasks = [];
@@ -256,6 +358,7 @@ export class SimulatedMember {
       return this.#joinRequest();
     }
     const r = { groupId: this.groupId, memberId: this.memberId, memberEpoch: this.memberEpoch };
+    if (this.kafka) r.endpointInformationEpoch = this.endpointInformationEpoch;
     // Owned tasks go out when they changed since the coordinator last heard them, as the Java
     // client sends them; otherwise null ("unchanged", PROTOCOL 3.3).
     this.sendingOwned = this.owned;
@@ -275,7 +378,7 @@ export class SimulatedMember {
    * as a Kafka Streams client reports them: on a join and then every `taskOffsetIntervalMs`.
    */
   #addOffsets(r, joining) {
-    if (!this.cluster.reportLag) return;
+    if (!this.cluster.reportLag || NO_TASK_OFFSETS.has(this.dialect)) return;
     const now = this.cluster.now;
     if (!joining && this.offsetsReportedAt !== null && now - this.offsetsReportedAt < this.taskOffsetIntervalMs) return;
     this.offsetsReportedAt = now;
@@ -289,6 +392,7 @@ export class SimulatedMember {
       return null;
     }
     const r = { groupId: this.groupId, memberId: this.memberId, memberEpoch: epoch };
+    if (this.kafka) r.endpointInformationEpoch = this.endpointInformationEpoch;
     if (this.instanceId !== null) r.instanceId = this.instanceId;
     this.cluster.log(`${this.name} leaves with epoch ${epoch}`);
     const out = this.cluster.send(this.#input(r));
@@ -309,6 +413,7 @@ export class SimulatedMember {
       if (processId !== undefined) this.processId = processId;
       this.pendingRestart = null;
       this.memberEpoch = 0;
+      this.endpointInformationEpoch = -1;
       this.#own(EMPTY_OWNED());
       this.revoking = null;
       this.lastResponse = null;
@@ -361,6 +466,11 @@ export class SimulatedMember {
     }
     this.absorb(out.response);
     if (this.status === 'running' && this.needsInitialize) this.#initialize();
+    if (this.status === 'running' && this.commitIntervalMs !== null && out.response.errorCode === 0 &&
+        this.memberEpoch > 0 && (this.committedAt === null || now - this.committedAt >= this.commitIntervalMs)) {
+      this.committedAt = now;
+      this.commit();
+    }
     if (this.status === 'running' && this.dueAt === null) {
       this.#due(now + this.heartbeatIntervalMs);
     }
@@ -403,6 +513,7 @@ export class SimulatedMember {
       if (r.heartbeatIntervalMs > 0) this.heartbeatIntervalMs = r.heartbeatIntervalMs;
       if (r.taskOffsetIntervalMs > 0) this.taskOffsetIntervalMs = r.taskOffsetIntervalMs;
       if (r.status !== null) this.lastStatus = r.status;
+      if (typeof r.endpointInformationEpoch === 'number') this.endpointInformationEpoch = r.endpointInformationEpoch;
       if (r.shouldInitializeTopology) this.needsInitialize = true;
       let changed = false;
       if (r.activeTasks !== null) {
@@ -418,7 +529,7 @@ export class SimulatedMember {
         }
         changed = this.ownedText() !== before;
       }
-      if (shutdownRequested(this.lastStatus)) {
+      if (shutdownRequested(this.lastStatus, this.dialect)) {
         this.cluster.log(`${this.name}: the application shuts down`);
         this.#sendLeave(-1);
         this.#become('stopped');
@@ -438,7 +549,7 @@ export class SimulatedMember {
     this.ackedOwned = null;
     const reaction = r.errorCode === UNRELEASED_INSTANCE_ID && this.onUnreleasedInstanceId === 'retry'
       ? 'retry-join'
-      : clientReaction(r.errorCode);
+      : clientReaction(r.errorCode, this.dialect);
     switch (reaction) {
       case 'rejoin':
         // Drop every task and rejoin with the same member id at once.

@@ -103,6 +103,11 @@ export function checkSnapshot(snapshot, previous = null) {
 // The client's side: what a correct Streams client does with a heartbeat response. The testing
 // tools' simulated members and the playground's clients both follow these rules.
 
+/** The numbering of codes a dialect uses: every released Kafka's is 4.2's (PROTOCOL 4.11). */
+function numbering(dialect) {
+  return String(dialect).startsWith('kafka-') ? 'kafka-4.2' : 'kip1071-draft';
+}
+
 /**
  * What a Streams client does after a heartbeat error (PROTOCOL 4.11, the Java client):
  * `'rejoin'` (drop every task and join again with epoch 0) after FENCED_MEMBER_EPOCH and
@@ -114,7 +119,7 @@ export function checkSnapshot(snapshot, previous = null) {
  * the dialect's topology errors.
  */
 export function clientReaction(errorCode, dialect = 'kip1071-draft') {
-  const e = ErrorCodesByDialect[dialect] ?? ErrorCodesByDialect['kip1071-draft'];
+  const e = ErrorCodesByDialect[numbering(dialect)];
   switch (errorCode) {
     case e.FENCED_MEMBER_EPOCH:
     case e.UNKNOWN_MEMBER_ID:
@@ -132,7 +137,7 @@ export function clientReaction(errorCode, dialect = 'kip1071-draft') {
 
 /** Whether a status list asks the application to shut down (PROTOCOL 2.14, 3.10, 4.5). */
 export function shutdownRequested(status, dialect = 'kip1071-draft') {
-  const code = (StatusCodesByDialect[dialect] ?? StatusCodesByDialect['kip1071-draft']).SHUTDOWN_APPLICATION;
+  const code = StatusCodesByDialect[numbering(dialect)].SHUTDOWN_APPLICATION;
   return (status ?? []).some((s) => s.statusCode === code);
 }
 
@@ -262,7 +267,7 @@ function newMember(memberId) {
 export class GroupView {
   constructor({ dialect = 'kip1071-draft' } = {}) {
     this.dialect = dialect;
-    this.types = RecordTypesByDialect[String(dialect).startsWith('kafka-') ? 'kafka-4.2' : 'kip1071-draft'];
+    this.types = RecordTypesByDialect[numbering(dialect)];
     this.typeIds = new Set(Object.values(this.types));
     // Offset commits (key `{group, topic, partition}`) change nothing a view draws.
     this.typeIds.delete(this.types.OFFSET_COMMIT);

@@ -3,6 +3,8 @@
 pub mod common;
 mod decode;
 pub mod describe;
+pub mod describe_groups;
+mod explain;
 pub mod heartbeat;
 #[cfg(feature = "heartbeat-text")]
 mod heartbeat_text;
@@ -34,6 +36,8 @@ pub(crate) use replay_text::replay_from_text;
 pub use common::*;
 pub use decode::decode_value;
 pub use describe::*;
+pub use describe_groups::*;
+pub use explain::Explain;
 pub use heartbeat::*;
 pub use initialize::*;
 pub use list_groups::*;
@@ -126,6 +130,34 @@ pub enum InputKind {
         api_version: i16,
         request: OffsetFetchRequest,
     },
+    /// Kafka's API key 47 (version 0 only).
+    OffsetDelete {
+        request: OffsetDeleteRequest,
+    },
+    /// Kafka's API key 15, the classic groups' describe; `apiVersion`: the version the request
+    /// came at (default: the newest served, 6).
+    DescribeGroups {
+        api_version: i16,
+        request: DescribeGroupsRequest,
+    },
+    /// Kafka's API key 69, the consumer groups' describe.
+    ConsumerGroupDescribe {
+        request: ConsumerGroupDescribeRequest,
+    },
+    /// Kafka's API key 28; `apiVersion`: the version the request came at (default 5, the
+    /// newest every release serves; 6 in `kafka-4.4`).
+    TxnOffsetCommit {
+        api_version: i16,
+        request: TxnOffsetCommitRequest,
+    },
+    /// A transaction's end marker in the partition (Kafka's coordinator learns it from the
+    /// `WriteTxnMarkers` the transaction coordinator sends): the host reports it, and reports it
+    /// again at its place in the log when it replays the log (docs/transactions.md).
+    TransactionCompleted {
+        producer_id: i64,
+        producer_epoch: i16,
+        result: TransactionResult,
+    },
     /// `request` is optional: no filter lists every group.
     ListGroups {
         request: ListGroupsRequest,
@@ -133,6 +165,12 @@ pub enum InputKind {
     /// Kafka 4.4 (API key 93): a member's topology description for the description store.
     StreamsGroupTopologyDescriptionUpdate {
         request: TopologyDescriptionUpdateRequest,
+    },
+    /// A group's whole set of group-level configs (Kafka's `GroupConfig`, from the metadata
+    /// image): `{name: value}`, read in the dialect's release (`group_config::parse`).
+    GroupConfig {
+        group_id: String,
+        configs: Map<String, Value>,
     },
 }
 
@@ -159,6 +197,12 @@ pub const INPUT_TYPES: &[&str] = &[
     "OffsetFetch",
     "ListGroups",
     "StreamsGroupTopologyDescriptionUpdate",
+    "OffsetDelete",
+    "DescribeGroups",
+    "ConsumerGroupDescribe",
+    "TxnOffsetCommit",
+    "TransactionCompleted",
+    "GroupConfig",
 ];
 
 impl Input {
@@ -229,13 +273,20 @@ impl Input {
             "StreamsGroupHeartbeat" => &["apiVersion", "client", "request"],
             "StreamsGroupInitialize" => &["client", "request"],
             "StreamsGroupDescribe" => &["apiVersion", "request"],
-            "ListGroups" | "StreamsGroupTopologyDescriptionUpdate" => &["request"],
+            "ListGroups"
+            | "StreamsGroupTopologyDescriptionUpdate"
+            | "OffsetDelete"
+            | "ConsumerGroupDescribe" => &["request"],
             "TopicMetadata" => &["topics", "deletedTopics"],
             "AdvanceTime" => &[],
             "DeleteGroups" => &["groupIds"],
             "Replay" => &["records"],
             "SetTargetAssignment" => &["groupId", "assignment"],
-            "OffsetCommit" | "OffsetFetch" => &["apiVersion", "request"],
+            "GroupConfig" => &["groupId", "configs"],
+            "OffsetCommit" | "OffsetFetch" | "DescribeGroups" | "TxnOffsetCommit" => {
+                &["apiVersion", "request"]
+            }
+            "TransactionCompleted" => &["producerId", "producerEpoch", "result"],
             other => {
                 return Err(BoundaryError::input(
                     "type",
@@ -298,11 +349,43 @@ impl Input {
             "ListGroups" => InputKind::ListGroups {
                 request: optional(obj, "request")?,
             },
+            "OffsetDelete" => InputKind::OffsetDelete {
+                request: required(obj, "request")?,
+            },
+            "DescribeGroups" => InputKind::DescribeGroups {
+                api_version: api_version(obj, DESCRIBE_GROUPS_VERSIONS)?,
+                request: required(obj, "request")?,
+            },
+            "ConsumerGroupDescribe" => InputKind::ConsumerGroupDescribe {
+                request: required(obj, "request")?,
+            },
+            "TxnOffsetCommit" => InputKind::TxnOffsetCommit {
+                api_version: match obj.get("apiVersion") {
+                    None => TXN_OFFSET_COMMIT_DEFAULT_VERSION,
+                    Some(_) => api_version(obj, TXN_OFFSET_COMMIT_VERSIONS)?,
+                },
+                request: required(obj, "request")?,
+            },
+            "TransactionCompleted" => InputKind::TransactionCompleted {
+                producer_id: required(obj, "producerId")?,
+                producer_epoch: required(obj, "producerEpoch")?,
+                result: required(obj, "result")?,
+            },
             "StreamsGroupTopologyDescriptionUpdate" => {
                 InputKind::StreamsGroupTopologyDescriptionUpdate {
                     request: required(obj, "request")?,
                 }
             }
+            "GroupConfig" => InputKind::GroupConfig {
+                group_id: required(obj, "groupId")?,
+                configs: match obj.get("configs") {
+                    Some(Value::Object(m)) => m.clone(),
+                    Some(_) => {
+                        return Err(BoundaryError::input("configs", "must be a JSON object"))
+                    }
+                    None => return Err(BoundaryError::input("configs", "missing field `configs`")),
+                },
+            },
             _ => InputKind::SetTargetAssignment {
                 group_id: required(obj, "groupId")?,
                 assignment: required(obj, "assignment")?,
@@ -546,130 +629,6 @@ fn optional<T: DeserializeOwned + Default>(
         None | Some(Value::Null) => Ok(T::default()),
         Some(v) => decode(v, key),
     }
-}
-
-/// One entry of `explain`: why something happened (DESIGN 3). Variants and fields are the
-/// contract's codes and keys (`GROUP_EPOCH_BUMPED`, `groupId`, ...), documented there.
-#[allow(missing_docs)]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "code", rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Explain {
-    #[serde(rename_all = "camelCase")]
-    GroupEpochBumped {
-        group_id: String,
-        from: i32,
-        to: i32,
-        reasons: Vec<&'static str>,
-    },
-    #[serde(rename_all = "camelCase")]
-    MemberFenced {
-        group_id: String,
-        member_id: String,
-        cause: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        instance_id: Option<String>,
-    },
-    #[serde(rename_all = "camelCase")]
-    StaticMemberReplaced {
-        group_id: String,
-        instance_id: String,
-        old_member_id: String,
-        new_member_id: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    StaticMemberLeftTemporarily {
-        group_id: String,
-        member_id: String,
-        instance_id: String,
-        /// When the session timeout fences the member unless it comes back.
-        expires_at_ms: i64,
-    },
-    #[serde(rename_all = "camelCase")]
-    StaticMemberExpired {
-        group_id: String,
-        member_id: String,
-        instance_id: String,
-    },
-    #[serde(rename_all = "camelCase")]
-    TargetAssignmentComputed {
-        group_id: String,
-        assignment_epoch: i32,
-        tasks_moved: u64,
-        /// Active tasks of members that left or were fenced, handed to others.
-        tasks_reassigned: u64,
-        assignor: &'static str,
-    },
-    #[serde(rename_all = "camelCase")]
-    MemberStateChanged {
-        group_id: String,
-        member_id: String,
-        from: &'static str,
-        to: &'static str,
-        member_epoch: i32,
-    },
-    #[serde(rename_all = "camelCase")]
-    GroupStateChanged {
-        group_id: String,
-        from: &'static str,
-        to: &'static str,
-    },
-    #[serde(rename_all = "camelCase")]
-    GroupDeleted {
-        group_id: String,
-        cause: &'static str,
-    },
-    #[serde(rename_all = "camelCase")]
-    TopologyInitializationRequested {
-        group_id: String,
-        member_id: String,
-        topology_id: String,
-    },
-    /// No target is computed before `untilMs`: in 4.2 the first member of a memberless group
-    /// armed the initial rebalance delay (PROTOCOL 4.7); with `cause` `ASSIGNMENT_INTERVAL`, the
-    /// group epoch was bumped within `group.streams.assignment.interval.ms` of the last
-    /// computation (assignment batching), and members reconcile towards the last target.
-    /// A warm-up in a new target: the task stays active on a caught-up member while this one
-    /// restores its state, until its lag is at most `acceptableRecoveryLag`.
-    #[serde(rename_all = "camelCase")]
-    WarmupAssigned {
-        group_id: String,
-        member_id: String,
-        subtopology_id: String,
-        partition: i32,
-        active_member_id: String,
-        /// The member's lag on the task as reported; none when unknown.
-        lag: Option<u64>,
-        acceptable_recovery_lag: i32,
-    },
-    #[serde(rename_all = "camelCase")]
-    AssignmentDelayed {
-        group_id: String,
-        until_ms: i64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        cause: Option<&'static str>,
-    },
-    #[serde(rename_all = "camelCase")]
-    TimerDropped {
-        group_id: String,
-        timer: &'static str,
-        message: String,
-    },
-    /// A request failed with `UNKNOWN_SERVER_ERROR`, which a `kafka-*` dialect answers without
-    /// a message, as Kafka does (Kafka logs the cause): the cause.
-    #[serde(rename_all = "camelCase")]
-    ServerError { group_id: String, message: String },
-    /// The periodic cleanup expired committed offsets of a group (`partitions` of them).
-    #[serde(rename_all = "camelCase")]
-    OffsetsExpired { group_id: String, partitions: usize },
-    /// An `OffsetCommit` or `OffsetFetch` was refused as a whole: its responses carry no
-    /// message, so Kafka's exception message is here (`request`: the input type).
-    #[serde(rename_all = "camelCase")]
-    OffsetsRefused {
-        group_id: String,
-        request: &'static str,
-        error: &'static str,
-        message: String,
-    },
 }
 
 /// What the coordinator answers to one input.

@@ -1,5 +1,6 @@
-//! `OffsetCommit` and `OffsetFetch` (Kafka's API keys 8 and 9) at the JSON boundary: Kafka's
-//! request and response field names, one input per request with the API version it came at.
+//! `OffsetCommit`, `OffsetFetch` and `OffsetDelete` (Kafka's API keys 8, 9 and 47) at the JSON
+//! boundary: Kafka's request and response field names, one input per request with the API
+//! version it came at.
 
 // The fields are Kafka's schema fields in camelCase (OffsetCommitRequest.json, ...).
 #![allow(missing_docs)]
@@ -149,4 +150,95 @@ pub struct OffsetFetchResponsePartition {
     pub committed_leader_epoch: i32,
     pub metadata: String,
     pub error_code: i16,
+}
+
+/// `OffsetDeleteRequest` (Kafka's API key 47, version 0 only).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetDeleteRequest {
+    pub group_id: String,
+    pub topics: Vec<OffsetDeleteTopic>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetDeleteTopic {
+    pub name: String,
+    pub partitions: Vec<OffsetDeletePartition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OffsetDeletePartition {
+    pub partition_index: i32,
+}
+
+/// `OffsetDeleteResponse`: a group-level error with no topics, or every topic and partition of
+/// the request in its order, each partition with its error.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetDeleteResponse {
+    pub error_code: i16,
+    pub throttle_time_ms: i32,
+    pub topics: Vec<OffsetDeleteResponseTopic>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetDeleteResponseTopic {
+    pub name: String,
+    pub partitions: Vec<OffsetDeleteResponsePartition>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OffsetDeleteResponsePartition {
+    pub partition_index: i32,
+    pub error_code: i16,
+}
+
+/// The `TxnOffsetCommit` versions any release serves (6, with topic ids, is Kafka 4.4's; the
+/// coordinator refuses it in another dialect).
+pub const TXN_OFFSET_COMMIT_VERSIONS: std::ops::RangeInclusive<i16> = 0..=6;
+/// An input's `TxnOffsetCommit` version when it names none: the newest every release serves.
+pub const TXN_OFFSET_COMMIT_DEFAULT_VERSION: i16 = 5;
+
+/// `TxnOffsetCommitRequest` (Kafka's API key 28): a transactional producer's commit, pending
+/// until the transaction completes. Topics and partitions as `OffsetCommit`'s (`topicId`: version
+/// 6's; `committedLeaderEpoch`: version 2+).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TxnOffsetCommitRequest {
+    pub transactional_id: String,
+    pub group_id: String,
+    pub producer_id: i64,
+    pub producer_epoch: i16,
+    /// Version 3+ (4.2 and 4.3 call it `GenerationId`, accepted too); -1: no member.
+    #[serde(default = "minus_one", alias = "generationId")]
+    pub generation_id_or_member_epoch: i32,
+    /// Version 3+.
+    #[serde(default)]
+    pub member_id: String,
+    /// Version 3+.
+    #[serde(default)]
+    pub group_instance_id: Option<String>,
+    pub topics: Vec<OffsetCommitTopic>,
+}
+
+/// How a transaction ended (Kafka's `TransactionResult`, the end marker's control type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TransactionResult {
+    Commit,
+    Abort,
+}
+
+impl TransactionResult {
+    /// `COMMIT` or `ABORT`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransactionResult::Commit => "COMMIT",
+            TransactionResult::Abort => "ABORT",
+        }
+    }
 }

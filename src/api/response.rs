@@ -33,6 +33,14 @@ pub enum Response {
     OffsetCommit(super::offsets::OffsetCommitResponse),
     /// `OffsetFetch`.
     OffsetFetch(super::offsets::OffsetFetchResponse),
+    /// `OffsetDelete`.
+    OffsetDelete(super::offsets::OffsetDeleteResponse),
+    /// `DescribeGroups` (the classic groups' describe).
+    DescribeGroups(super::describe_groups::DescribeGroupsResponse),
+    /// `ConsumerGroupDescribe`.
+    ConsumerGroupDescribe(super::describe_groups::ConsumerGroupDescribeResponse),
+    /// `TxnOffsetCommit`: the shape of `OffsetCommit`'s (`topicId` at version 6).
+    TxnOffsetCommit(super::offsets::OffsetCommitResponse),
     /// `ListGroups`.
     ListGroups(super::list_groups::ListGroupsResponse),
     /// `StreamsGroupTopologyDescriptionUpdate` (4.4).

@@ -139,7 +139,7 @@ impl Coordinator {
         let (changed, tasks_moved, tasks_reassigned) = match (self.config.assignor, configured) {
             (AssignorKind::Sticky, Some(Configuration::Ready(subs))) if kafka.is_some() => {
                 let release = kafka.unwrap_or(KafkaRelease::V4_2);
-                self.check_assignment_cost(subs, members, previous, epoch)?;
+                self.check_assignment_cost(group_id, subs, members, previous, epoch)?;
                 let specs = self.assignor_members(members, reported);
                 // Kafka's order of insertion into its member-spec map.
                 let position: BTreeMap<&str, usize> = insertion
@@ -173,7 +173,11 @@ impl Coordinator {
                     .collect();
                 let spec = GroupSpec {
                     previous_targets: (!owned).then_some(previous),
-                    ..GroupSpec::new(&ordered, &subtopologies, self.config.num_standby_replicas)
+                    ..GroupSpec::new(
+                        &ordered,
+                        &subtopologies,
+                        self.num_standby_replicas(group_id),
+                    )
                 };
                 let computed =
                     KafkaStickyAssignor::new(release)
@@ -203,7 +207,7 @@ impl Coordinator {
                 AssignorKind::Sticky | AssignorKind::HighAvailability,
                 Some(Configuration::Ready(subs)),
             ) => {
-                self.check_assignment_cost(subs, members, previous, epoch)?;
+                self.check_assignment_cost(group_id, subs, members, previous, epoch)?;
                 let specs = self.assignor_members(members, reported);
                 let subtopologies: Vec<SubtopologySpec> = subs
                     .iter()
@@ -214,12 +218,12 @@ impl Coordinator {
                     })
                     .collect();
                 let spec = GroupSpec {
-                    rack_aware_tags: &self.config.rack_aware_assignment_tags,
-                    acceptable_recovery_lag: i64::from(self.config.acceptable_recovery_lag),
-                    num_warmup_replicas: self.config.num_warmup_replicas,
+                    rack_aware_tags: self.rack_aware_assignment_tags(group_id),
+                    acceptable_recovery_lag: i64::from(self.acceptable_recovery_lag(group_id)),
+                    num_warmup_replicas: self.num_warmup_replicas(group_id),
                     previous_targets: Some(previous),
                     memo,
-                    ..GroupSpec::new(&specs, &subtopologies, self.config.num_standby_replicas)
+                    ..GroupSpec::new(&specs, &subtopologies, self.num_standby_replicas(group_id))
                 };
                 let computed = StickyAssignor.compute(&spec).map_err(|reason| {
                     ProtocolError::new(
@@ -407,7 +411,7 @@ impl Coordinator {
                 partition: w.partition,
                 active_member_id: w.active_member_id.unwrap_or_default().to_string(),
                 lag: task_lag(specs, spec, w.subtopology_id, w.partition),
-                acceptable_recovery_lag: self.config.acceptable_recovery_lag,
+                acceptable_recovery_lag: self.acceptable_recovery_lag(group_id),
             });
         }
     }
@@ -445,7 +449,7 @@ impl Coordinator {
         let Some(me) = specs.iter().find(|s| s.member_id == member_id) else {
             return false;
         };
-        let acceptable = u64::try_from(self.config.acceptable_recovery_lag).unwrap_or(0);
+        let acceptable = u64::try_from(self.acceptable_recovery_lag(group_id)).unwrap_or(0);
         target.warmup.iter().any(|(sub, parts)| {
             parts
                 .iter()
@@ -470,7 +474,7 @@ impl Coordinator {
 
     /// Arms the initial rebalance delay of a group that was memberless (4.7).
     pub(crate) fn arm_initial_delay(&mut self, now: i64, group_id: &str, out: &mut crate::Output) {
-        let until = now.saturating_add(i64::from(self.config.initial_rebalance_delay_ms));
+        let until = now.saturating_add(i64::from(self.initial_rebalance_delay_ms(group_id)));
         self.schedule(
             TimerKind::InitialRebalanceDelay,
             group_id,
@@ -529,6 +533,7 @@ impl Coordinator {
     /// refuse the records only after the whole computation).
     fn check_assignment_cost(
         &self,
+        group_id: &str,
         subs: &[topology::ConfiguredSubtopology],
         members: &Members<'_>,
         previous: &TargetMap,
@@ -538,7 +543,7 @@ impl Coordinator {
             |map: &crate::tasks::TaskMap| -> i64 { map.values().map(|p| p.len() as i64).sum() };
         // Standbys: each stateful task gets min(replicas, other processes) copies, so only
         // `replicas + 1` distinct processes need finding (none without standbys).
-        let replicas = usize::try_from(self.config.num_standby_replicas).unwrap_or(0);
+        let replicas = usize::try_from(self.num_standby_replicas(group_id)).unwrap_or(0);
         let processes = distinct_processes(members, replicas.saturating_add(1));
         let copies = processes.saturating_sub(1) as i64;
         let stateful: i64 = subs

@@ -148,8 +148,22 @@ impl Coordinator {
     pub(crate) fn deletion_batch(&self, group: &Group, cause: &'static str) -> Batch {
         let mut batch = Batch::default();
         let g = group.group_id.clone();
-        // Kafka deletes a group's offsets first, in its map's order (`deleteAllOffsets`).
+        // Kafka deletes a group's offsets first, in its map's order (`deleteAllOffsets`),
+        // then each partition that only has pending transactional offsets, in the order of
+        // its open transactions.
         batch.records = self.offset_tombstones(&g, |_, _, _| true);
+        if let Some(offsets) = self.offsets.group(&g) {
+            let pending_only = offsets
+                .pending_partitions()
+                .filter(|(t, p)| offsets.get(t, *p).is_none());
+            batch.records.extend(pending_only.map(|(topic, partition)| {
+                crate::records::Record::tombstone(crate::records::RecordKey::OffsetCommit {
+                    group_id: g.clone(),
+                    topic: topic.to_string(),
+                    partition,
+                })
+            }));
+        }
         batch.records.extend(build::group_tombstones(
             &g,
             group.targets.keys(),

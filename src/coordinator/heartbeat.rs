@@ -118,8 +118,8 @@ impl Coordinator {
                 if e.message == super::dialect::ENDPOINT_MAP_FAILED {
                     // Kafka fails while building the response, after it scheduled the
                     // member's session timeout, which stays (and finds no member).
-                    let session = now.saturating_add(i64::from(self.config.session_timeout_ms));
                     let gid = req.group_id.as_str();
+                    let session = now.saturating_add(i64::from(self.session_timeout_ms(gid)));
                     let member = req.member_id.as_str();
                     self.schedule(
                         TimerKind::SessionTimeout,
@@ -201,7 +201,7 @@ impl Coordinator {
                 self.cancel(TimerKind::RebalanceTimeout, gid, member_id);
             }
         }
-        let session = now.saturating_add(i64::from(self.config.session_timeout_ms));
+        let session = now.saturating_add(i64::from(self.session_timeout_ms(gid)));
         self.schedule(
             TimerKind::SessionTimeout,
             gid,
@@ -575,7 +575,7 @@ impl Coordinator {
         let gid = group.group_id.as_str();
         let delay_pending = self.initial_delay_pending(gid);
         let arm_delay = self.rules.has_initial_rebalance_delay()
-            && self.config.initial_rebalance_delay_ms > 0
+            && self.initial_rebalance_delay_ms(gid) > 0
             && group.members.is_empty()
             && !delay_pending;
         let mut previous: Cow<'g, TargetMap> = Cow::Borrowed(&group.targets);
@@ -587,7 +587,7 @@ impl Coordinator {
         // Assignment batching: within the interval of the last computation, the bump waits;
         // except for a member that moved to another process, whose old target could put two
         // copies of a task on one process.
-        let interval = i64::from(self.config.assignment_interval_ms);
+        let interval = i64::from(self.assignment_interval_ms(gid));
         // From Kafka 4.3 the interval counts from the stored assignment timestamp, and the
         // next heartbeat after it computes (no timer, no exception for a moved member).
         let kafka_interval = self

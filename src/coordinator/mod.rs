@@ -6,7 +6,9 @@
 //!
 //! Layout: [`handle`](Coordinator::handle) is the one way in. Each input type is an operation
 //! in its own file (`heartbeat`, `leave`, `initialize`, `topic_metadata`, `delete`,
-//! `manual_targets`, `replay`); operations never import each other. They share the services
+//! `manual_targets`, `replay`, `offset_commit`, `offset_fetch`, `offset_delete`,
+//! `txn_offset_commit`, `transaction_completed`, `topology_description`); operations never
+//! import each other. They share the services
 //! `fence` (removing members and groups), `assignment` (target computation, held-back
 //! assignments) and `timers_fire`, the dialect seam `dialect`, and the read-only `views`
 //! (describe, snapshot, statuses, endpoints), which import no operation or service.
@@ -15,16 +17,20 @@ mod assignment;
 mod delete;
 pub(crate) mod dialect;
 mod fence;
+mod group_config;
 mod heartbeat;
 mod initialize;
 mod leave;
 mod manual_targets;
 mod offset_commit;
+mod offset_delete;
 mod offset_fetch;
 mod replay;
 mod timers_fire;
 mod topic_metadata;
 mod topology_description;
+mod transaction_completed;
+mod txn_offset_commit;
 pub(crate) mod views;
 
 use std::collections::BTreeMap;
@@ -38,6 +44,7 @@ use crate::config::Config;
 use crate::descriptions::Descriptions;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
+use crate::group_config::GroupConfigs;
 use crate::offsets::{GroupOffsets, Offsets};
 use crate::ordered;
 use crate::records::Dialect;
@@ -63,6 +70,8 @@ pub struct Coordinator {
     now_ms: i64,
     /// Kafka 4.4's topology description store and solicitation back-off (broker memory).
     descriptions: Descriptions,
+    /// Group-level configs (the metadata image's, reported by the host).
+    group_configs: GroupConfigs,
 }
 
 /// Applies one record to the groups, or to the offsets when it is an offset commit (whose
@@ -168,6 +177,7 @@ impl Coordinator {
             topics: BTreeMap::new(),
             timers: Timers::default(),
             now_ms: 0,
+            group_configs: GroupConfigs::default(),
         })
     }
 
@@ -242,7 +252,9 @@ impl Coordinator {
 
     /// A `Replay` input of already decoded records (e.g. a `__consumer_offsets` partition) at
     /// `now_ms`: due timers fire first and their records are in the output, as for
-    /// [`Coordinator::handle`]; a record that cannot be applied changes nothing.
+    /// [`Coordinator::handle`]; a record that cannot be applied changes nothing. A record of a
+    /// transactional batch has its `producer` set (its offset is pending until the host reports
+    /// the batch's end marker as a `TransactionCompleted` input, docs/transactions.md).
     pub fn replay(&mut self, records: &[Record], now_ms: i64) -> Result<Output, BoundaryError> {
         let input = Input {
             now_ms,
@@ -258,7 +270,8 @@ impl Coordinator {
     /// (`None`: a tombstone), in Kafka's bytes form, at `now_ms`. The same answer as a `Replay`
     /// input of these records as `keyBytes`/`valueBytes`, errors and their paths included
     /// (`records[i].valueBytes`), without the base64 and the JSON: member records are read in
-    /// place, and records of other kinds are skipped (PROTOCOL 5.4).
+    /// place, and records of other kinds are skipped (PROTOCOL 5.4). The records are of plain
+    /// batches: a transactional batch's go through [`Coordinator::replay`] with their producer.
     #[cfg(feature = "replay-text")]
     pub fn replay_bytes(
         &mut self,
@@ -360,8 +373,32 @@ impl Coordinator {
             InputKind::ListGroups { request } => {
                 out.response = Some(Response::ListGroups(self.list_groups(&request)));
             }
+            InputKind::OffsetDelete { request } => self.offset_delete(&request, &mut out),
+            InputKind::DescribeGroups {
+                api_version,
+                request,
+            } => {
+                let described = self.describe_groups(api_version, &request);
+                out.response = Some(Response::DescribeGroups(described));
+            }
+            InputKind::ConsumerGroupDescribe { request } => {
+                let described = self.consumer_group_describe(&request);
+                out.response = Some(Response::ConsumerGroupDescribe(described));
+            }
+            InputKind::TxnOffsetCommit {
+                api_version,
+                request,
+            } => self.txn_offset_commit(now, api_version, &request, &mut out),
+            InputKind::TransactionCompleted {
+                producer_id,
+                result,
+                ..
+            } => self.transaction_completed(producer_id, result, &mut out),
             InputKind::StreamsGroupTopologyDescriptionUpdate { request } => {
                 self.topology_description_update(&request, &mut out)
+            }
+            InputKind::GroupConfig { group_id, configs } => {
+                self.group_config(&group_id, &configs)?
             }
         }
         out.next_deadline_ms = self.timers.next_deadline();
@@ -441,6 +478,29 @@ impl Coordinator {
                 Ok(())
             }
             InputKind::OffsetCommit { request, .. } => offset_commit::precheck(request),
+            InputKind::TxnOffsetCommit {
+                api_version,
+                request,
+            } => {
+                let max = self
+                    .rules
+                    .release()
+                    .map_or(5, |r| r.txn_offset_commit_max_version());
+                txn_offset_commit::precheck(max, self.config.dialect.name(), *api_version, request)
+            }
+            InputKind::TransactionCompleted {
+                producer_id,
+                producer_epoch,
+                ..
+            } => {
+                if *producer_id < 0 {
+                    return Err(BoundaryError::input("producerId", "must be 0 or more"));
+                }
+                if *producer_epoch < 0 {
+                    return Err(BoundaryError::input("producerEpoch", "must be 0 or more"));
+                }
+                Ok(())
+            }
             // No client of an older release can send API key 93.
             InputKind::StreamsGroupTopologyDescriptionUpdate { .. }
                 if self.config.dialect != Dialect::Kafka44 =>
@@ -457,6 +517,9 @@ impl Coordinator {
                 api_version,
                 request,
             } => offset_fetch::precheck(*api_version, request),
+            InputKind::GroupConfig { group_id, configs } => {
+                group_config::precheck(&self.config, group_id, configs)
+            }
             _ => Ok(()),
         }
     }
@@ -547,6 +610,45 @@ impl Coordinator {
                     format!("Internal error: {e}"),
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// `offsets.max.partitions.per.group`: the partitions the group holds an offset of
+    /// (committed or pending in a transaction) after the batch's offset commit records.
+    fn check_offsets_limit(&self, gid: &str, batch: &Batch) -> Result<(), ProtocolError> {
+        let current = self.offsets.group(gid);
+        let held = |topic: &str, partition: i32| {
+            current.is_some_and(|g| {
+                g.get(topic, partition).is_some() || g.has_pending(topic, partition)
+            })
+        };
+        let mut new: Vec<(&str, i32)> = batch
+            .records
+            .iter()
+            .filter_map(|r| match &r.key {
+                RecordKey::OffsetCommit {
+                    topic, partition, ..
+                } if !held(topic, *partition) => Some((topic.as_str(), *partition)),
+                _ => None,
+            })
+            .collect();
+        new.sort_unstable();
+        new.dedup();
+        let pending_only = current.map_or(0, |g| {
+            g.pending_partitions()
+                .filter(|(t, p)| g.get(t, *p).is_none())
+                .count()
+        });
+        let after = current.map_or(0, |g| g.len()) + pending_only + new.len();
+        let max = usize::try_from(self.config.offsets_max_partitions_per_group).unwrap_or(0);
+        if after > max {
+            return Err(ProtocolError::new(
+                ErrorCode::UnknownServerError,
+                format!(
+                    "Group {gid} would hold {after} committed partitions, more than offsets.max.partitions.per.group ({max})."
+                ),
+            ));
         }
         Ok(())
     }
@@ -733,6 +835,7 @@ mod tests {
                 group_id: "new".into(),
             },
             value: Some(RecordValue::GroupMetadata(GroupMetadataValue::default())),
+            producer: None,
         };
         assert_eq!(
             group::apply(
@@ -761,6 +864,7 @@ mod tests {
                     group_id: "g".into(),
                 },
                 value: Some(RecordValue::GroupMetadata(GroupMetadataValue::default())),
+                producer: None,
             }],
             ..Batch::default()
         };

@@ -142,36 +142,6 @@ impl Coordinator {
         self.check_offsets_limit(gid, &batch)?;
         Ok(batch)
     }
-
-    /// `offsets.max.partitions.per.group`: the group's committed partitions after the batch.
-    fn check_offsets_limit(&self, gid: &str, batch: &Batch) -> Result<(), ProtocolError> {
-        let current = self.offsets.group(gid);
-        let mut new: Vec<(&str, i32)> = batch
-            .records
-            .iter()
-            .filter_map(|r| match &r.key {
-                RecordKey::OffsetCommit {
-                    topic, partition, ..
-                } if current.and_then(|g| g.get(topic, *partition)).is_none() => {
-                    Some((topic.as_str(), *partition))
-                }
-                _ => None,
-            })
-            .collect();
-        new.sort_unstable();
-        new.dedup();
-        let after = current.map_or(0, |g| g.len()) + new.len();
-        let max = usize::try_from(self.config.offsets_max_partitions_per_group).unwrap_or(0);
-        if after > max {
-            return Err(ProtocolError::new(
-                ErrorCode::UnknownServerError,
-                format!(
-                    "Group {gid} would hold {after} committed partitions, more than offsets.max.partitions.per.group ({max})."
-                ),
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// Every partition of the request carries `e`'s code (Kafka fails the whole request).

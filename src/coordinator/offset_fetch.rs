@@ -7,13 +7,15 @@ use crate::api::{
     Explain, OffsetFetchGroup, OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponseGroup,
     OffsetFetchResponsePartition, OffsetFetchResponseTopic, Output, Response,
 };
-use crate::error::BoundaryError;
+use crate::error::{BoundaryError, ErrorCode};
 use crate::offsets::validate::validate_fetch;
 use crate::offsets::Committed;
 use crate::records::Uuid;
 
-/// Version 2 brought null topics (all of them); version 8 batched groups.
+/// Version 2 brought null topics (all of them); version 7 `RequireStable`; version 8 batched
+/// groups.
 const ALL_TOPICS_FROM: i16 = 2;
+const REQUIRE_STABLE_FROM: i16 = 7;
 const BATCH_FROM: i16 = 8;
 
 impl Coordinator {
@@ -28,6 +30,7 @@ impl Coordinator {
         out: &mut Output,
     ) {
         let mut groups = Vec::with_capacity(req.groups.len());
+        let stable = req.require_stable && api_version >= REQUIRE_STABLE_FROM;
         for g in &req.groups {
             let gid = g.group_id.as_str();
             let (member_id, member_epoch) = if api_version >= 9 {
@@ -38,7 +41,7 @@ impl Coordinator {
             match validate_fetch(gid, self.groups.get(gid), member_id, member_epoch) {
                 Ok(()) => groups.push(OffsetFetchResponseGroup {
                     group_id: gid.to_string(),
-                    topics: self.fetched_topics(g, api_version),
+                    topics: self.fetched_topics(g, api_version, stable),
                     error_code: 0,
                 }),
                 Err(e) => {
@@ -62,9 +65,19 @@ impl Coordinator {
         }));
     }
 
-    /// A group's answer: the asked partitions, or every committed one.
-    fn fetched_topics(&self, g: &OffsetFetchGroup, v: i16) -> Vec<OffsetFetchResponseTopic> {
+    /// A group's answer: the asked partitions, or every committed one. With `stable`
+    /// (`RequireStable`), a partition with a pending transactional offset answers
+    /// `UNSTABLE_OFFSET_COMMIT` instead (Kafka's `fetchOffsets` and `fetchAllOffsets`; a
+    /// partition with only a pending offset is not among all the committed ones).
+    fn fetched_topics(
+        &self,
+        g: &OffsetFetchGroup,
+        v: i16,
+        stable: bool,
+    ) -> Vec<OffsetFetchResponseTopic> {
         let offsets = self.offsets.group(&g.group_id);
+        let unstable =
+            |topic: &str, p: i32| stable && offsets.is_some_and(|o| o.has_pending(topic, p));
         match &g.topics {
             Some(topics) => topics
                 .iter()
@@ -81,6 +94,9 @@ impl Coordinator {
                             .partition_indexes
                             .iter()
                             .map(|&p| {
+                                if unstable(&t.name, p) {
+                                    return unstable_partition(p);
+                                }
                                 let c = offsets.and_then(|o| o.get(&t.name, p));
                                 // An offset committed under another id of the name is none.
                                 let c = c.filter(|c| !mismatched(c.topic_id, asked));
@@ -104,7 +120,10 @@ impl Coordinator {
                             }),
                             partitions: parts
                                 .iter()
-                                .map(|(p, c)| partition(*p, Some(c), v))
+                                .map(|(p, c)| match unstable(name, *p) {
+                                    true => unstable_partition(*p),
+                                    false => partition(*p, Some(c), v),
+                                })
                                 .collect(),
                         })
                         .collect()
@@ -131,6 +150,18 @@ fn partition(p: i32, c: Option<&Committed>, api_version: i16) -> OffsetFetchResp
             .map_or(-1, |c| c.leader_epoch),
         metadata: c.map_or_else(String::new, |c| c.metadata.clone()),
         error_code: 0,
+    }
+}
+
+/// A partition whose offset a transaction has not completed yet: no offset,
+/// `UNSTABLE_OFFSET_COMMIT`.
+fn unstable_partition(p: i32) -> OffsetFetchResponsePartition {
+    OffsetFetchResponsePartition {
+        partition_index: p,
+        committed_offset: -1,
+        committed_leader_epoch: -1,
+        metadata: String::new(),
+        error_code: ErrorCode::UnstableOffsetCommit.code(),
     }
 }
 

@@ -175,7 +175,6 @@ impl Coordinator {
                 }
             }
         }
-        let session = i64::from(self.config.session_timeout_ms);
         let retention = self.config.retention_ms();
         for &g in &touched {
             let Some(group) = self.groups.get_mut(g) else {
@@ -234,7 +233,7 @@ impl Coordinator {
                     member_epoch: epoch,
                     rebalance_timeout_ms,
                 } => {
-                    let deadline = now.saturating_add(session);
+                    let deadline = now.saturating_add(i64::from(self.session_timeout_ms(g)));
                     if added {
                         // A member new to this coordinator most likely has no timer yet.
                         self.timers.schedule_new_at(

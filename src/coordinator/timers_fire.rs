@@ -5,6 +5,7 @@ use super::{Checkpoint, Coordinator, Output};
 use crate::api::Explain;
 use crate::descriptions::STORED_NONE;
 use crate::group::Group;
+use crate::offsets::validate::is_subscribed_to_topic;
 use crate::timers::{TimerData, TimerKey, TimerKind};
 
 impl Coordinator {
@@ -116,20 +117,17 @@ impl Coordinator {
             // never expires; any other expires at its expire timestamp, or `retention` after
             // its commit.
             let group = self.groups.get(&gid);
-            let subscribed = |topic: &str| {
-                group.is_some_and(|g| {
-                    !g.members.is_empty()
-                        && g.topology.as_ref().is_some_and(|t| {
-                            t.subtopologies.iter().any(|s| {
-                                s.source_topics.iter().any(|x| x == topic)
-                                    || s.repartition_source_topics.iter().any(|x| x.name == topic)
-                            })
-                        })
-                })
+            let subscribed = |topic: &str| group.is_some_and(|g| is_subscribed_to_topic(g, topic));
+            // An offset with a pending transactional one is kept, and so is a group with an
+            // open transaction.
+            let offsets = self.offsets.group(&gid);
+            let pending = |topic: &str, partition: i32| {
+                offsets.is_some_and(|o| o.has_pending(topic, partition))
             };
-            let mut all_expired = true;
-            let expired = self.offset_tombstones(&gid, |topic, _, c| {
+            let mut all_expired = !offsets.is_some_and(|o| o.has_any_pending());
+            let expired = self.offset_tombstones(&gid, |topic, partition, c| {
                 let gone = !subscribed(topic)
+                    && !pending(topic, partition)
                     && if c.expire_timestamp_ms != -1 {
                         at >= c.expire_timestamp_ms
                     } else {

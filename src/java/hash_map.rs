@@ -36,6 +36,12 @@ impl JavaHashCode for String {
     }
 }
 
+impl JavaHashCode for str {
+    fn java_hash(&self) -> i32 {
+        super::hash::string_hash(self)
+    }
+}
+
 impl JavaHashCode for &str {
     fn java_hash(&self) -> i32 {
         super::hash::string_hash(self)

@@ -25,6 +25,14 @@ impl<K, V> Default for TimelineMap<K, V> {
     }
 }
 
+/// Appends to a slot's array with room for exactly its keys: a slot holds one or two keys
+/// (the table is at most three quarters full), where `Vec`'s first growth would make room for
+/// four, which tripled a committed offset's memory.
+fn push_exact<T>(slot: &mut Vec<T>, item: T) {
+    slot.reserve_exact(1);
+    slot.push(item);
+}
+
 /// `BaseHashTable.findSlot`: the top `log2(slots)` bits of `hash × -7046029254386353131`.
 fn slot_of(hash: i32, slots: usize) -> usize {
     let bits = slots.trailing_zeros();
@@ -42,6 +50,42 @@ impl<K: JavaHashCode + Eq, V> TimelineMap<K, V> {
 
     fn slot(&self, key: &K) -> usize {
         slot_of(key.java_hash(), self.slots.len())
+    }
+
+    /// [`TimelineMap::get`] by a borrowed form of the key (a `&str` for a `String` key: no
+    /// key is built to look one up). Its hash must be the key's, as `str`'s is `String`'s.
+    pub(crate) fn get_by<Q>(&self, key: &Q) -> Option<&V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: JavaHashCode + Eq + ?Sized,
+    {
+        self.slots[slot_of(key.java_hash(), self.slots.len())]
+            .iter()
+            .find(|(k, _)| k.borrow() == key)
+            .map(|(_, v)| v)
+    }
+
+    /// [`TimelineMap::entry_or_insert_with`] by a borrowed form of the key: the key is built
+    /// (`owned`) only when it is absent.
+    pub(crate) fn entry_by<Q>(
+        &mut self,
+        key: &Q,
+        owned: impl FnOnce() -> K,
+        make: impl FnOnce() -> V,
+    ) -> &mut V
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: JavaHashCode + Eq + ?Sized,
+    {
+        let s = slot_of(key.java_hash(), self.slots.len());
+        let (s, at) = match self.slots[s].iter().position(|(k, _)| k.borrow() == key) {
+            Some(at) => (s, at),
+            None => {
+                let s = self.push_new(owned(), make());
+                (s, self.slots[s].len() - 1)
+            }
+        };
+        &mut self.slots[s][at].1
     }
 
     pub(crate) fn get(&self, key: &K) -> Option<&V> {
@@ -75,7 +119,7 @@ impl<K: JavaHashCode + Eq, V> TimelineMap<K, V> {
             self.rehash(self.slots.len() * 2);
         }
         let s = self.slot(&key);
-        self.slots[s].push((key, value));
+        push_exact(&mut self.slots[s], (key, value));
         self.len += 1;
         s
     }
@@ -106,7 +150,7 @@ impl<K: JavaHashCode + Eq, V> TimelineMap<K, V> {
         let old = std::mem::replace(&mut self.slots, (0..slots).map(|_| Vec::new()).collect());
         for (k, v) in old.into_iter().flatten() {
             let s = slot_of(k.java_hash(), slots);
-            self.slots[s].push((k, v));
+            push_exact(&mut self.slots[s], (k, v));
         }
     }
 

@@ -10,7 +10,11 @@
 //! Kafka also keeps a "simple" classic group for a group id whose offsets were committed (or
 //! replayed) while no group of that id existed; it decides how a later commit of that id is
 //! validated. It is kept here as a flag of the group's offsets.
+//!
+//! An offset commit record of a transactional batch (its [`Record::producer`]) is pending
+//! (`pending`) until [`Offsets::complete_transaction`] applies its transaction's end marker.
 
+mod pending;
 pub mod validate;
 
 use std::collections::BTreeMap;
@@ -59,6 +63,9 @@ pub struct GroupOffsets {
     pub simple_group: bool,
     topics: TimelineMap<String, Partitions>,
     count: usize,
+    /// Pending transactional offsets; `None` while the group has none (most groups: no
+    /// allocation for them).
+    pending: Option<Box<pending::Pending>>,
 }
 
 impl GroupOffsets {
@@ -74,7 +81,7 @@ impl GroupOffsets {
 
     /// The committed offset of a partition.
     pub fn get(&self, topic: &str, partition: i32) -> Option<&Committed> {
-        self.topics.get(&topic.to_string())?.get(&partition)
+        self.topics.get_by(topic)?.get(&partition)
     }
 
     /// Every topic with its committed partitions, in Kafka's order.
@@ -87,6 +94,74 @@ impl GroupOffsets {
         self.topics()
             .flat_map(|(t, parts)| parts.iter().map(move |(p, c)| (t, *p, c)))
     }
+
+    /// Whether some open transaction has a pending offset for the partition (Kafka's
+    /// `hasPendingTransactionalOffsets`).
+    pub fn has_pending(&self, topic: &str, partition: i32) -> bool {
+        self.pending
+            .as_ref()
+            .is_some_and(|p| p.contains(topic, partition))
+    }
+
+    /// Whether some open transaction has a pending offset in the group.
+    pub fn has_any_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Every partition with a pending offset, in Kafka's `OpenTransactions` order.
+    pub fn pending_partitions(&self) -> impl Iterator<Item = (&str, i32)> {
+        self.pending.iter().flat_map(|p| p.partitions())
+    }
+
+    /// `producer`'s pending offset of a partition.
+    pub fn pending_offset(&self, producer: i64, topic: &str, partition: i32) -> Option<&Committed> {
+        self.pending.as_ref()?.get(producer, topic, partition)
+    }
+
+    /// The producers with pending offsets in the group, by id.
+    pub fn pending_producers(&self) -> impl Iterator<Item = i64> + '_ {
+        self.pending.iter().flat_map(|p| p.producers())
+    }
+
+    /// Applies `change` to the pending offsets, if any, and forgets them once none is left.
+    fn change_pending(&mut self, change: impl FnOnce(&mut pending::Pending)) {
+        if let Some(p) = self.pending.as_mut() {
+            change(p);
+            if p.is_empty() {
+                self.pending = None;
+            }
+        }
+    }
+
+    /// Stores a committed offset; `true` when the partition had none.
+    fn put(&mut self, topic: &str, partition: i32, offset: Committed) -> bool {
+        let parts = self
+            .topics
+            .entry_by(topic, || topic.to_string(), TimelineMap::default);
+        let new = parts.insert(partition, offset).is_none();
+        if new {
+            self.count += 1;
+        }
+        new
+    }
+
+    /// Nothing is kept for the id any more: no offset, pending or committed, and no simple
+    /// group.
+    fn is_unused(&self) -> bool {
+        self.topics.is_empty() && self.pending.is_none() && !self.simple_group
+    }
+}
+
+/// What one group's offsets did when a transaction completed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompletedTransaction {
+    /// The group.
+    pub group_id: String,
+    /// The transaction's pending offsets of the group.
+    pub partitions: usize,
+    /// Of those, the ones made committed (0 on an abort; a commit skips one whose partition
+    /// got a newer committed offset meanwhile).
+    pub committed: usize,
 }
 
 /// Every group's offsets, by group id.
@@ -147,8 +222,10 @@ impl Offsets {
 
     /// Applies an offset commit record (any other record is left alone): a value stores the
     /// offset, creating the simple group when no streams group of the id exists
-    /// (`streams_group_exists`); a tombstone removes it, the emptied topic and group with it
-    /// (the simple group stays). Kafka's `OffsetMetadataManager.replay`; it cannot fail.
+    /// (`streams_group_exists`), as committed or, in a transactional batch, as its
+    /// transaction's pending offset; a tombstone removes the committed and every pending offset
+    /// of the partition, the emptied topic and group with it (the simple group stays). Kafka's
+    /// `OffsetMetadataManager.replay`; it cannot fail.
     pub(crate) fn apply(&mut self, record: &Record, streams_group_exists: bool) {
         let RecordKey::OffsetCommit {
             group_id,
@@ -167,11 +244,17 @@ impl Offsets {
                 if !streams_group_exists {
                     g.simple_group = true;
                 }
-                let parts = g
-                    .topics
-                    .entry_or_insert_with(topic.clone(), TimelineMap::default);
-                if parts.insert(*partition, Committed::from(v)).is_none() {
-                    g.count += 1;
+                match record.producer {
+                    Some(p) => g.pending.get_or_insert_with(Box::default).add(
+                        p.id,
+                        topic,
+                        *partition,
+                        Committed::from(v),
+                    ),
+                    None => {
+                        g.put(topic, *partition, Committed::from(v));
+                        g.change_pending(|p| p.supersede(topic, *partition, None));
+                    }
                 }
             }
             Some(_) => {}
@@ -188,11 +271,55 @@ impl Offsets {
                         g.topics.remove(&topic);
                     }
                 }
-                if g.topics.is_empty() && !g.simple_group {
+                g.change_pending(|p| p.clear(&topic, *partition));
+                if g.is_unused() {
                     self.groups.remove(group_id.as_str());
                 }
             }
         }
+    }
+
+    /// A transaction's end marker (Kafka's `replayEndTransactionMarker`): `producer`'s pending
+    /// offsets leave every group; on a commit each becomes the partition's committed offset
+    /// unless a newer one was committed since it was written. What each group did, by group id.
+    pub(crate) fn complete_transaction(
+        &mut self,
+        producer: i64,
+        commit: bool,
+    ) -> Vec<CompletedTransaction> {
+        let mut done = Vec::new();
+        for (gid, g) in &mut self.groups {
+            let mut completed = Vec::new();
+            g.change_pending(|p| completed = p.complete(producer));
+            if completed.is_empty() {
+                continue;
+            }
+            let mut committed = 0;
+            if commit {
+                for c in &completed {
+                    if c.newest {
+                        g.put(&c.topic, c.partition, c.offset.clone());
+                        g.change_pending(|p| p.supersede(&c.topic, c.partition, Some(c.seq)));
+                        committed += 1;
+                    }
+                }
+            }
+            done.push(CompletedTransaction {
+                group_id: gid.clone(),
+                partitions: completed.len(),
+                committed,
+            });
+        }
+        for d in &done {
+            if self
+                .groups
+                .get(&d.group_id)
+                .is_some_and(GroupOffsets::is_unused)
+            {
+                self.groups.remove(&d.group_id);
+            }
+        }
+        done
     }
 
     /// A streams group took the id: Kafka's simple group of the id is gone (Kafka writes its
@@ -200,7 +327,7 @@ impl Offsets {
     pub(crate) fn streams_group_created(&mut self, group_id: &str) {
         if let Some(g) = self.groups.get_mut(group_id) {
             g.simple_group = false;
-            if g.topics.is_empty() {
+            if g.is_unused() {
                 self.groups.remove(group_id);
             }
         }
@@ -261,5 +388,84 @@ mod tests {
         assert!(!o.is_simple_group("g"));
         o.apply(&tombstone("t", 0), true);
         assert_eq!(o.group("g"), None);
+    }
+
+    fn txn(producer: i64, topic: &str, partition: i32, offset: i64) -> Record {
+        let mut r = commit(topic, partition, offset);
+        r.producer = Some(crate::records::Producer {
+            id: producer,
+            epoch: 0,
+        });
+        r
+    }
+
+    fn offset(o: &Offsets, topic: &str, partition: i32) -> Option<i64> {
+        o.group("g")?.get(topic, partition).map(|c| c.offset)
+    }
+
+    #[test]
+    fn pending_offsets_wait_for_their_transaction_and_a_newer_commit_wins() {
+        let mut o = Offsets::default();
+        o.apply(&commit("t", 0, 1), true);
+        o.apply(&txn(7, "t", 0, 2), true);
+        o.apply(&txn(7, "t", 1, 3), true);
+        let g = o.group("g").unwrap();
+        assert!(g.has_pending("t", 0) && g.has_pending("t", 1) && !g.has_pending("t", 2));
+        assert_eq!((offset(&o, "t", 0), offset(&o, "t", 1)), (Some(1), None));
+        // A plain commit after the transaction's offset: the commit keeps it (Kafka's
+        // testReplayTransactionEndMarkerKeepsTheMostRecentCommittedOffset).
+        o.apply(&commit("t", 0, 4), true);
+        let done = o.complete_transaction(7, true);
+        assert_eq!(
+            done,
+            [CompletedTransaction {
+                group_id: "g".into(),
+                partitions: 2,
+                committed: 1
+            }]
+        );
+        assert_eq!((offset(&o, "t", 0), offset(&o, "t", 1)), (Some(4), Some(3)));
+        assert!(!o.group("g").unwrap().has_any_pending());
+        // Two transactions: the offset written last wins whichever commits first.
+        o.apply(&txn(8, "t", 0, 5), true);
+        o.apply(&txn(9, "t", 0, 6), true);
+        o.complete_transaction(9, true);
+        assert_eq!(offset(&o, "t", 0), Some(6));
+        assert_eq!(o.complete_transaction(8, true)[0].committed, 0);
+        assert_eq!(offset(&o, "t", 0), Some(6));
+        o.apply(&txn(8, "t", 0, 7), true);
+        o.apply(&txn(9, "t", 0, 8), true);
+        o.complete_transaction(8, true);
+        o.complete_transaction(9, true);
+        assert_eq!(offset(&o, "t", 0), Some(8));
+        // An abort drops them; a producer without pending offsets changes nothing.
+        o.apply(&txn(10, "t", 2, 9), true);
+        assert_eq!(o.complete_transaction(10, false)[0].committed, 0);
+        assert_eq!(offset(&o, "t", 2), None);
+        assert!(o.complete_transaction(11, true).is_empty());
+    }
+
+    #[test]
+    fn tombstones_drop_pending_offsets_and_a_group_of_pending_offsets_only_stays() {
+        let mut o = Offsets::default();
+        o.apply(&txn(7, "a", 0, 1), true);
+        o.apply(&txn(8, "a", 0, 2), true);
+        o.apply(&txn(8, "b", 1, 3), true);
+        // Kafka's OpenTransactions order, which DeleteGroups' tombstones follow.
+        let g = o.group("g").unwrap();
+        let open: Vec<(&str, i32)> = g.pending_partitions().collect();
+        assert_eq!(open, [("b", 1), ("a", 0)]);
+        assert_eq!(g.pending_producers().collect::<Vec<_>>(), [7, 8]);
+        o.apply(&tombstone("a", 0), true);
+        let g = o.group("g").unwrap();
+        assert!(!g.has_pending("a", 0) && g.pending_offset(8, "a", 0).is_none());
+        assert!(g.pending_offset(8, "b", 1).is_some());
+        assert!(o.complete_transaction(7, true).is_empty());
+        o.complete_transaction(8, false);
+        assert_eq!(o.group("g"), None, "nothing left of the group");
+        // A pending offset of an absent group creates the simple group, which stays.
+        o.apply(&txn(9, "a", 0, 1), false);
+        o.complete_transaction(9, false);
+        assert!(o.is_simple_group("g"));
     }
 }

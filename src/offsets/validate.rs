@@ -89,19 +89,42 @@ pub fn validate_commit<'a>(
                 format!("Group {group_id} not found."),
             )
         } else {
-            ProtocolError::new(
-                ErrorCode::IllegalGeneration,
-                "Specified group generation id is not valid.",
-            )
+            illegal_generation()
         });
     };
+    validate_streams_commit(
+        group_id,
+        group,
+        member_id,
+        None,
+        member_epoch,
+        Some(api_version),
+    )
+}
+
+/// `StreamsGroup.validateOffsetCommit`: `api_version` is the `OffsetCommit` version, `None` for
+/// a transactional commit (which has no version rule, and passes without a member when it
+/// names none).
+fn validate_streams_commit<'a>(
+    group_id: &str,
+    group: &'a Group,
+    member_id: &str,
+    instance_id: Option<&str>,
+    member_epoch: i32,
+    api_version: Option<i16>,
+) -> Result<CommitValidator<'a>, ProtocolError> {
     if member_epoch < 0 && group.members.is_empty() {
+        return Ok(CommitValidator::NoOp);
+    }
+    // A transactional commit need not name its member (TxnOffsetCommit below version 3).
+    if api_version.is_none() && member_epoch == -1 && member_id.is_empty() && instance_id.is_none()
+    {
         return Ok(CommitValidator::NoOp);
     }
     let Some(member) = group.members.get(member_id) else {
         return Err(ProtocolError::unknown_member(group_id, member_id));
     };
-    if api_version < 9 {
+    if api_version.is_some_and(|v| v < 9) {
         return Err(ProtocolError::new(
             ErrorCode::UnsupportedVersion,
             "OffsetCommit version 9 or above must be used by members using the streams group protocol",
@@ -136,6 +159,76 @@ pub fn validate_commit<'a>(
         member_epoch,
         source_topics,
     })
+}
+
+/// The group checks of a `TxnOffsetCommit` (Kafka's `validateTransactionalOffsetCommit` and
+/// `StreamsGroup.validateOffsetCommit` with `isTransactional`): `group` is the streams group of
+/// the id, `simple_group` whether Kafka's simple classic group of the id exists instead. A
+/// `STALE_MEMBER_EPOCH` comes back as it is; the caller maps it as the version wants.
+/// `group_id_not_found`: a missing group named by a member answers `GROUP_ID_NOT_FOUND`
+/// (4.4's version 6) rather than `ILLEGAL_GENERATION`.
+pub fn validate_txn_commit<'a>(
+    group_id: &str,
+    group: Option<&'a Group>,
+    simple_group: bool,
+    member_id: &str,
+    instance_id: Option<&str>,
+    generation_id: i32,
+    group_id_not_found: bool,
+) -> Result<CommitValidator<'a>, ProtocolError> {
+    let Some(group) = group else {
+        // Kafka's simple classic group (or a new one, for a negative generation): empty, so a
+        // negative generation commits; anything else names a member it has none of.
+        if generation_id < 0 {
+            return Ok(CommitValidator::NoOp);
+        }
+        if simple_group {
+            return Err(ProtocolError::new(
+                ErrorCode::UnknownMemberId,
+                "The coordinator is not aware of this member.",
+            ));
+        }
+        return Err(if group_id_not_found {
+            ProtocolError::new(
+                ErrorCode::GroupIdNotFound,
+                format!("Group {group_id} not found."),
+            )
+        } else {
+            illegal_generation()
+        });
+    };
+    validate_streams_commit(group_id, group, member_id, instance_id, generation_id, None)
+}
+
+/// `ILLEGAL_GENERATION` with Kafka's default message (what a transactional commit answers for
+/// a stale epoch below `TxnOffsetCommit` version 6).
+pub fn illegal_generation() -> ProtocolError {
+    ProtocolError::new(
+        ErrorCode::IllegalGeneration,
+        "Specified group generation id is not valid.",
+    )
+}
+
+impl CommitValidator<'_> {
+    /// Whether every partition is accepted (Kafka's `CommitPartitionValidator.NO_OP`).
+    pub fn is_no_op(&self) -> bool {
+        matches!(self, CommitValidator::NoOp)
+    }
+}
+
+/// Kafka's `StreamsGroup.isSubscribedToTopic`: while the group has members (a memberless
+/// streams group is `EMPTY`, whose offsets may go), a topic is subscribed when its topology
+/// reads it as a source or repartition source topic (`sourceTopicMap`; a topic a source regex
+/// matches is not in that map). Subscribed offsets neither expire nor are deleted by
+/// `OffsetDelete`.
+pub fn is_subscribed_to_topic(group: &Group, topic: &str) -> bool {
+    !group.members.is_empty()
+        && group.topology.as_ref().is_some_and(|t| {
+            t.subtopologies.iter().any(|s| {
+                s.source_topics.iter().any(|x| x == topic)
+                    || s.repartition_source_topics.iter().any(|x| x.name == topic)
+            })
+        })
 }
 
 /// The group checks of an `OffsetFetch` (`member_id` null and a negative epoch: the admin's

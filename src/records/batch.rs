@@ -24,6 +24,12 @@ fn varint(out: &mut Vec<u8>, v: i64) {
     out.push(z as u8);
 }
 
+/// The batch attribute of a transactional batch, and of a control batch (a transaction marker).
+const TRANSACTIONAL: i16 = 0x10;
+const CONTROL: i16 = 0x20;
+/// Where the producer id and epoch sit in a batch's body.
+const PRODUCER_AT: usize = 31;
+
 /// Appends to `out` one uncompressed batch of `records` (key, value; `None`: a tombstone) at
 /// `base_offset`, every record stamped `timestamp_ms` (CreateTime), no producer: what Kafka's
 /// coordinator runtime appends for a non-transactional write.
@@ -33,6 +39,28 @@ pub fn write_batch<'a>(
     timestamp_ms: i64,
     records: impl ExactSizeIterator<Item = (&'a [u8], Option<&'a [u8]>)>,
 ) {
+    write_batch_of(out, base_offset, timestamp_ms, None, records)
+}
+
+/// [`write_batch`] for a transactional write: the batch is transactional and carries the
+/// producer's id and epoch (what Kafka's coordinator runtime appends for `TxnOffsetCommit`).
+pub fn write_transactional_batch<'a>(
+    out: &mut Vec<u8>,
+    base_offset: i64,
+    timestamp_ms: i64,
+    producer: super::Producer,
+    records: impl ExactSizeIterator<Item = (&'a [u8], Option<&'a [u8]>)>,
+) {
+    write_batch_of(out, base_offset, timestamp_ms, Some(producer), records)
+}
+
+fn write_batch_of<'a>(
+    out: &mut Vec<u8>,
+    base_offset: i64,
+    timestamp_ms: i64,
+    producer: Option<super::Producer>,
+    records: impl ExactSizeIterator<Item = (&'a [u8], Option<&'a [u8]>)>,
+) {
     let start = out.len();
     let count = records.len();
     out.extend(base_offset.to_be_bytes());
@@ -40,12 +68,14 @@ pub fn write_batch<'a>(
     out.extend((-1i32).to_be_bytes()); // partition leader epoch: set by the leader
     out.push(2); // magic
     out.extend(0u32.to_be_bytes()); // the CRC, set below
-    out.extend(0i16.to_be_bytes()); // attributes: no compression, CreateTime
+                                    // attributes: no compression, CreateTime; transactional with a producer
+    let attributes = if producer.is_some() { TRANSACTIONAL } else { 0 };
+    out.extend(attributes.to_be_bytes());
     out.extend((count.saturating_sub(1) as i32).to_be_bytes()); // last offset delta
     out.extend(timestamp_ms.to_be_bytes()); // base timestamp
     out.extend(timestamp_ms.to_be_bytes()); // max timestamp
-    out.extend((-1i64).to_be_bytes()); // producer id
-    out.extend((-1i16).to_be_bytes()); // producer epoch
+    out.extend(producer.map_or(-1i64, |p| p.id).to_be_bytes()); // producer id
+    out.extend(producer.map_or(-1i16, |p| p.epoch).to_be_bytes()); // producer epoch
     out.extend((-1i32).to_be_bytes()); // base sequence
     out.extend((count as i32).to_be_bytes());
     let mut rec = Vec::with_capacity(256);
@@ -206,13 +236,31 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The producer of a whole transactional batch as [`scan`] found it (`batch` from its start to
+/// its end); `None` for a batch that is not transactional.
+pub fn producer(batch: &[u8]) -> Option<super::Producer> {
+    let body = batch.get(LOG_OVERHEAD..)?;
+    let attributes = i16::from_be_bytes(body.get(CRC_FROM..CRC_FROM + 2)?.try_into().ok()?);
+    if attributes & TRANSACTIONAL == 0 {
+        return None;
+    }
+    let id = i64::from_be_bytes(body.get(PRODUCER_AT..PRODUCER_AT + 8)?.try_into().ok()?);
+    let epoch = i16::from_be_bytes(
+        body.get(PRODUCER_AT + 8..PRODUCER_AT + 10)?
+            .try_into()
+            .ok()?,
+    );
+    Some(super::Producer { id, epoch })
+}
+
 /// The records (key, value; `None`: a tombstone) of one whole uncompressed batch as [`scan`]
-/// found it (`batch` from its start to its end); `None` when they cannot be read (a
-/// compressed or control batch, or records that do not fit the batch).
+/// found it (`batch` from its start to its end), transactional or not ([`producer`]); `None`
+/// when they cannot be read (a compressed or control batch, or records that do not fit the
+/// batch).
 pub fn records(batch: &[u8]) -> Option<Vec<RawRecord<'_>>> {
     let body = batch.get(LOG_OVERHEAD..)?;
     let attributes = i16::from_be_bytes(body.get(CRC_FROM..CRC_FROM + 2)?.try_into().ok()?);
-    if attributes & 0x07 != 0 || attributes & 0x20 != 0 {
+    if attributes & 0x07 != 0 || attributes & CONTROL != 0 {
         return None;
     }
     let count = i32::from_be_bytes(body.get(MIN_BODY - 4..MIN_BODY)?.try_into().ok()?);
@@ -265,6 +313,22 @@ mod tests {
             second,
             vec![(&b"k2"[..], None), (&b"k3"[..], Some(&b""[..]))]
         );
+    }
+
+    #[test]
+    fn a_transactional_batch_keeps_its_producer() {
+        let mut log = Vec::new();
+        write_batch(&mut log, 0, 5, [(&b"k"[..], Some(&b"v"[..]))].into_iter());
+        let producer = crate::records::Producer { id: 7, epoch: 3 };
+        let written: [RawRecord; 1] = [(b"k2", Some(b"v2"))];
+        write_transactional_batch(&mut log, 1, 6, producer, written.into_iter());
+        let (batches, damage) = scan(&log);
+        assert_eq!((batches.len(), damage), (2, None));
+        let plain = &log[batches[0].start..batches[0].end];
+        let txn = &log[batches[1].start..batches[1].end];
+        assert_eq!(super::producer(plain), None);
+        assert_eq!(super::producer(txn), Some(producer));
+        assert_eq!(records(txn), Some(vec![(&b"k2"[..], Some(&b"v2"[..]))]));
     }
 
     #[test]

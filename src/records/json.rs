@@ -26,7 +26,8 @@ mod offsets;
 pub(crate) use base64_text::append_base64_string;
 
 /// `{"key": {"type", "data"}, "value": {"version", "data"} | null}`, plus `keyBytes` /
-/// `valueBytes` (base64) when `with_bytes`, as a JSON tree ([`RecordJson`] serialised).
+/// `valueBytes` (base64) when `with_bytes`, and `producerId` / `producerEpoch` for a record of
+/// a transactional batch, as a JSON tree ([`RecordJson`] serialised).
 pub fn record_to_json(dialect: Dialect, record: &Record, with_bytes: bool) -> Value {
     serde_json::to_value(RecordJson {
         dialect,
@@ -69,6 +70,10 @@ impl Serialize for RecordJson<'_> {
                     .as_ref()
                     .map(|v| STANDARD.encode(encode_value(dialect, v))),
             )?;
+        }
+        if let Some(producer) = record.producer {
+            m.serialize_entry("producerId", &producer.id)?;
+            m.serialize_entry("producerEpoch", &producer.epoch)?;
         }
         m.end()
     }
@@ -155,7 +160,8 @@ fn parse_record(
     value: &Value,
     p: &Path<'_>,
 ) -> Result<Option<Record>, BoundaryError> {
-    let obj = object(value, p, &["key", "value", "keyBytes", "valueBytes"])?;
+    let obj = object(value, p, offsets::RECORD_FIELDS)?;
+    let producer = offsets::producer(obj, p)?;
     let has_json = obj.contains_key("key") || obj.contains_key("value");
     let has_bytes = obj.contains_key("keyBytes") || obj.contains_key("valueBytes");
     let parsed = match (has_json, has_bytes) {
@@ -178,7 +184,10 @@ fn parse_record(
     };
     Ok(match parsed {
         Parsed::Skipped(_) => None,
-        Parsed::Record(record) => Some(*record),
+        Parsed::Record(mut record) => {
+            record.producer = producer;
+            Some(*record)
+        }
     })
 }
 
@@ -235,7 +244,7 @@ fn json_form(
             })?)
         }
     };
-    Ok(Parsed::Record(Box::new(Record { key, value })))
+    Ok(Parsed::Record(Box::new(Record::plain(key, value))))
 }
 
 /// A record of a log read back, from its key and value bytes (`None`: a tombstone), as item
@@ -291,7 +300,7 @@ fn decoded_bytes_form(
                 .map_err(|e| err(&p.field("valueBytes"), e.to_string()))?,
         ),
     };
-    Ok(Parsed::Record(Box::new(Record { key, value })))
+    Ok(Parsed::Record(Box::new(Record::plain(key, value))))
 }
 
 // ---------------------------------------------------------------------------------------------

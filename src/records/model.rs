@@ -371,11 +371,25 @@ impl RecordValue {
     }
 }
 
-/// A key and its value; `None` is a tombstone.
+/// The producer of a transactional batch, as Kafka's batch header names it: an offset commit
+/// record of `TxnOffsetCommit` is written in its transaction's batch, and stays pending until
+/// the transaction's end marker (docs/transactions.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Producer {
+    /// `producerId` (0 or more).
+    pub id: i64,
+    /// `producerEpoch` (0 or more).
+    pub epoch: i16,
+}
+
+/// A key and its value; `None` is a tombstone. `producer`: written in that producer's
+/// transactional batch (`None`: a plain batch, as every record but a transactional offset
+/// commit is).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     pub key: RecordKey,
     pub value: Option<RecordValue>,
+    pub producer: Option<Producer>,
 }
 
 impl Record {
@@ -383,6 +397,25 @@ impl Record {
         Record {
             key,
             value: Some(value),
+            producer: None,
+        }
+    }
+
+    /// A record of a plain batch (`value` `None`: a tombstone).
+    pub fn plain(key: RecordKey, value: Option<RecordValue>) -> Self {
+        Record {
+            key,
+            value,
+            producer: None,
+        }
+    }
+
+    /// A record of `producer`'s transactional batch.
+    pub fn transactional(key: RecordKey, value: RecordValue, producer: Producer) -> Self {
+        Record {
+            key,
+            value: Some(value),
+            producer: Some(producer),
         }
     }
 
@@ -394,6 +427,10 @@ impl Record {
     }
 
     pub fn tombstone(key: RecordKey) -> Self {
-        Record { key, value: None }
+        Record {
+            key,
+            value: None,
+            producer: None,
+        }
     }
 }

@@ -217,6 +217,49 @@ fn golden_offset_commit_version_4_and_its_tombstone() {
 }
 
 #[test]
+fn a_transactional_record_carries_its_producer_in_both_forms() {
+    let producer = Producer { id: 7, epoch: 2 };
+    let record = Record::transactional(
+        offset_key(),
+        RecordValue::OffsetCommit(OffsetCommitValue::default()),
+        producer,
+    );
+    for with_bytes in [false, true] {
+        let json = record_to_json(K42, &record, with_bytes);
+        assert_eq!(
+            (&json["producerId"], &json["producerEpoch"]),
+            (&json!(7), &json!(2))
+        );
+        assert_eq!(record_from_json(K42, &json, "r"), Ok(Some(record.clone())));
+    }
+    let mut bytes_only = record_to_json(K42, &record, true);
+    let obj = bytes_only.as_object_mut().unwrap();
+    obj.remove("key");
+    obj.remove("value");
+    assert_eq!(
+        record_from_json(K42, &bytes_only, "r"),
+        Ok(Some(record.clone()))
+    );
+    // Both or neither, and 0 or more.
+    let refused = |edit: &dyn Fn(&mut Value)| {
+        let mut json = record_to_json(K42, &record, false);
+        edit(&mut json);
+        record_from_json(K42, &json, "r").unwrap_err()
+    };
+    let e = refused(&|j| {
+        j.as_object_mut().unwrap().remove("producerEpoch");
+    });
+    assert_eq!(
+        (e.path.as_str(), e.message.as_str()),
+        ("r", "producerId without producerEpoch")
+    );
+    let e = refused(&|j| j["producerId"] = json!(-1));
+    assert_eq!(e.path, "r.producerId");
+    let e = refused(&|j| j["producerEpoch"] = json!(40000));
+    assert_eq!(e.path, "r.producerEpoch");
+}
+
+#[test]
 fn golden_offset_commit_version_1_with_an_expire_timestamp() {
     let value = OffsetCommitValue {
         offset: 100,
@@ -1995,7 +2038,14 @@ mod properties {
             .prop_map(|(d, t, group_id, member_id, value)| {
                 let key = codec::make_key(t, group_id, member_id);
                 let value = value.map(|v| only_dialect_fields(d, &v));
-                (d, Record { key, value })
+                (
+                    d,
+                    Record {
+                        key,
+                        value,
+                        producer: None,
+                    },
+                )
             })
     }
 

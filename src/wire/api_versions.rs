@@ -15,8 +15,7 @@ const UNSUPPORTED_VERSION: i16 = 35;
 const INVALID_REQUEST: i16 = 42;
 
 /// The schema tables a dialect's APIs come from: the draft's streams APIs, with 4.2's
-/// `ApiVersions`, `DeleteGroups`, `OffsetCommit`, `OffsetFetch` and `ListGroups` (the draft's
-/// groups follow 4.2 for these).
+/// group and offset APIs (`SHARED`; the draft's groups follow 4.2 for these).
 fn tables(dialect: Dialect) -> [&'static [ApiRange]; 2] {
     match dialect {
         Dialect::Kip1071Draft => [KIP1071_DRAFT, KAFKA_4_2],
@@ -33,6 +32,10 @@ const SHARED: &[&str] = &[
     "OffsetCommit",
     "OffsetFetch",
     "ListGroups",
+    "OffsetDelete",
+    "DescribeGroups",
+    "ConsumerGroupDescribe",
+    "TxnOffsetCommit",
 ];
 
 /// The API this dialect serves under `key`, with the versions it serves.
@@ -152,9 +155,13 @@ mod tests {
             [
                 (8, 2, 10),
                 (9, 1, 10),
+                (15, 0, 6),
                 (16, 0, 5),
                 (18, 0, 4),
+                (28, 0, 5),
                 (42, 0, 2),
+                (47, 0, 0),
+                (69, 0, 1),
                 (88, 0, 0),
                 (89, 0, 0)
             ]
@@ -164,9 +171,13 @@ mod tests {
             [
                 (8, 2, 10),
                 (9, 1, 10),
+                (15, 0, 6),
                 (16, 0, 5),
                 (18, 0, 5),
+                (28, 0, 6),
                 (42, 0, 3),
+                (47, 0, 0),
+                (69, 0, 1),
                 (88, 0, 1),
                 (89, 0, 1),
                 (93, 0, 0)
@@ -177,9 +188,13 @@ mod tests {
             [
                 (8, 2, 10),
                 (9, 1, 10),
+                (15, 0, 6),
                 (16, 0, 5),
                 (18, 0, 4),
+                (28, 0, 5),
                 (42, 0, 2),
+                (47, 0, 0),
+                (69, 0, 1),
                 (88, 0, 0),
                 (89, 0, 0),
                 (90, 0, 0)

@@ -11,13 +11,13 @@
 use super::codec::{Reader, WireError};
 use super::messages::kafka::{
     offset_commit_request as cq, offset_commit_response as cs, offset_fetch_request as fq,
-    offset_fetch_response as fs,
+    offset_fetch_response as fs, txn_offset_commit_request as tq, txn_offset_commit_response as ts,
 };
 use crate::api::{
     InputKind, OffsetCommitPartition, OffsetCommitRequest, OffsetCommitResponse,
     OffsetCommitResponsePartition, OffsetCommitResponseTopic, OffsetCommitTopic, OffsetFetchGroup,
     OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition,
-    OffsetFetchResponseTopic, OffsetFetchTopic, Response,
+    OffsetFetchResponseTopic, OffsetFetchTopic, Response, TxnOffsetCommitRequest,
 };
 use crate::records::Uuid;
 use crate::TopicImage;
@@ -28,9 +28,10 @@ type Topics = std::collections::BTreeMap<String, TopicImage>;
 /// Kafka's `UNKNOWN_TOPIC_ID`.
 const UNKNOWN_TOPIC_ID: i16 = 100;
 /// Version 10 names topics by id; version 8 batched fetches; version 2 brought the fetch's
-/// top-level error.
+/// top-level error. `TxnOffsetCommit` names topics by id from version 6 (Kafka 4.4).
 const TOPIC_ID_FROM: i16 = 10;
 const BATCH_FROM: i16 = 8;
+const TXN_TOPIC_ID_FROM: i16 = 6;
 
 fn id_of(text: Option<&str>) -> [u8; 16] {
     text.and_then(Uuid::from_text).unwrap_or_default().0
@@ -69,6 +70,80 @@ pub(super) fn read_commit(body: &[u8], v: i16) -> Result<OffsetCommitRequest, Wi
                     .collect(),
             })
             .collect(),
+    })
+}
+
+/// The transactional commit request of a body (version 6's topics have an id and an empty name
+/// until [`resolve`] names them).
+pub(super) fn read_txn_commit(body: &[u8], v: i16) -> Result<TxnOffsetCommitRequest, WireError> {
+    let r = tq::TxnOffsetCommitRequest::read(&mut Reader::new(body), v)?;
+    Ok(TxnOffsetCommitRequest {
+        transactional_id: r.transactional_id,
+        group_id: r.group_id,
+        producer_id: r.producer_id,
+        producer_epoch: r.producer_epoch,
+        generation_id_or_member_epoch: r.generation_id_or_member_epoch,
+        member_id: r.member_id,
+        group_instance_id: r.group_instance_id,
+        topics: r
+            .topics
+            .into_iter()
+            .map(|t| OffsetCommitTopic {
+                name: t.name,
+                topic_id: (v >= TXN_TOPIC_ID_FROM).then(|| Uuid(t.topic_id).to_text()),
+                partitions: t
+                    .partitions
+                    .into_iter()
+                    .map(|p| OffsetCommitPartition {
+                        partition_index: p.partition_index,
+                        committed_offset: p.committed_offset,
+                        committed_leader_epoch: p.committed_leader_epoch,
+                        committed_metadata: p.committed_metadata,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    })
+}
+
+/// A transactional commit as a client writes it at version `v` (`None`: a version-6 topic
+/// without an id, which Kafka's client cannot send).
+pub(super) fn txn_commit_message(
+    req: &TxnOffsetCommitRequest,
+    v: i16,
+) -> Option<tq::TxnOffsetCommitRequest> {
+    let topics = req
+        .topics
+        .iter()
+        .map(|t| {
+            if v >= TXN_TOPIC_ID_FROM && t.topic_id.is_none() {
+                return None;
+            }
+            Some(tq::TxnOffsetCommitRequestTopic {
+                name: t.name.clone(),
+                topic_id: id_of(t.topic_id.as_deref()),
+                partitions: t
+                    .partitions
+                    .iter()
+                    .map(|p| tq::TxnOffsetCommitRequestPartition {
+                        partition_index: p.partition_index,
+                        committed_offset: p.committed_offset,
+                        committed_leader_epoch: p.committed_leader_epoch,
+                        committed_metadata: p.committed_metadata.clone(),
+                    })
+                    .collect(),
+            })
+        })
+        .collect::<Option<_>>()?;
+    Some(tq::TxnOffsetCommitRequest {
+        transactional_id: req.transactional_id.clone(),
+        group_id: req.group_id.clone(),
+        producer_id: req.producer_id,
+        producer_epoch: req.producer_epoch,
+        generation_id_or_member_epoch: req.generation_id_or_member_epoch,
+        member_id: req.member_id.clone(),
+        group_instance_id: req.group_instance_id.clone(),
+        topics,
     })
 }
 
@@ -236,6 +311,30 @@ pub(super) fn commit_response(r: OffsetCommitResponse) -> cs::OffsetCommitRespon
     }
 }
 
+/// The transactional commit response as the version's message (the version writes `Name` or
+/// `TopicId`).
+pub(super) fn txn_commit_response(r: OffsetCommitResponse) -> ts::TxnOffsetCommitResponse {
+    ts::TxnOffsetCommitResponse {
+        throttle_time_ms: r.throttle_time_ms,
+        topics: r
+            .topics
+            .into_iter()
+            .map(|t| ts::TxnOffsetCommitResponseTopic {
+                topic_id: id_of(t.topic_id.as_deref()),
+                name: t.name,
+                partitions: t
+                    .partitions
+                    .into_iter()
+                    .map(|p| ts::TxnOffsetCommitResponsePartition {
+                        partition_index: p.partition_index,
+                        error_code: p.error_code,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
 /// The fetch response as version `v`'s message: below version 8 the one group at the top level
 /// with its error (Kafka's `OffsetFetchResponse.Builder`).
 pub(super) fn fetch_response(r: OffsetFetchResponse, v: i16) -> fs::OffsetFetchResponse {
@@ -320,23 +419,23 @@ fn name_of(topics: &Topics, id: Option<&str>) -> Option<String> {
         .map(|(name, _)| name.clone())
 }
 
-/// Names a version-10 commit's topics by the topic image and takes out those it cannot name.
-fn resolve_commit(topics: &Topics, req: &mut OffsetCommitRequest) -> Unresolved {
+/// Names a version-10 commit's (or version-6 transactional commit's) topics by the topic image
+/// and takes out those it cannot name.
+fn resolve_commit(topics: &Topics, commit_topics: &mut Vec<OffsetCommitTopic>) -> Unresolved {
     let mut unresolved = Unresolved::default();
-    req.topics
-        .retain_mut(|t| match name_of(topics, t.topic_id.as_deref()) {
-            Some(name) => {
-                t.name = name;
-                true
-            }
-            None => {
-                let parts = t.partitions.iter().map(|p| p.partition_index).collect();
-                unresolved
-                    .commit
-                    .push((t.topic_id.clone().unwrap_or_default(), parts));
-                false
-            }
-        });
+    commit_topics.retain_mut(|t| match name_of(topics, t.topic_id.as_deref()) {
+        Some(name) => {
+            t.name = name;
+            true
+        }
+        None => {
+            let parts = t.partitions.iter().map(|p| p.partition_index).collect();
+            unresolved
+                .commit
+                .push((t.topic_id.clone().unwrap_or_default(), parts));
+            false
+        }
+    });
     unresolved
 }
 
@@ -438,7 +537,11 @@ pub(super) fn resolve(topics: &Topics, kind: &mut InputKind) -> Option<Unresolve
         InputKind::OffsetCommit {
             api_version,
             request,
-        } if *api_version >= TOPIC_ID_FROM => Some(resolve_commit(topics, request)),
+        } if *api_version >= TOPIC_ID_FROM => Some(resolve_commit(topics, &mut request.topics)),
+        InputKind::TxnOffsetCommit {
+            api_version,
+            request,
+        } if *api_version >= TXN_TOPIC_ID_FROM => Some(resolve_commit(topics, &mut request.topics)),
         InputKind::OffsetFetch {
             api_version,
             request,
@@ -454,6 +557,9 @@ pub(super) fn answered_before_coordinator(kind: &InputKind) -> Option<Response> 
         InputKind::OffsetCommit { request, .. } if request.topics.is_empty() => {
             Some(Response::OffsetCommit(OffsetCommitResponse::default()))
         }
+        InputKind::TxnOffsetCommit { request, .. } if request.topics.is_empty() => {
+            Some(Response::TxnOffsetCommit(OffsetCommitResponse::default()))
+        }
         _ => None,
     }
 }
@@ -461,7 +567,7 @@ pub(super) fn answered_before_coordinator(kind: &InputKind) -> Option<Response> 
 /// Merges the unknown topics kept by [`resolve`] into the coordinator's response.
 pub(super) fn merge(unresolved: Unresolved, response: &mut Response) {
     match response {
-        Response::OffsetCommit(r) => unresolved.merge_commit(r),
+        Response::OffsetCommit(r) | Response::TxnOffsetCommit(r) => unresolved.merge_commit(r),
         Response::OffsetFetch(r) => unresolved.merge_fetch(r),
         _ => {}
     }

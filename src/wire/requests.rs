@@ -7,9 +7,10 @@ use super::codec::{Reader, WireError};
 use super::messages::{draft, kafka};
 use super::{offsets, Header};
 use crate::api::{
-    ClientInfo, DescribeRequest, EndpointJson, HeartbeatRequest, InitializeRequest, InputKind,
-    KeyValueJson, ListGroupsRequest, TaskIdsJson, TaskOffsetJson, TopologyDescriptionUpdateRequest,
-    TopologyJson,
+    ClientInfo, ConsumerGroupDescribeRequest, DescribeGroupsRequest, DescribeRequest, EndpointJson,
+    HeartbeatRequest, InitializeRequest, InputKind, KeyValueJson, ListGroupsRequest,
+    OffsetDeletePartition, OffsetDeleteRequest, OffsetDeleteTopic, TaskIdsJson, TaskOffsetJson,
+    TopologyDescriptionUpdateRequest, TopologyJson,
 };
 use crate::records::Dialect;
 use crate::topology::Subtopology;
@@ -22,6 +23,14 @@ pub(super) fn flexible_from(key: i16) -> i16 {
         kafka::offset_commit_request::API_KEY => kafka::offset_commit_request::FLEXIBLE_FROM,
         kafka::offset_fetch_request::API_KEY => kafka::offset_fetch_request::FLEXIBLE_FROM,
         kafka::list_groups_request::API_KEY => kafka::list_groups_request::FLEXIBLE_FROM,
+        kafka::offset_delete_request::API_KEY => kafka::offset_delete_request::FLEXIBLE_FROM,
+        kafka::describe_groups_request::API_KEY => kafka::describe_groups_request::FLEXIBLE_FROM,
+        kafka::consumer_group_describe_request::API_KEY => {
+            kafka::consumer_group_describe_request::FLEXIBLE_FROM
+        }
+        kafka::txn_offset_commit_request::API_KEY => {
+            kafka::txn_offset_commit_request::FLEXIBLE_FROM
+        }
         // The streams APIs of both families are flexible from version 0.
         _ => kafka::streams_group_heartbeat_request::FLEXIBLE_FROM,
     }
@@ -206,12 +215,60 @@ pub(super) fn decode(
             api_version: v,
             request: offsets::read_fetch(body, v)?,
         },
+        (_, kafka::txn_offset_commit_request::API_KEY) => InputKind::TxnOffsetCommit {
+            api_version: v,
+            request: offsets::read_txn_commit(body, v)?,
+        },
         (_, kafka::list_groups_request::API_KEY) => {
             let r = kafka::list_groups_request::ListGroupsRequest::read(&mut Reader::new(body), v)?;
             InputKind::ListGroups {
                 request: ListGroupsRequest {
                     states_filter: r.states_filter,
                     types_filter: r.types_filter,
+                },
+            }
+        }
+        (_, kafka::offset_delete_request::API_KEY) => {
+            use kafka::offset_delete_request as m;
+            let r = m::OffsetDeleteRequest::read(&mut Reader::new(body), v)?;
+            InputKind::OffsetDelete {
+                request: OffsetDeleteRequest {
+                    group_id: r.group_id,
+                    topics: r
+                        .topics
+                        .into_iter()
+                        .map(|t| OffsetDeleteTopic {
+                            name: t.name,
+                            partitions: t
+                                .partitions
+                                .into_iter()
+                                .map(|p| OffsetDeletePartition {
+                                    partition_index: p.partition_index,
+                                })
+                                .collect(),
+                        })
+                        .collect(),
+                },
+            }
+        }
+        (_, kafka::describe_groups_request::API_KEY) => {
+            use kafka::describe_groups_request as m;
+            let r = m::DescribeGroupsRequest::read(&mut Reader::new(body), v)?;
+            InputKind::DescribeGroups {
+                api_version: v,
+                request: DescribeGroupsRequest {
+                    groups: r.groups,
+                    include_authorized_operations: r.include_authorized_operations,
+                },
+            }
+        }
+        (_, kafka::consumer_group_describe_request::API_KEY) => {
+            use kafka::consumer_group_describe_request as m;
+            let r = m::ConsumerGroupDescribeRequest::read(&mut Reader::new(body), v)?;
+            InputKind::ConsumerGroupDescribe {
+                request: ConsumerGroupDescribeRequest {
+                    group_ids: r.group_ids,
+                    include_authorized_operations: r.include_authorized_operations,
                 },
             }
         }
@@ -337,6 +394,12 @@ pub(super) fn encode(
             let r = offsets::fetch_message(request, v)?;
             frame(kafka::offset_fetch_request::API_KEY, &|w| r.write(w, v))
         }
+        (_, InputKind::TxnOffsetCommit { request, .. }) => {
+            let r = offsets::txn_commit_message(request, v)?;
+            frame(kafka::txn_offset_commit_request::API_KEY, &|w| {
+                r.write(w, v)
+            })
+        }
         (_, InputKind::ListGroups { request }) => {
             use kafka::list_groups_request as m;
             // Kafka's client refuses a filter the version cannot carry.
@@ -348,6 +411,47 @@ pub(super) fn encode(
             let r = m::ListGroupsRequest {
                 states_filter: request.states_filter.clone(),
                 types_filter: request.types_filter.clone(),
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (_, InputKind::OffsetDelete { request }) => {
+            use kafka::offset_delete_request as m;
+            let r = m::OffsetDeleteRequest {
+                group_id: request.group_id.clone(),
+                topics: request
+                    .topics
+                    .iter()
+                    .map(|t| m::OffsetDeleteRequestTopic {
+                        name: t.name.clone(),
+                        partitions: t
+                            .partitions
+                            .iter()
+                            .map(|p| m::OffsetDeleteRequestPartition {
+                                partition_index: p.partition_index,
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (_, InputKind::DescribeGroups { request, .. }) => {
+            use kafka::describe_groups_request as m;
+            // Kafka's client asks for the authorized operations from version 3 only.
+            if v < 3 && request.include_authorized_operations {
+                return None;
+            }
+            let r = m::DescribeGroupsRequest {
+                groups: request.groups.clone(),
+                include_authorized_operations: request.include_authorized_operations,
+            };
+            frame(m::API_KEY, &|w| r.write(w, v))
+        }
+        (_, InputKind::ConsumerGroupDescribe { request }) => {
+            use kafka::consumer_group_describe_request as m;
+            let r = m::ConsumerGroupDescribeRequest {
+                group_ids: request.group_ids.clone(),
+                include_authorized_operations: request.include_authorized_operations,
             };
             frame(m::API_KEY, &|w| r.write(w, v))
         }
@@ -465,6 +569,26 @@ pub(super) fn decode_json(
         (_, kafka::list_groups_request::API_KEY) => {
             json_of(body, v, kafka::list_groups_request::ListGroupsRequest::read)
         }
+        (_, kafka::offset_delete_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::offset_delete_request::OffsetDeleteRequest::read,
+        ),
+        (_, kafka::describe_groups_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::describe_groups_request::DescribeGroupsRequest::read,
+        ),
+        (_, kafka::consumer_group_describe_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::consumer_group_describe_request::ConsumerGroupDescribeRequest::read,
+        ),
+        (_, kafka::txn_offset_commit_request::API_KEY) => json_of(
+            body,
+            v,
+            kafka::txn_offset_commit_request::TxnOffsetCommitRequest::read,
+        ),
         (false, kafka::streams_group_heartbeat_request::API_KEY) => json_of(
             body,
             v,

@@ -29,6 +29,10 @@ enum Body {
     OffsetCommit(kafka::offset_commit_response::OffsetCommitResponse),
     OffsetFetch(kafka::offset_fetch_response::OffsetFetchResponse),
     ListGroups(kafka::list_groups_response::ListGroupsResponse),
+    OffsetDelete(kafka::offset_delete_response::OffsetDeleteResponse),
+    DescribeGroups(kafka::describe_groups_response::DescribeGroupsResponse),
+    ConsumerGroupDescribe(kafka::consumer_group_describe_response::ConsumerGroupDescribeResponse),
+    TxnOffsetCommit(kafka::txn_offset_commit_response::TxnOffsetCommitResponse),
     DescriptionUpdate(
         kafka::streams_group_topology_description_update_response::StreamsGroupTopologyDescriptionUpdateResponse,
     ),
@@ -46,6 +50,10 @@ impl Body {
             Body::OffsetCommit(b) => b.write(w, v),
             Body::OffsetFetch(b) => b.write(w, v),
             Body::ListGroups(b) => b.write(w, v),
+            Body::OffsetDelete(b) => b.write(w, v),
+            Body::DescribeGroups(b) => b.write(w, v),
+            Body::ConsumerGroupDescribe(b) => b.write(w, v),
+            Body::TxnOffsetCommit(b) => b.write(w, v),
             Body::DescriptionUpdate(b) => b.write(w, v),
         }
     }
@@ -204,6 +212,10 @@ fn body(response: Response, v: i16) -> Option<Body> {
         Response::OffsetCommit(c) => Body::OffsetCommit(offsets::commit_response(c)),
         Response::OffsetFetch(f) => Body::OffsetFetch(offsets::fetch_response(f, v)),
         Response::ListGroups(l) => Body::ListGroups(list_groups(l)),
+        Response::OffsetDelete(d) => Body::OffsetDelete(convert(&d)),
+        Response::DescribeGroups(d) => Body::DescribeGroups(convert(&d)),
+        Response::ConsumerGroupDescribe(d) => Body::ConsumerGroupDescribe(convert(&d)),
+        Response::TxnOffsetCommit(c) => Body::TxnOffsetCommit(offsets::txn_commit_response(c)),
         Response::TopologyDescriptionUpdate(u) => Body::DescriptionUpdate(convert(&u)),
         Response::SetTargetAssignment(_) => return None,
     })
@@ -251,6 +263,10 @@ fn key_of(dialect: Dialect, response: &Response) -> Option<i16> {
         (_, Response::OffsetCommit(_)) => kafka::offset_commit_request::API_KEY,
         (_, Response::OffsetFetch(_)) => kafka::offset_fetch_request::API_KEY,
         (_, Response::ListGroups(_)) => kafka::list_groups_request::API_KEY,
+        (_, Response::OffsetDelete(_)) => kafka::offset_delete_request::API_KEY,
+        (_, Response::DescribeGroups(_)) => kafka::describe_groups_request::API_KEY,
+        (_, Response::ConsumerGroupDescribe(_)) => kafka::consumer_group_describe_request::API_KEY,
+        (_, Response::TxnOffsetCommit(_)) => kafka::txn_offset_commit_request::API_KEY,
         (false, Response::Heartbeat42(_)) => kafka::streams_group_heartbeat_request::API_KEY,
         (false, Response::Describe42(_)) => kafka::streams_group_describe_request::API_KEY,
         (false, Response::TopologyDescriptionUpdate(_)) => {
@@ -313,6 +329,26 @@ pub(super) fn decode_json(
             &mut r,
             v,
             kafka::list_groups_response::ListGroupsResponse::read,
+        )?,
+        (_, kafka::offset_delete_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::offset_delete_response::OffsetDeleteResponse::read,
+        )?,
+        (_, kafka::describe_groups_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::describe_groups_response::DescribeGroupsResponse::read,
+        )?,
+        (_, kafka::consumer_group_describe_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::consumer_group_describe_response::ConsumerGroupDescribeResponse::read,
+        )?,
+        (_, kafka::txn_offset_commit_request::API_KEY) => read_json(
+            &mut r,
+            v,
+            kafka::txn_offset_commit_response::TxnOffsetCommitResponse::read,
         )?,
         (false, kafka::streams_group_heartbeat_request::API_KEY) => read_json(
             &mut r,

@@ -19,7 +19,7 @@ const ORIGIN = new URL(BASE).origin;
 export const { Coordinator, history: nodeHistory } = await import(path.join(ROOT, 'pkg', 'node.mjs'));
 export const { runScenario } = await import(path.join(ROOT, 'pkg', 'scenario.mjs'));
 
-export const PRESETS = ['startup', 'scale-out', 'rolling-restart', 'crash', 'missing-source', 'k42-startup', 'two-groups', 'manual', 'rack-failure', 'process-failure'];
+export const PRESETS = ['startup', 'scale-out', 'rolling-restart', 'crash', 'missing-source', 'k42-startup', 'two-groups', 'manual', 'rack-failure', 'process-failure', 'zombie-commit'];
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 const ROLES = { active: 'activeTasks', standby: 'standbyTasks', warmup: 'warmupTasks' };

@@ -8,8 +8,8 @@
 // coordinator's snapshot (harness.mjs). Screenshots go to test-output/playground/.
 //
 // This file is the one entry point, so that the tests run one after the other in one browser:
-// the page and its controls here, then the whole protocol (protocol-suite.mjs) and failures and
-// failover (failover-suite.mjs).
+// the page and its controls here, then the whole protocol (protocol-suite.mjs), failures and
+// failover (failover-suite.mjs) and offset commits (offsets-suite.mjs).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -323,3 +323,4 @@ test('phone width: one column, no horizontal scrolling, every preset drawn', asy
 
 await import('./protocol-suite.mjs');
 await import('./failover-suite.mjs');
+await import('./offsets-suite.mjs');

@@ -374,7 +374,7 @@ test('post-mortem: a Kafka dump-log pasted, a raw segment dropped; the history t
   await page.click('[data-action="open-log"]');
   await page.waitForSelector('#dlg-log[open]');
   await page.fill('#log-text', text);
-  await page.waitForFunction(() => /dump-log, kafka-4.2/.test(document.querySelector('#log-status').textContent));
+  await page.waitForFunction(() => /dump-log, kafka-4.4/.test(document.querySelector('#log-status').textContent));
   await shot(page, 'log-dialog-1280x800');
   await page.click('[data-action="log-load"]');
   await page.waitForSelector('#pane-history .h-group');
@@ -408,7 +408,7 @@ test('post-mortem: a Kafka dump-log pasted, a raw segment dropped; the history t
   fs.writeFileSync(seg, segment(batches));
   await page.click('[data-action="open-log"]');
   await page.setInputFiles('#log-file', seg);
-  await page.waitForFunction(() => /segment, kafka-4.2/.test(document.querySelector('#log-status').textContent));
+  await page.waitForFunction(() => /segment, kafka-4.4/.test(document.querySelector('#log-status').textContent));
   await page.click('[data-action="log-load"]');
   await page.waitForSelector('#pane-history .h-group');
   assert.deepEqual(await page.$$eval('#pane-history .h-ev', (els) => els.map((e) => e.dataset.code)), shownCodes);
@@ -418,4 +418,55 @@ test('post-mortem: a Kafka dump-log pasted, a raw segment dropped; the history t
   await page.waitForFunction(() => document.querySelector('#log-status').classList.contains('bad'));
   assert.match(await page.textContent('#log-status'), /line 1: the record at offset 0 is not a kafka-4.2 streams group record/);
   await page.click('#dlg-log [value="cancel"]');
+});
+
+test('post-mortem cases: every file of tests/history-cases dropped on Load log, damage and warnings shown, refusals said', async () => {
+  // The same files and expectations as `sgc history` and the npm reader (cases.json). The
+  // package's modules read no compressed batch (they leave the decoders out): those cases say so.
+  const dir = path.join(ROOT, 'tests/history-cases');
+  const { cases } = JSON.parse(fs.readFileSync(path.join(dir, 'cases.json'), 'utf8'));
+  const page = await openPage();
+  let shotTaken = false;
+  for (const c of cases) {
+    const want = { ...c, ...(c.wasm ?? {}) };
+    await page.click('[data-action="open-log"]');
+    await page.waitForSelector('#dlg-log[open]');
+    await page.fill('#log-text', '');
+    await page.setInputFiles('#log-file', path.join(dir, c.file));
+    await page.waitForFunction(() => !/Paste a log/.test(document.querySelector('#log-status').textContent));
+    const status = await page.textContent('#log-status');
+    const bad = await page.evaluate(() => document.querySelector('#log-status').classList.contains('bad'));
+    if (want.outcome === 'refused') {
+      assert.ok(bad && status.includes(want.message ?? ''), `${c.file}: ${status}`);
+      await page.click('#dlg-log [value="cancel"]');
+      continue;
+    }
+    assert.ok(!bad, `${c.file}: ${status}`);
+    assert.match(status, new RegExp(`, ${want.dialect.replace('.', '\\.')}\\)`), c.file);
+    assert.equal(status.includes('Damaged at'), want.outcome === 'damaged', `${c.file}: ${status}`);
+    if (want.outcome === 'damaged') assert.ok(status.includes(want.message), `${c.file}: ${status}`);
+    assert.equal(status.includes('of a newer release left out'), (want.warnings ?? []).length > 0, `${c.file}: ${status}`);
+    await page.click('[data-action="log-load"]');
+    await page.waitForSelector('#pane-history #history-head');
+    const damage = await page.$$eval('#history-damage li', (els) => els.map((e) => e.textContent));
+    assert.equal(damage.length > 0, want.outcome === 'damaged', `${c.file}: ${damage}`);
+    if (want.outcome === 'damaged') {
+      const where = want.line !== undefined ? `line ${want.line}` : want.position !== undefined ? `byte ${want.position}` : '';
+      assert.ok(damage[0].startsWith(where) && damage[0].includes(want.message), `${c.file}: ${damage[0]}`);
+      if (!shotTaken) {
+        await page.locator('#history-damage').scrollIntoViewIfNeeded();
+        await shot(page, 'log-damaged-1280x800');
+      }
+      shotTaken = true;
+    }
+    const warned = await page.$$eval('#history-warnings li', (els) => els.length);
+    assert.equal(warned, (want.warnings ?? []).length, c.file);
+    // The page tells what the package tells in Node.
+    const bytes = fs.readFileSync(path.join(dir, c.file));
+    const told = nodeHistory(bytes[0] === 0 ? new Uint8Array(bytes) : bytes.toString('utf8'));
+    const shownCodes = await page.$$eval('#pane-history .h-ev', (els) => els.map((e) => e.dataset.code));
+    assert.deepEqual(shownCodes, told.groups.flatMap((g) => g.events.map((e) => e.code)), c.file);
+    for (const code of want.events ?? []) assert.ok(shownCodes.includes(code), `${c.file}: ${code}`);
+  }
+  assert.ok(shotTaken, 'a damaged case was shown');
 });

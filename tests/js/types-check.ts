@@ -37,7 +37,7 @@ import {
   history,
   readLog,
 } from 'streams-group-coordinator';
-import { Cluster, InvariantError, checkSnapshot, taskKeys, type SimulatedMember } from 'streams-group-coordinator/testing';
+import { Cluster, DescribedView, InvariantError, RemoteError, checkSnapshot, parseEndpoint, taskKeys, type MemberCommit, type SimulatedMember } from 'streams-group-coordinator/testing';
 import { GroupView, tasksText, type ViewState } from 'streams-group-coordinator/simulation';
 import { mismatch, runScenario, stringify, type Scenario } from 'streams-group-coordinator/scenario';
 
@@ -203,6 +203,10 @@ async function main(): Promise<void> {
   c.handle({ nowMs: 0, type: 'StreamsGroupHeartbeat', request: { groupId: 'g', memberId: '', memberEpoch: '0' } });
   // @ts-expect-error: not a setting
   new Coordinator({ 'group.consumer.session.timeout.ms': 1 });
+  const configured = c.handle({ nowMs: 0, type: 'GroupConfig', groupId: 'g', configs: { 'streams.session.timeout.ms': '50000', 'streams.num.standby.replicas': 1 } });
+  if (!isError(configured)) console.log(configured.response === null);
+  // @ts-expect-error: configs is an object of names
+  c.handle({ nowMs: 0, type: 'GroupConfig', groupId: 'g', configs: [] });
 
   // Testing tools
   const cluster = new Cluster({ topics: { in: 4 }, topology, config: settings, checkInvariants: true });
@@ -233,8 +237,9 @@ async function main(): Promise<void> {
   const reported = racked.taskOffsetsOf(racked.rack('rack-1')[0]!).taskOffsets.map((o) => o.offset);
   racked.crashRack('rack-1');
   racked.startRack('rack-1', { downtimeMs: 10 });
-  const view: GroupView = racked.view;
+  const view: GroupView | DescribedView = racked.view;
   const state: ViewState | null = view.state('app');
+  if (view instanceof GroupView) console.log(view.groups.size);
   console.log(reported, state, view.violations(), view.apply([]), tasksText(m.owned), racked.statefulTasks(), racked.endOffsets.get('0:0'));
   const fenced: 110 = ErrorCodesByDialect['kip1071-draft'].FENCED_MEMBER_EPOCH;
   const invalid: 130 = ErrorCodesByDialect['kafka-4.2'].STREAMS_INVALID_TOPOLOGY;
@@ -243,6 +248,22 @@ async function main(): Promise<void> {
   console.log(fenced, invalid, current, delayed, codeName(ErrorCodes, 25));
   cluster.close();
   console.log(p, v, memberId, tasks, next, text);
+
+  // Simulated members of a released Kafka against a live endpoint, committing offsets.
+  const { host, port } = parseEndpoint('127.0.0.1:9092');
+  const live = new Cluster({ endpoint: `${host}:${port}`, config: { dialect: 'kafka-4.2' }, timeoutMs: 5000, topics: { in: 4 } });
+  const streams = live.addMember({ name: 's', commitIntervalMs: 30000 });
+  try {
+    live.runUntilStable({ maxMs: 20000 });
+  } catch (e) {
+    if (e instanceof RemoteError) console.log(e.message);
+  }
+  const commitOut = streams.commit((topic, partition) => topic.length + partition, { metadata: null });
+  const commits: MemberCommit[] = streams.commits;
+  const partitions: { [topic: string]: number[] } = streams.committablePartitions();
+  console.log(commitOut, commits[0]?.errors, partitions, live.group()?.groupEpoch, live.endpoint, streams.dialect);
+  // @ts-expect-error: an endpoint is host:port text
+  new Cluster({ endpoint: 9092 });
 }
 
 function describeRecord(r: CoordinatorRecord): void {

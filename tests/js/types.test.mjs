@@ -71,7 +71,7 @@ function toTs(v) {
   return JSON.stringify(v);
 }
 
-const INPUT_TYPES = ['StreamsGroupHeartbeat', 'StreamsGroupInitialize', 'StreamsGroupDescribe', 'TopicMetadata', 'AdvanceTime', 'DeleteGroups', 'Replay', 'SetTargetAssignment', 'OffsetCommit', 'OffsetFetch', 'ListGroups', 'StreamsGroupTopologyDescriptionUpdate'];
+const INPUT_TYPES = ['StreamsGroupHeartbeat', 'StreamsGroupInitialize', 'StreamsGroupDescribe', 'TopicMetadata', 'AdvanceTime', 'DeleteGroups', 'Replay', 'SetTargetAssignment', 'OffsetCommit', 'OffsetFetch', 'ListGroups', 'StreamsGroupTopologyDescriptionUpdate', 'OffsetDelete', 'DescribeGroups', 'ConsumerGroupDescribe', 'TxnOffsetCommit', 'TransactionCompleted', 'GroupConfig'];
 
 function generatedOutputsTs() {
   const { Coordinator } = createRequire(import.meta.url)(join(PKG, 'node.cjs'));

@@ -72,11 +72,17 @@ for (const s of scenarios) {
       const line = JSON.stringify(step.input);
       const expected = JSON.parse(plugin.call(json, line).output);
       // A heartbeat or describe at the version it came at (4.4's v1 answers otherwise);
-      // ListGroups at version 5, whose fields the JSON face answers; the offsets inputs, whose
-      // own versions the Rust and npm wire tests cover, at version 0, which they cannot be
-      // sent at: the JSON way.
+      // ListGroups at version 5, whose fields the JSON face answers; DescribeGroups and
+      // TxnOffsetCommit at their own (default 6 and 5: an older one answers otherwise); the
+      // other offsets inputs, whose own versions the Rust and npm wire tests cover, at version
+      // 0, which they cannot be sent at: the JSON way.
       const versioned = ['StreamsGroupHeartbeat', 'StreamsGroupDescribe'].includes(step.input.type);
-      const v = versioned ? (step.input.apiVersion ?? 0) : step.input.type === 'ListGroups' ? 5 : 0;
+      const own = {
+        ListGroups: 5,
+        DescribeGroups: step.input.apiVersion ?? 6,
+        TxnOffsetCommit: step.input.apiVersion ?? 5,
+      }[step.input.type];
+      const v = versioned ? (step.input.apiVersion ?? 0) : own ?? 0;
       const encoded = plugin.encodeRequest(wire, step.input, v, i);
       if (encoded.status !== 0) {
         // Not a request of the dialect (time, topics, replays, manual targets; Initialize in

@@ -233,10 +233,13 @@ pub fn encode(args: &[String]) -> ExitCode {
                 continue;
             }
         };
-        // Without --api-version: version 0, or the version an offsets input came at.
+        // Without --api-version: version 0, or the version an input that carries one came at
+        // (the offsets inputs, DescribeGroups).
         let version = o.api_version.unwrap_or(match &input.kind {
             InputKind::OffsetCommit { api_version, .. }
-            | InputKind::OffsetFetch { api_version, .. } => *api_version,
+            | InputKind::OffsetFetch { api_version, .. }
+            | InputKind::TxnOffsetCommit { api_version, .. }
+            | InputKind::DescribeGroups { api_version, .. } => *api_version,
             _ => 0,
         });
         let Some(frame) = wire::encode_request(dialect, &input.kind, version, i as i32) else {

@@ -25,8 +25,9 @@ USAGE:
                                     - for stdin) is the text of kafka-dump-log.sh
                                     --offsets-decoder, a raw __consumer_offsets log segment,
                                     JSON records (key/value or keyBytes/valueBytes), or the
-                                    outputs of sgc; D is kafka-4.2 or kip1071-draft (guessed
-                                    from the records when left out); exit code
+                                    outputs of sgc; D is kafka-4.2, kafka-4.3, kafka-4.4 or
+                                    kip1071-draft (guessed from the records when left out);
+                                    exit code
                                     1 for a file it cannot read, 3 for a damaged log
                                     told up to the damage
     sgc frames [--config FILE] [--dialect D] [--now-ms MS] [--client-host H] [--json] [FILE]
@@ -54,7 +55,8 @@ USAGE:
 INPUTS (see DESIGN.md): {\"nowMs\": 1000, \"type\": \"StreamsGroupHeartbeat\", \"request\": {...}}
     types: StreamsGroupHeartbeat, StreamsGroupInitialize, StreamsGroupDescribe, TopicMetadata,
            AdvanceTime, DeleteGroups, Replay, SetTargetAssignment, OffsetCommit, OffsetFetch,
-           ListGroups
+           ListGroups, StreamsGroupTopologyDescriptionUpdate, OffsetDelete, DescribeGroups,
+           ConsumerGroupDescribe, TxnOffsetCommit, TransactionCompleted
 OUTPUT: {\"response\", \"records\", \"topicsToCreate\", \"explain\", \"nextDeadlineMs\"}, or
         {\"error\": {\"code\", \"message\", \"path\"}} for a line that cannot be understood; the
         stream goes on after a bad line.
@@ -142,7 +144,11 @@ fn history_cmd(args: &[String]) -> ExitCode {
             "--json" => as_json = true,
             "--dialect" => match it.next().map(|d| Dialect::from_name(d)) {
                 Some(Some(d)) => dialect = Some(d),
-                _ => return usage("--dialect takes kafka-4.2 or kip1071-draft"),
+                _ => {
+                    return usage(
+                        "--dialect takes kafka-4.2, kafka-4.3, kafka-4.4 or kip1071-draft",
+                    )
+                }
             },
             f if file.is_none() => file = Some(f.to_string()),
             other => return usage(&format!("history takes one FILE, not also {other:?}")),

@@ -269,11 +269,12 @@ fn sgc_history_of_a_dump_with_an_invalid_batch_tells_up_to_it_and_exits_3() {
     assert!(told["records"].as_u64() > Some(0), "{}", told["records"]);
 }
 
-/// A dump of a newer release than the reader knows (Kafka 4.4 writes the group metadata's
-/// `storedDescriptionTopologyEpoch` tagged field once a description is stored) is told whole, exit code 0, the field left out with a warning on stderr, in
-/// the text and in the JSON.
+/// A dump of Kafka 4.4 (the group metadata's `storedDescriptionTopologyEpoch` tagged field,
+/// written once a description is stored) is found to be 4.4's and told whole; read as 4.2
+/// (`--dialect kafka-4.2`), the field is left out with a warning on stderr, in the text and in
+/// the JSON, and the history is the same.
 #[test]
-fn sgc_history_of_a_newer_releases_dump_leaves_out_its_new_fields_with_a_warning() {
+fn sgc_history_of_a_newer_releases_dump_is_read_as_that_release_or_warned_of() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/k42-leave.json");
     let run = run(&path).unwrap();
     let text = dump_log(&run);
@@ -285,6 +286,16 @@ fn sgc_history_of_a_newer_releases_dump_leaves_out_its_new_fields_with_a_warning
     );
     assert_ne!(newer, text);
     let (code, out, err) = sgc(&["history", "-"], Some(newer.as_bytes()));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    assert!(
+        out.starts_with("36 streams group records (kafka-4.4 dialect)"),
+        "{out}"
+    );
+    let (code, out, err) = sgc(
+        &["history", "--dialect", "kafka-4.2", "-"],
+        Some(newer.as_bytes()),
+    );
     assert_eq!(code, 0, "{err}");
     assert!(
         err.starts_with("sgc: -: warning: line ")
@@ -299,7 +310,10 @@ fn sgc_history_of_a_newer_releases_dump_leaves_out_its_new_fields_with_a_warning
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(without_notes, plain);
-    let (code, out, _) = sgc(&["history", "--json", "-"], Some(newer.as_bytes()));
+    let (code, out, _) = sgc(
+        &["history", "--json", "--dialect", "kafka-4.2", "-"],
+        Some(newer.as_bytes()),
+    );
     assert_eq!(code, 0);
     let told: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
@@ -308,4 +322,74 @@ fn sgc_history_of_a_newer_releases_dump_leaves_out_its_new_fields_with_a_warning
         "{}",
         told["warnings"]
     );
+}
+
+/// Every post-mortem case of `tests/history-cases/` (files in Kafka's forms: cut, damaged,
+/// compressed, of newer releases), as its `cases.json` says: exit 0 when told, 3 when told up
+/// to the damage (named on stderr with its line or byte), 1 when refused (and why); the dialect
+/// found; a newer release's fields warned of; the JSON form's damage where the case says.
+#[test]
+fn sgc_history_of_every_case_file_is_as_cases_json_says() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/history-cases");
+    let cases: Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("cases.json")).unwrap()).unwrap();
+    let mut failures = Vec::new();
+    for c in cases["cases"].as_array().unwrap() {
+        let file = dir.join(c["file"].as_str().unwrap());
+        let name = c["file"].as_str().unwrap();
+        let (code, out, err) = sgc(&["history", file.to_str().unwrap()], None);
+        let outcome = c["outcome"].as_str().unwrap();
+        let want_code = match outcome {
+            "told" => 0,
+            "damaged" => 3,
+            _ => 1,
+        };
+        let message = c["message"].as_str().unwrap_or("");
+        let where_ = if let Some(line) = c["line"].as_u64() {
+            format!("line {line}: ")
+        } else if let Some(pos) = c["position"].as_u64() {
+            format!("byte {pos}: ")
+        } else {
+            String::new()
+        };
+        let warnings = c["warnings"].as_array().map_or(0, |w| w.len());
+        let ok = code == want_code
+            && match outcome {
+                "refused" => out.is_empty() && err.contains(message),
+                "damaged" => {
+                    err.starts_with(&format!("sgc: {}: {where_}", file.display()))
+                        && err.contains(message)
+                        && err.contains("told up to it")
+                        && out.contains("The log is damaged")
+                }
+                _ => err.lines().filter(|l| l.contains(": warning: ")).count() == warnings,
+            }
+            && (outcome == "refused"
+                || out.starts_with(&format!(
+                    "{} streams group records ({} dialect)",
+                    c["records"],
+                    c["dialect"].as_str().unwrap()
+                )));
+        if !ok {
+            failures.push(format!(
+                "{name}: exit {code}\n{err}{}",
+                out.lines().next().unwrap_or("")
+            ));
+            continue;
+        }
+        if outcome != "refused" {
+            let (code, json_out, _) = sgc(&["history", "--json", file.to_str().unwrap()], None);
+            let told: Value = serde_json::from_str(&json_out).unwrap();
+            if code != want_code
+                || told["dialect"] != c["dialect"]
+                || told["warnings"].as_array().unwrap().len() != warnings
+            {
+                failures.push(format!(
+                    "{name}: --json exit {code}, dialect {}",
+                    told["dialect"]
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

@@ -362,9 +362,11 @@ fn topic_metadata(data: &Path) -> InputKind {
 fn write_log(data: &Path, mb: u64) -> u64 {
     let mut logs: Vec<PartitionLog> = (0..PARTITIONS)
         .map(|p| {
-            PartitionLog::open(&sgc_server::log::partition_dir(data, p), 100 << 20, |_| {
-                Ok(())
-            })
+            PartitionLog::open(
+                &sgc_server::log::partition_dir(data, p),
+                100 << 20,
+                |_, _| Ok(()),
+            )
             .unwrap()
             .0
         })
@@ -416,7 +418,7 @@ fn write_log(data: &Path, mb: u64) -> u64 {
                         )
                     })
                     .collect();
-                logs[p].stage(now, &records);
+                logs[p].stage(now, None, &records);
                 now += 1;
             }
         }

@@ -149,14 +149,22 @@ impl Broker {
         }
     }
 
-    /// The group of a request for one group: the body's first field.
+    /// The group of a request for one group: the body's first field (a transactional
+    /// commit's second, after its transactional id).
     fn single_group(&self, key: i16, v: i16, body: &[u8]) -> Option<String> {
+        if key == kafka::txn_offset_commit_request::API_KEY {
+            let flexible = v >= kafka::txn_offset_commit_request::FLEXIBLE_FROM;
+            let mut r = Reader::new(body);
+            r.string(flexible, "TransactionalId").ok()?;
+            return r.string(flexible, "GroupId").ok();
+        }
         let draft = self.dialect == Dialect::Kip1071Draft;
         let flexible_from = match key {
             88 if !draft => kafka::streams_group_heartbeat_request::FLEXIBLE_FROM,
             88 => draft::streams_group_initialize_request::FLEXIBLE_FROM,
             89 if draft => draft::streams_group_heartbeat_request::FLEXIBLE_FROM,
             8 => kafka::offset_commit_request::FLEXIBLE_FROM,
+            47 => kafka::offset_delete_request::FLEXIBLE_FROM,
             93 if !draft => kafka::streams_group_topology_description_update_request::FLEXIBLE_FROM,
             9 if v < 8 => kafka::offset_fetch_request::FLEXIBLE_FROM,
             _ => return None,
@@ -263,9 +271,15 @@ impl Broker {
             }
             first.get_or_insert(json);
         }
+        // ConsumerGroupDescribe answers an empty id before any partition (Kafka's
+        // GroupCoordinatorService): those entries first, as one partition answers them.
+        let invalid_first = header.api_key == 69;
         answers.sort_by_key(|e| {
             let id = group_id(e);
-            groups.iter().position(|g| *g == id).unwrap_or(usize::MAX)
+            if invalid_first && id.is_empty() {
+                return None;
+            }
+            Some(groups.iter().position(|g| *g == id).unwrap_or(usize::MAX))
         });
         let mut merged = first.unwrap_or_else(|| json!({}));
         merged[answers_field] = Value::Array(answers);
@@ -601,6 +615,8 @@ fn multi_group_field(dialect: Dialect, key: i16, v: i16) -> Option<&'static str>
     match key {
         42 => Some("groupsNames"),
         9 if v >= 8 => Some("groups"),
+        15 => Some("groups"),
+        69 => Some("groupIds"),
         89 if dialect != Dialect::Kip1071Draft => Some("groupIds"),
         90 if dialect == Dialect::Kip1071Draft => Some("groupIds"),
         _ => None,

@@ -26,8 +26,12 @@ macro_rules! with_message {
         match $key {
             8 => $go!(kafka::offset_commit_response, OffsetCommitResponse),
             9 => $go!(kafka::offset_fetch_response, OffsetFetchResponse),
+            15 => $go!(kafka::describe_groups_response, DescribeGroupsResponse),
             16 => $go!(kafka::list_groups_response, ListGroupsResponse),
+            28 => $go!(kafka::txn_offset_commit_response, TxnOffsetCommitResponse),
             42 => $go!(kafka::delete_groups_response, DeleteGroupsResponse),
+            69 => $go!(kafka::consumer_group_describe_response, ConsumerGroupDescribeResponse),
+            47 => $go!(kafka::offset_delete_response, OffsetDeleteResponse),
             88 if !$draft => $go!(kafka::streams_group_heartbeat_response, StreamsGroupHeartbeatResponse),
             89 if !$draft => $go!(kafka::streams_group_describe_response, StreamsGroupDescribeResponse),
             93 if !$draft => $go!(
@@ -43,7 +47,9 @@ macro_rules! with_message {
     (@request $draft:ident, $key:expr, $go:ident) => {
         match $key {
             9 => $go!(kafka::offset_fetch_request, OffsetFetchRequest),
+            15 => $go!(kafka::describe_groups_request, DescribeGroupsRequest),
             42 => $go!(kafka::delete_groups_request, DeleteGroupsRequest),
+            69 => $go!(kafka::consumer_group_describe_request, ConsumerGroupDescribeRequest),
             89 if !$draft => $go!(kafka::streams_group_describe_request, StreamsGroupDescribeRequest),
             90 if $draft => $go!(draft::streams_group_describe_request, StreamsGroupDescribeRequest),
             _ => None,

@@ -10,7 +10,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use streams_group_coordinator::records::batch;
+use streams_group_coordinator::records::{batch, Producer};
 
 pub use batch::RawRecord;
 
@@ -80,10 +80,12 @@ fn sync_dir(dir: &Path) -> std::io::Result<()> {
 impl PartitionLog {
     /// Opens (or creates) the log in `dir` and hands every record of its whole batches, in
     /// order, to `replay` (in chunks, one segment's at a time in memory).
+    /// `replay` takes the records in log order, a transactional batch's alone with its
+    /// producer (`None`: plain batches, several at a time).
     pub fn open(
         dir: &Path,
         segment_bytes: u64,
-        mut replay: impl FnMut(&[RawRecord<'_>]) -> Result<(), String>,
+        mut replay: impl FnMut(Option<Producer>, &[RawRecord<'_>]) -> Result<(), String>,
     ) -> Result<(PartitionLog, Recovered), String> {
         let fail = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
         std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
@@ -120,9 +122,10 @@ impl PartitionLog {
             }
             next_offset = next_offset.max(*base);
             for b in &batches {
-                let records = batch::records(&bytes[b.start..b.end]).ok_or_else(|| {
+                let whole = &bytes[b.start..b.end];
+                let records = batch::records(whole).ok_or_else(|| {
                     format!(
-                        "{}: byte {}: the batch at offset {} holds records this server does not read (compressed or transactional)",
+                        "{}: byte {}: the batch at offset {} holds records this server does not read (compressed, or a transaction marker)",
                         path.display(),
                         b.start,
                         b.base_offset
@@ -130,13 +133,19 @@ impl PartitionLog {
                 })?;
                 recovered.records += records.len() as u64;
                 next_offset = b.last_offset + 1;
+                if let Some(producer) = batch::producer(whole) {
+                    replay(None, &chunk)?;
+                    chunk.clear();
+                    replay(Some(producer), &records)?;
+                    continue;
+                }
                 chunk.extend(records);
                 if chunk.len() >= REPLAY_CHUNK {
-                    replay(&chunk)?;
+                    replay(None, &chunk)?;
                     chunk.clear();
                 }
             }
-            replay(&chunk)?;
+            replay(None, &chunk)?;
             if keep < bytes.len() {
                 let f = OpenOptions::new()
                     .write(true)
@@ -170,13 +179,25 @@ impl PartitionLog {
         ))
     }
 
-    /// Stages one batch of `records` stamped `timestamp_ms`; nothing for no records.
-    pub fn stage(&mut self, timestamp_ms: i64, records: &[OwnedRecord]) {
+    /// Stages one batch of `records` stamped `timestamp_ms`, transactional for `producer`;
+    /// nothing for no records.
+    pub fn stage(
+        &mut self,
+        timestamp_ms: i64,
+        producer: Option<Producer>,
+        records: &[OwnedRecord],
+    ) {
         if records.is_empty() {
             return;
         }
         let iter = records.iter().map(|(k, v)| (k.as_slice(), v.as_deref()));
-        batch::write_batch(&mut self.staged, self.next_offset, timestamp_ms, iter);
+        let at = self.next_offset;
+        match producer {
+            None => batch::write_batch(&mut self.staged, at, timestamp_ms, iter),
+            Some(p) => {
+                batch::write_transactional_batch(&mut self.staged, at, timestamp_ms, p, iter)
+            }
+        }
         self.next_offset += records.len() as i64;
     }
 
@@ -258,20 +279,33 @@ mod tests {
 
     fn read_all(dir: &Path) -> Result<(Vec<OwnedRecord>, Recovered), String> {
         let mut seen = Vec::new();
-        let (_, rec) = PartitionLog::open(dir, 1 << 20, |rs| {
+        let (_, rec) = PartitionLog::open(dir, 1 << 20, |_, rs| {
             seen.extend(rs.iter().map(|(k, v)| (k.to_vec(), v.map(<[u8]>::to_vec))));
             Ok(())
         })?;
         Ok((seen, rec))
     }
 
+    /// Every record with the producer of its batch.
+    fn read_with_producers(dir: &Path) -> Result<Vec<(Option<Producer>, OwnedRecord)>, String> {
+        let mut seen = Vec::new();
+        PartitionLog::open(dir, 1 << 20, |p, rs| {
+            seen.extend(
+                rs.iter()
+                    .map(|(k, v)| (p, (k.to_vec(), v.map(<[u8]>::to_vec)))),
+            );
+            Ok(())
+        })?;
+        Ok(seen)
+    }
+
     #[test]
     fn appended_batches_replay_in_order_across_segments() {
         let dir = temp("roll");
-        let (mut log, _) = PartitionLog::open(&dir, 100, |_| Ok(())).unwrap();
+        let (mut log, _) = PartitionLog::open(&dir, 100, |_, _| Ok(())).unwrap();
         for i in 0..5 {
             let k = format!("k{i}");
-            log.stage(i, &[owned(&k, Some("v")), owned("t", None)]);
+            log.stage(i, None, &[owned(&k, Some("v")), owned("t", None)]);
             log.commit(true).unwrap();
         }
         assert_eq!(log.next_offset(), 10);
@@ -281,16 +315,42 @@ mod tests {
         assert_eq!(seen[2], owned("k1", Some("v")));
         assert_eq!(seen[3], owned("t", None));
         assert!(rec.truncated.is_none());
-        let (log, _) = PartitionLog::open(&dir, 100, |_| Ok(())).unwrap();
+        let (log, _) = PartitionLog::open(&dir, 100, |_, _| Ok(())).unwrap();
         assert_eq!(log.next_offset(), 10);
+    }
+
+    #[test]
+    fn a_transactional_batch_replays_alone_with_its_producer() {
+        let dir = temp("txn");
+        let (mut log, _) = PartitionLog::open(&dir, 1 << 20, |_, _| Ok(())).unwrap();
+        let producer = Producer { id: 7, epoch: 2 };
+        log.stage(1, None, &[owned("a", Some("1"))]);
+        log.stage(
+            2,
+            Some(producer),
+            &[owned("b", Some("2")), owned("c", Some("3"))],
+        );
+        log.stage(3, None, &[owned("d", None)]);
+        log.commit(true).unwrap();
+        let seen = read_with_producers(&dir).unwrap();
+        let producers: Vec<_> = seen.iter().map(|(p, (k, _))| (*p, k.clone())).collect();
+        assert_eq!(
+            producers,
+            [
+                (None, b"a".to_vec()),
+                (Some(producer), b"b".to_vec()),
+                (Some(producer), b"c".to_vec()),
+                (None, b"d".to_vec())
+            ]
+        );
     }
 
     #[test]
     fn a_torn_tail_is_truncated_and_a_damaged_middle_stops_the_partition() {
         let dir = temp("torn");
-        let (mut log, _) = PartitionLog::open(&dir, 1 << 20, |_| Ok(())).unwrap();
+        let (mut log, _) = PartitionLog::open(&dir, 1 << 20, |_, _| Ok(())).unwrap();
         for i in 0..3 {
-            log.stage(i, &[owned("key", Some("value"))]);
+            log.stage(i, None, &[owned("key", Some("value"))]);
             log.commit(false).unwrap();
         }
         let path = log.active_path().to_path_buf();

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use streams_group_coordinator::api::{Explain, Input, InputKind, Output, TopicSpec};
-use streams_group_coordinator::records::{encode_key, encode_value, Dialect, Record};
+use streams_group_coordinator::records::{
+    decode_key, decode_value, encode_key, encode_value, Dialect, Producer, Record,
+};
 use streams_group_coordinator::topology::TopicToCreate;
 use streams_group_coordinator::wire::{self, Peer};
 use streams_group_coordinator::Coordinator;
@@ -82,16 +84,48 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-fn encoded(dialect: Dialect, records: &[Record]) -> Vec<OwnedRecord> {
-    records
-        .iter()
-        .map(|r| {
-            (
-                encode_key(dialect, &r.key),
-                r.value.as_ref().map(|v| encode_value(dialect, v)),
-            )
-        })
-        .collect()
+/// The records as batches to append: each run of records of one producer (a `TxnOffsetCommit`'s
+/// transactional records) its own batch, as Kafka's coordinator runtime writes them.
+fn encoded(dialect: Dialect, records: &[Record]) -> Vec<(Option<Producer>, Vec<OwnedRecord>)> {
+    let mut batches: Vec<(Option<Producer>, Vec<OwnedRecord>)> = Vec::new();
+    for r in records {
+        let owned = (
+            encode_key(dialect, &r.key),
+            r.value.as_ref().map(|v| encode_value(dialect, v)),
+        );
+        match batches.last_mut() {
+            Some((producer, run)) if *producer == r.producer => run.push(owned),
+            _ => batches.push((r.producer, vec![owned])),
+        }
+    }
+    batches
+}
+
+/// The records of a transactional batch read back, for [`Coordinator::replay`] (whose bytes
+/// form, `replay_bytes`, takes plain batches only).
+fn transactional(
+    dialect: Dialect,
+    producer: Producer,
+    records: &[RawRecord<'_>],
+) -> Result<Vec<Record>, String> {
+    let mut out = Vec::with_capacity(records.len());
+    for (key, value) in records {
+        let Some(key) = decode_key(dialect, key).map_err(|e| e.to_string())? else {
+            continue;
+        };
+        let value = match value {
+            Some(v) => {
+                Some(decode_value(dialect, key.record_type(), v).map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        out.push(Record {
+            key,
+            value,
+            producer: Some(producer),
+        });
+    }
+    Ok(out)
 }
 
 /// Replays `dir`'s log into a new coordinator: the coordinator, the log, and what recovery
@@ -112,13 +146,28 @@ fn load(
     let mut c = Coordinator::from_json_config(config).map_err(|e| e.to_string())?;
     let now = now_ms();
     let mut written = Vec::new();
-    let (log, recovered) = PartitionLog::open(dir, segment_bytes, |records: &[RawRecord]| {
-        let out = c
-            .replay_bytes(records, now)
+    let dialect = c.config().dialect;
+    let (log, recovered) = PartitionLog::open(
+        dir,
+        segment_bytes,
+        |producer: Option<Producer>, records: &[RawRecord]| {
+            let out = match producer {
+                None => c.replay_bytes(records, now),
+                Some(p) => transactional(dialect, p, records)
+                    .map_err(|e| {
+                        streams_group_coordinator::BoundaryError::new(
+                            streams_group_coordinator::BoundaryCode::InvalidRecord,
+                            "records",
+                            e,
+                        )
+                    })
+                    .and_then(|records| c.replay(&records, now)),
+            }
             .map_err(|e| format!("{}: the log does not replay: {e}", dir.display()))?;
-        written.extend(out.records);
-        Ok(())
-    })?;
+            written.extend(out.records);
+            Ok(())
+        },
+    )?;
     Ok((c, log, written, recovered))
 }
 
@@ -161,7 +210,10 @@ impl Shard {
                         file.display()
                     );
                 }
-                log.stage(now_ms(), &encoded(self.dialect, &written));
+                let at = now_ms();
+                for (producer, batch) in encoded(self.dialect, &written) {
+                    log.stage(at, producer, &batch);
+                }
                 if let Err(e) = log.commit(self.fsync != Fsync::Never) {
                     self.stop(format!("{}: {e}", log.active_path().display()));
                     return;
@@ -183,7 +235,9 @@ impl Shard {
     /// Stages an output's records as one batch, and logs its rebalances.
     fn stage(&mut self, now: i64, out: &Output) {
         if let Some(log) = self.log.as_mut() {
-            log.stage(now, &encoded(self.dialect, &out.records));
+            for (producer, batch) in encoded(self.dialect, &out.records) {
+                log.stage(now, producer, &batch);
+            }
         }
         for e in &out.explain {
             if matches!(
@@ -444,4 +498,37 @@ enum Pending {
         topics: Vec<TopicToCreate>,
         request: Vec<u8>,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `TxnOffsetCommit` written by a shard is a transactional batch: the shard rebuilt from
+    /// its log holds the offset as pending still, as the live coordinator did.
+    #[test]
+    fn a_transactional_commit_stays_pending_across_a_reload() {
+        let dir = std::env::temp_dir().join(format!("sgc-shard-txn-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = serde_json::json!({"dialect": "kafka-4.2"});
+        let mut shard = Shard::open(0, &dir, &config, Fsync::Never, 1 << 20).unwrap();
+        let input = Input::parse(
+            r#"{"nowMs": 1, "type": "TxnOffsetCommit", "request": {"transactionalId": "t",
+                "groupId": "g", "producerId": 7, "producerEpoch": 0, "topics": [{"name": "in",
+                "partitions": [{"partitionIndex": 0, "committedOffset": 5}]}]}}"#,
+        )
+        .unwrap();
+        let frame = wire::encode_request(Dialect::Kafka42, &input.kind, 5, 1).unwrap();
+        let _ = shard.handle(frame, &Peer::default(), 1);
+        assert!(shard.commit());
+        let pending = |c: &Coordinator| {
+            c.offsets()
+                .group("g")
+                .is_some_and(|g| g.pending_offset(7, "in", 0).is_some() && g.get("in", 0).is_none())
+        };
+        assert!(pending(&shard.coordinator), "pending live");
+        shard.reload();
+        assert!(pending(&shard.coordinator), "pending after the reload");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -42,8 +42,8 @@ pub fn error_frame(dialect: Dialect, frame: &[u8], code: i16) -> Option<Vec<u8>>
     };
     let draft = dialect == Dialect::Kip1071Draft;
     let body = match header.api_key {
-        // A commit's partitions each carry the error, as Kafka's commit response does.
-        8 => {
+        // A commit's partitions each carry the error, as Kafka's commit responses do.
+        8 | 28 => {
             let topics = list("topics").iter().map(|t| {
                 let partitions: Vec<Value> = t["partitions"]
                     .as_array()
@@ -62,11 +62,13 @@ pub fn error_frame(dialect: Dialect, frame: &[u8], code: i16) -> Option<Vec<u8>>
             json!({"topics": topics.collect::<Vec<_>>()})
         }
         9 if header.api_version >= 8 => json!({"groups": per_group("groups")}),
+        15 => json!({"groups": per_group("groups")}),
         42 => json!({"results": per_group("groupsNames")}),
+        69 => json!({"groups": per_group("groupIds")}),
         89 if !draft => json!({"groups": per_group("groupIds")}),
         90 => json!({"groups": per_group("groupIds")}),
         // One error for the request: the heartbeats, initialize, a one-group fetch, ListGroups,
-        // the description update.
+        // OffsetDelete, the description update.
         _ => json!({"errorCode": code}),
     };
     json_frames::response(dialect, &header, body)
@@ -139,5 +141,46 @@ mod tests {
                 (Some(15), Some(3))
             );
         }
+    }
+
+    #[test]
+    fn every_group_of_the_other_describes_and_an_offset_delete_get_the_code() {
+        let cases = [
+            (
+                15,
+                r#"{"nowMs": 0, "type": "DescribeGroups", "request": {"groups": ["a", "b"]}}"#,
+            ),
+            (
+                69,
+                r#"{"nowMs": 0, "type": "ConsumerGroupDescribe", "request": {"groupIds": ["a", "b"]}}"#,
+            ),
+        ];
+        for (key, text) in cases {
+            let input = streams_group_coordinator::api::Input::parse(text).unwrap();
+            let request = wire::encode_request(Dialect::Kafka42, &input.kind, 0, 3).unwrap();
+            let frame = error_frame(Dialect::Kafka42, &request, 15).unwrap();
+            let (_, json) = wire::response_json(Dialect::Kafka42, key, 0, &frame).unwrap();
+            let codes: Vec<_> = json["groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| (g["groupId"].as_str().unwrap(), g["errorCode"].as_i64()))
+                .collect();
+            assert_eq!(codes, [("a", Some(15)), ("b", Some(15))], "{key}");
+        }
+        let input = streams_group_coordinator::api::Input::parse(
+            r#"{"nowMs": 0, "type": "OffsetDelete", "request": {"groupId": "g", "topics": [{"name": "t", "partitions": [{"partitionIndex": 0}]}]}}"#,
+        )
+        .unwrap();
+        let request = wire::encode_request(Dialect::Kafka42, &input.kind, 0, 3).unwrap();
+        let frame = error_frame(Dialect::Kafka42, &request, 15).unwrap();
+        let (_, json) = wire::response_json(Dialect::Kafka42, 47, 0, &frame).unwrap();
+        assert_eq!(
+            (
+                json["errorCode"].as_i64(),
+                json["topics"].as_array().map(Vec::len)
+            ),
+            (Some(15), Some(0))
+        );
     }
 }

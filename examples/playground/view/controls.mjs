@@ -203,6 +203,9 @@ function act(view, action, data) {
     case 'log-load': return loadLogNow(view);
     case 'heartbeat': return s.heartbeat(label);
     case 'revoke': return s.revoke(label);
+    case 'commit': return s.commit(label);
+    case 'stale-commit': return s.staleCommit(label);
+    case 'zombie-commit': return s.zombieCommit(label);
     case 'leave': return s.leave(label);
     case 'static-leave': return s.staticLeave(label);
     case 'crash': return s.crash(label);

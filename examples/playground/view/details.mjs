@@ -64,7 +64,11 @@ function renderHistory(view) {
     }).join('');
     return `<section class="h-group" data-group="${esc(g.groupId)}"><h3>${esc(g.groupId)} <span class="muted small">${esc(sum.epochBumps)} epoch bumps · now ${esc(sum.state)} at epoch ${esc(sum.groupEpoch ?? '–')} with ${esc(sum.members)} members${sum.slowestReconcileMs !== null && sum.slowestReconcileMs !== undefined ? ` · slowest reconciliation ${esc(fmtTime(sum.slowestReconcileMs))}` : ''}</span></h3><ol class="h-events">${items}</ol></section>`;
   }).join('');
-  pane.innerHTML = `<p class="small" id="history-head">${esc(told.records)} records (${esc(told.dialect)})${told.skipped ? `, ${esc(told.skipped)} of other kinds skipped` : ''}. Told from the records alone: a leave and a timeout write the same records, so such removals say “left or was fenced”.</p>${groups}`;
+  // Damage is never silent: the history stops at the first damaged place, and says so.
+  const at = (d) => (d.line !== null && d.line !== undefined ? `line ${d.line}` : `byte ${d.position}`);
+  const damage = (told.damage ?? []).map((d) => `<li>${esc(at(d))}: ${esc(d.message)}</li>`).join('');
+  const warnings = (told.warnings ?? []).map((d) => `<li>${esc(at(d))}: ${esc(d.message)}</li>`).join('');
+  pane.innerHTML = `<p class="small" id="history-head">${esc(told.records)} records (${esc(told.dialect)})${told.skipped ? `, ${esc(told.skipped)} of other kinds skipped` : ''}. Told from the records alone: a leave and a timeout write the same records, so such removals say “left or was fenced”.</p>${damage ? `<div class="bad" id="history-damage"><p>The log is damaged: the history is told up to the first damaged place.</p><ul>${damage}</ul></div>` : ''}${warnings ? `<div class="muted small" id="history-warnings"><p>Read leniently (a newer release's fields left out):</p><ul>${warnings}</ul></div>` : ''}${groups}`;
 }
 
 /** The picked tab's pane for the step at the cursor. */

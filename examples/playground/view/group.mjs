@@ -3,7 +3,7 @@
 import { ROLES, rebalanceHistory, reasonText, short, statusName, tasksOf } from '../model.mjs';
 import { memberCard, memberTable, outsideClients } from './members.mjs';
 import { $, BIG_MEMBERS, esc, humanize, nameOf } from './page.mjs';
-import { taskMap } from './task-map.mjs';
+import { offsetsPanel, taskMap } from './task-map.mjs';
 
 /** The picked group, or what to do while there is none. */
 export function renderGroup(view) {
@@ -67,6 +67,7 @@ export function renderGroup(view) {
     </header>
     ${whyBox(view, g)}
     ${taskMap(view, g)}
+    ${offsetsPanel(view, g)}
     ${big ? memberTable(view, members, g, epochs) : `<section class="members" aria-label="Members">
       ${members.length ? members.map((m) => memberCard(view, m, g, s.clients.byMemberId(m.memberId), snap.timers, now, epochs.get(m.memberId))).join('') : '<p class="muted">No members.</p>'}
     </section>`}

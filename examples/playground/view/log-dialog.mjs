@@ -20,6 +20,24 @@ function logSource(view) {
   return { name: 'the pasted log', data: $('#log-text').value };
 }
 
+/** Where a damaged line or batch is: `line N` or `byte N`. */
+export function where(d) {
+  return d.line !== null && d.line !== undefined ? `line ${d.line}` : `byte ${d.position}`;
+}
+
+/** What was wrong with a log that could still be read: its first damage and its warnings. */
+function damageNote(read) {
+  let note = '';
+  if (read.damage.length > 0) {
+    const d = read.damage[0];
+    note += ` Damaged at ${where(d)}: ${d.message}; the history is told up to it${read.damage.length > 1 ? ` (${read.damage.length} places damaged)` : ''}.`;
+  }
+  if (read.warnings.length > 0) {
+    note += ` ${read.warnings.length} field${read.warnings.length === 1 ? '' : 's'} of a newer release left out (${where(read.warnings[0])}: ${read.warnings[0].message}).`;
+  }
+  return note;
+}
+
 /** Reads the log as it stands and says what it holds (or why it cannot be read). */
 export function checkLog(view) {
   const st = $('#log-status');
@@ -32,8 +50,9 @@ export function checkLog(view) {
   try {
     const read = readLog(data, $('#log-dialect').value || undefined);
     const groups = new Set(read.records.map((r) => r.record.key.data.groupId));
-    st.textContent = `${read.records.length} streams group records (${read.form}, ${read.dialect}) of ${groups.size} group${groups.size === 1 ? '' : 's'}${read.skipped ? `; ${read.skipped} other records skipped` : ''}.`;
+    st.textContent = `${read.records.length} streams group records (${read.form}, ${read.dialect}) of ${groups.size} group${groups.size === 1 ? '' : 's'}${read.skipped ? `; ${read.skipped} other records skipped` : ''}.${damageNote(read)}`;
     st.classList.remove('bad');
+    st.classList.toggle('warn', read.damage.length > 0 || read.warnings.length > 0);
     return read;
   } catch (e) {
     st.textContent = e.message;

@@ -53,6 +53,10 @@ function memberButtons(c, m, few = false) {
   if (c.phase === 'member') {
     out.push(b('heartbeat', 'Heartbeat', { title: 'Send a heartbeat reporting the tasks it owns' }));
     out.push(b('revoke', 'Revoke', { disabled: !Clients.hasToRevoke(c), title: 'Give up the tasks it was told to revoke, then heartbeat' }));
+    const idle = !c.owned.active.length;
+    out.push(b('commit', 'Commit', { disabled: idle, title: idle ? 'It owns no active task: nothing to commit' : `Commit the offsets of the partitions its active tasks read, at its member epoch ${c.epoch} (OffsetCommit)` }));
+    const old = c.prevEpoch !== null && c.prevEpoch !== undefined;
+    out.push(b('stale-commit', 'Commit at old epoch', { disabled: idle || !old, title: !old ? 'It has had one epoch only: there is no older one' : idle ? 'It owns no active task: nothing to commit' : `Commit its tasks at its previous epoch ${c.prevEpoch}, as a commit delivered late would: accepted only for tasks it held at that epoch` }));
     if (c.asked) out.push(b('initialize', 'Initialize', { cls: 'primary', title: 'Send the topology (StreamsGroupInitialize)' }));
     out.push(b('leave', 'Leave −1', { title: 'Leave the group for good' }));
     if (c.instanceId) out.push(b('static-leave', 'Leave −2', { title: 'Static temporary leave: keep the tasks, no rebalance' }));
@@ -63,8 +67,25 @@ function memberButtons(c, m, few = false) {
     out.push(b('crash', 'Crash', { cls: 'danger' }));
   } else if (['stopped', 'crashed', 'failed', 'left'].includes(c.phase)) {
     out.push(b('restart', 'Restart', { cls: 'primary', title: c.instanceId ? 'Start again: join with a new member id and the same instance id' : 'Start again: join as a new member' }));
+    if (c.phase === 'crashed' && c.zombie) out.push(b('zombie-commit', 'Commit as zombie', { cls: 'danger', title: `Its heartbeats stopped but its process runs on: commit ${c.zombie.active.join(', ')} with the member id and epoch ${c.zombie.epoch} it last had` }));
   }
   return out.join('');
+}
+
+/** The client's last offset commit: how many offsets at which epoch, or each refusal's error. */
+function commitText(view, c) {
+  const lc = c?.lastCommit;
+  if (!lc) return '';
+  const at = `last commit (epoch ${lc.memberEpoch})`;
+  if (lc.error) return `<span class="err" data-field="last-commit">${esc(at)} rejected: ${esc(lc.error.code)}</span>`;
+  const bad = new Map();
+  for (const p of lc.partitions) if (p.errorCode !== 0) bad.set(p.errorCode, [...(bad.get(p.errorCode) ?? []), `${p.topic}-${p.partition}`]);
+  if (!bad.size) {
+    const n = lc.partitions.length;
+    return `<span class="ok" data-field="last-commit" title="${esc(lc.partitions.map((p) => `${p.topic}-${p.partition} → ${p.offset}`).join(', '))}">${esc(at)}: ${n} offset${n === 1 ? '' : 's'} committed</span>`;
+  }
+  const d = view.session.dialect;
+  return `<span class="err" data-field="last-commit">${esc(at)} refused: ${[...bad].map(([code, ps]) => `${esc(errorName(code, d))} (${code}) for ${esc(ps.join(', '))}`).join('; ')}</span>`;
 }
 
 /** A small group's member as a card: facts, current and target tasks, timers, client, actions. */
@@ -84,6 +105,7 @@ export function memberCard(view, m, g, c, timers, now, epochs) {
     if (rvKeys.length && c.phase === 'member') clientBits.push(`<span class="warn">told to revoke ${esc(rvKeys.join(', '))}</span>`);
     if (c.asked) clientBits.push('<span class="warn">asked to initialize the topology</span>');
     if (c.lastError) clientBits.push(`<span class="err">last error: ${esc(typeof c.lastError.code === 'number' ? `${errorName(c.lastError.code, view.session.dialect)} (${c.lastError.code})` : c.lastError.code)}</span>`);
+    if (c.lastCommit) clientBits.push(commitText(view, c));
     for (const st of c.phase === 'member' ? c.status ?? [] : []) {
       clientBits.push(`<span class="status" data-status="${esc(statusName(st.statusCode, view.session.dialect))}" title="${esc(humanize(view, st.statusDetail))}">${esc(statusName(st.statusCode, view.session.dialect))}</span>`);
     }
@@ -174,6 +196,7 @@ export function outsideClients(view, list) {
     <span class="avatar small" aria-hidden="true">${esc(avatarText(c.label))}</span>
     <span class="oname">${esc(c.label)}</span>
     <span class="phase p-${esc(c.phase)}">${esc(c.phase === 'member' ? 'removed by the coordinator; the client finds out at its next heartbeat' : PHASE_TEXT[c.phase] ?? c.phase)}</span>
-    ${c.lastError ? `<span class="err">${esc(typeof c.lastError.code === 'number' ? errorName(c.lastError.code) : c.lastError.code)}</span>` : ''}
+    ${c.lastError ? `<span class="err">${esc(typeof c.lastError.code === 'number' ? errorName(c.lastError.code, view.session.dialect) : c.lastError.code)}</span>` : ''}
+    ${commitText(view, c)}
     <span class="card-actions">${memberButtons(c, null)}</span></li>`).join('')}</ul></section>`;
 }

@@ -34,6 +34,10 @@ function stepBadges(view, i) {
   const code = out?.response?.errorCode;
   if (typeof code === 'number' && code !== 0) b.push(`<span class="badge err" title="${esc(errorName(code, s.dialect))}">error ${code}</span>`);
   for (const r of out?.response?.results ?? []) if (r.errorCode) b.push(`<span class="badge err">error ${r.errorCode}</span>`);
+  // An offset commit answers per partition: one badge per error code among them.
+  const refused = new Set();
+  for (const t of out?.response?.topics ?? []) for (const p of t.partitions ?? []) if (p.errorCode) refused.add(p.errorCode);
+  for (const c of refused) b.push(`<span class="badge err" title="${esc(errorName(c, s.dialect))}">error ${c}</span>`);
   for (const e of out?.explain ?? []) {
     if (e.code === 'GROUP_EPOCH_BUMPED') b.push(`<span class="badge bump" title="${esc(e.reasons.join(', '))}">epoch ${e.from}→${e.to}</span>`);
     if (e.code === 'MEMBER_FENCED') b.push(`<span class="badge err">fenced ${esc(nameOf(view, e.memberId))}</span>`);

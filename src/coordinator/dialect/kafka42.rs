@@ -44,6 +44,8 @@ fn invalid(message: impl Into<String>) -> ProtocolError {
 
 /// The one assignment configuration of Kafka 4.2 (PROTOCOL 4.6).
 const NUM_STANDBY_REPLICAS: &str = "num.standby.replicas";
+/// 4.4's second one, when rack-aware assignment tags are set.
+const RACK_AWARE_ASSIGNMENT_TAGS: &str = "rack.aware.assignment.tags";
 
 fn invalid_topology(message: String) -> ProtocolError {
     ProtocolError::new(ErrorCode::StreamsInvalidTopology42, message)
@@ -354,10 +356,18 @@ impl DialectRules for Kafka {
         topology_initialized: bool,
         bumps: bool,
     ) -> Result<TopicView, ProtocolError> {
-        let configs = vec![KeyValue {
+        // Kafka's assignment configs, a `TreeMap`: in key order.
+        let mut configs = vec![KeyValue {
             key: NUM_STANDBY_REPLICAS.to_string(),
-            value: c.config.num_standby_replicas.to_string(),
+            value: c.num_standby_replicas(&group.group_id).to_string(),
         }];
+        let tags = c.rack_aware_assignment_tags(&group.group_id);
+        if self.release.assignment_configs_carry_rack_tags() && !tags.is_empty() {
+            configs.push(KeyValue {
+                key: RACK_AWARE_ASSIGNMENT_TAGS.to_string(),
+                value: tags.join(","),
+            });
+        }
         let default = Kafka42State::default();
         let stored = group.kafka42().unwrap_or(&default);
         let reconfigure = group.topology.is_none()
@@ -505,6 +515,12 @@ impl DialectRules for Kafka {
         } = done;
         let delay_pending = c.initial_delay_pending(group_id);
         let send_tasks = req.member_epoch == 0 || tasks_changed;
+        // The group's own settings (group-level configs), read before the group is borrowed.
+        let heartbeat_interval_ms = c.heartbeat_interval_ms(group_id);
+        let acceptable_recovery_lag = c.acceptable_recovery_lag(group_id);
+        let task_offset_interval_ms = c.task_offset_interval_ms(group_id);
+        let rack_tags =
+            (req.api_version >= 1).then(|| c.rack_aware_assignment_tags(group_id).to_vec());
         // The committed heartbeat left its group and member in place.
         let Some(group) = c.groups.get_mut(group_id) else {
             bug("the group of a committed heartbeat is gone");
@@ -536,10 +552,8 @@ impl DialectRules for Kafka {
                 detail: statuses::shutdown_detail(member_id),
             });
         }
-        if req.api_version >= 1 {
-            if let Some(missing) =
-                statuses::missing_client_tags(&c.config.rack_aware_assignment_tags, member)
-            {
+        if let Some(tags) = &rack_tags {
+            if let Some(missing) = statuses::missing_client_tags(tags, member) {
                 statuses.push(missing);
             }
         }
@@ -560,16 +574,16 @@ impl DialectRules for Kafka {
             error_message: None,
             member_id: member_id.to_string(),
             member_epoch: member.member_epoch,
-            heartbeat_interval_ms: c.config.heartbeat_interval_ms,
+            heartbeat_interval_ms,
             // Kafka 4.2 and 4.3 set neither field; 4.4's v0 answer has the offset interval, its
             // v1 answer the recovery lag too (v0's int32 field is never set).
             acceptable_recovery_lag: if req.api_version >= 1 {
-                i64::from(c.config.acceptable_recovery_lag)
+                i64::from(acceptable_recovery_lag)
             } else {
                 0
             },
             task_offset_interval_ms: if self.release.answers_task_offset_interval() {
-                c.config.task_offset_interval_ms
+                task_offset_interval_ms
             } else {
                 0
             },

@@ -59,6 +59,13 @@ impl Release {
         self == Release::V4_4
     }
 
+    /// 4.4's assignment configs (the group metadata's `lastAssignmentConfigs`, a change of
+    /// which bumps the group) carry `rack.aware.assignment.tags` beside the standby count,
+    /// when any are set.
+    pub(crate) fn assignment_configs_carry_rack_tags(self) -> bool {
+        self == Release::V4_4
+    }
+
     /// The newest streams heartbeat and describe version: 4.4 adds 1 (KIP-1331's topology
     /// description, the int64 recovery lag, `MISSING_CLIENT_TAGS`).
     pub(crate) fn streams_max_version(self) -> i16 {
@@ -66,5 +73,21 @@ impl Release {
             Release::V4_4 => 1,
             _ => 0,
         }
+    }
+
+    /// The newest `TxnOffsetCommit` version: 4.4 adds 6 (KIP-1319: topics by id, and
+    /// `GROUP_ID_NOT_FOUND` and `STALE_MEMBER_EPOCH` answered as they are).
+    pub(crate) fn txn_offset_commit_max_version(self) -> i16 {
+        match self {
+            Release::V4_4 => 6,
+            _ => 5,
+        }
+    }
+
+    /// 4.3 only: a transactional commit checked against a member's assignment that names a
+    /// topic the metadata image lacks fails with `ILLEGAL_GENERATION` (4.3 resolved the topic's
+    /// id from its image for the validator; 4.4 takes it from the request).
+    pub(crate) fn txn_commit_needs_known_topics(self) -> bool {
+        self == Release::V4_3
     }
 }

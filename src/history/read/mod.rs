@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{LogError, LogRecord, ParsedLog};
 use crate::error::BoundaryError;
 use crate::ordered::Ordered;
-use crate::records::{record_from_bytes_at, record_from_json_at, Dialect, Record};
+use crate::records::{record_from_bytes_at, record_from_json_at, Dialect, Record, RecordValue};
 
 mod compressed;
 mod dump;
@@ -220,11 +220,12 @@ fn read_entry(
 /// streams group record that reads in one dialect only (ids 17 and 19 to 21 are other records
 /// in each: 4.2's group metadata, member metadata, target metadata and target members are the
 /// draft's member metadata, target members, current assignment and topology); then, as
-/// before, the draft for its ids 18 and 21, 4.2 otherwise.
+/// before, the draft for its ids 18 and 21, Kafka's otherwise. Which Kafka release is
+/// `kafka_release`'s question.
 fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
     let types: BTreeSet<i64> = entries.iter().filter_map(entry_type).to_set();
     if types.contains(&22) || types.contains(&23) {
-        return Dialect::Kafka42;
+        return kafka_release(entries);
     }
     let reads = |d, e, i| matches!(read_entry(d, e, i), Ok(Some(_)));
     for (i, e) in entries.iter().enumerate() {
@@ -235,7 +236,7 @@ fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
             reads(Dialect::Kafka42, e, i),
             reads(Dialect::Kip1071Draft, e, i),
         ) {
-            (true, false) => return Dialect::Kafka42,
+            (true, false) => return kafka_release(entries),
             (false, true) => return Dialect::Kip1071Draft,
             _ => {}
         }
@@ -243,8 +244,45 @@ fn guess_dialect(entries: &[RawEntry<'_>]) -> Dialect {
     if types.contains(&18) || types.contains(&21) {
         Dialect::Kip1071Draft
     } else {
-        Dialect::Kafka42
+        kafka_release(entries)
     }
+}
+
+/// Which Kafka release wrote a Kafka log, from what only a later release writes: 4.4's
+/// description epochs on the group metadata (tags 2 and 3), its static members (4.2 and 4.3
+/// refuse an instance id) and its warm-up tasks (4.2's and 4.3's assignors place none); 4.3's
+/// assignment timestamp (tag 0 of the target metadata); 4.2 when none shows. Records are read as
+/// 4.4 writes them (every earlier release's fields with its own), and only the types that can
+/// tell: the group and target metadata, member metadata and target members.
+fn kafka_release(entries: &[RawEntry<'_>]) -> Dialect {
+    let mut release = Dialect::Kafka42;
+    for (i, e) in entries.iter().enumerate() {
+        if !entry_type(e).is_some_and(|t| matches!(t, 17 | 19 | 20 | 21)) {
+            continue;
+        }
+        let Ok(Some(record)) = read_entry(Dialect::Kafka44, e, i) else {
+            continue;
+        };
+        match record.value {
+            Some(RecordValue::GroupMetadata(v))
+                if v.stored_description_topology_epoch != -1
+                    || v.failed_description_topology_epoch != -1 =>
+            {
+                return Dialect::Kafka44
+            }
+            Some(RecordValue::MemberMetadata(v)) if v.instance_id.is_some() => {
+                return Dialect::Kafka44
+            }
+            Some(RecordValue::TargetAssignmentMember(v)) if !v.warmup_tasks.is_empty() => {
+                return Dialect::Kafka44
+            }
+            Some(RecordValue::TargetAssignmentMetadata(v)) if v.assignment_timestamp != 0 => {
+                release = Dialect::Kafka43;
+            }
+            _ => {}
+        }
+    }
+    release
 }
 
 /// The record type id of an entry.

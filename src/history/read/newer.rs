@@ -73,11 +73,11 @@ mod tests {
     use wasm_bindgen_test::wasm_bindgen_test as test;
 
     use crate::history::read::parse_log;
-    use crate::records::RecordValue;
+    use crate::records::{Dialect, RecordValue};
 
     /// A write of a Kafka 4.4 broker, as its `kafka-dump-log.sh --offsets-decoder` prints it:
-    /// the group metadata with 4.4's tags 2 and 3 (unknown to the reader), then two target
-    /// metadata records with 4.3's `assignmentTimestamp` (known: read, no warning).
+    /// the group metadata with 4.4's tags 2 and 3 (unknown to 4.2), then two target metadata
+    /// records with 4.3's `assignmentTimestamp` (known to every Kafka dialect here).
     const DUMP_44: &str = r#"Dumping /var/lib/kafka/data/__consumer_offsets-12/00000000000000000040.log
 Log starting offset: 40
 baseOffset: 40 lastOffset: 42 count: 3 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1100 size: 160 magic: 2 compresscodec: none crc: 1022337450 isvalid: true
@@ -88,7 +88,11 @@ baseOffset: 40 lastOffset: 42 count: 3 baseSequence: -1 lastSequence: -1 produce
 
     #[test]
     fn history_a_newer_releases_tagged_fields_are_left_out_with_a_warning() {
-        let log = parse_log(DUMP_44.as_bytes(), None).unwrap();
+        // Found to be 4.4's log, it is read whole, without a warning.
+        let found = parse_log(DUMP_44.as_bytes(), None).unwrap();
+        assert_eq!((found.dialect, found.warnings.len()), (Dialect::Kafka44, 0));
+        // Read as 4.2 (`--dialect kafka-4.2`), 4.4's fields are left out with a warning.
+        let log = parse_log(DUMP_44.as_bytes(), Some(Dialect::Kafka42)).unwrap();
         assert_eq!((log.records.len(), log.damage.len()), (3, 0));
         let RecordValue::GroupMetadata(g) = log.records[0].record.value.as_ref().unwrap() else {
             panic!("{:?}", log.records[0]);
@@ -115,6 +119,13 @@ baseOffset: 40 lastOffset: 42 count: 3 baseSequence: -1 lastSequence: -1 produce
             panic!("{:?}", log.records[1]);
         };
         assert_eq!((t.assignment_epoch, t.assignment_timestamp), (3, 1100));
+        // A 4.3 log: the assignment timestamps tell the release.
+        let v43 = DUMP_44.replace(
+            r#","storedDescriptionTopologyEpoch":0,"failedDescriptionTopologyEpoch":-2"#,
+            "",
+        );
+        let log = parse_log(v43.as_bytes(), None).unwrap();
+        assert_eq!((log.dialect, log.warnings.len()), (Dialect::Kafka43, 0));
         // A whole 4.2 log has none.
         let plain = DUMP_44
             .replace(
@@ -122,7 +133,8 @@ baseOffset: 40 lastOffset: 42 count: 3 baseSequence: -1 lastSequence: -1 produce
                 "",
             )
             .replace(r#","assignmentTimestamp":1100"#, "");
-        assert_eq!(parse_log(plain.as_bytes(), None).unwrap().warnings, []);
+        let log = parse_log(plain.as_bytes(), None).unwrap();
+        assert_eq!((log.dialect, log.warnings.len()), (Dialect::Kafka42, 0));
     }
 
     #[test]

@@ -188,7 +188,9 @@ pub fn tell(log: &ParsedLog) -> Value {
         let g = groups.get(&gid);
         let times: Vec<i64> = t.reconciled.iter().flatten().copied().collect();
         let summary = json!({
-            "state": g.map_or("DEAD", |g| g.state().code()),
+            // A group with offsets and no streams group record (an admin's commits make a
+            // simple group, as Kafka's coordinator does) is empty, not dead.
+            "state": g.map_or(if t.state.is_none() && !t.deleted { "EMPTY" } else { "DEAD" }, |g| g.state().code()),
             "groupEpoch": g.map(|g| g.group_epoch),
             "assignmentEpoch": g.map(|g| g.assignment_epoch),
             "members": g.map_or(0, |g| g.members.len()),

@@ -97,7 +97,7 @@ pub(super) fn topology(
             "TOPOLOGY_STORED",
             gid,
             at,
-            json!({"topologyId": (dialect == Dialect::Kip1071Draft).then(|| v.topology_id.clone()), "topologyEpoch": (dialect == Dialect::Kafka42).then_some(v.epoch), "subtopologies": v.subtopologies.len()}),
+            json!({"topologyId": (dialect == Dialect::Kip1071Draft).then(|| v.topology_id.clone()), "topologyEpoch": dialect.is_kafka().then_some(v.epoch), "subtopologies": v.subtopologies.len()}),
             format!(
                 "The group stores a {} topology ({id}, {} subtopologies).",
                 if had.is_none() { "first" } else { "new" },
@@ -117,7 +117,10 @@ pub(super) fn group_metadata(
     before: &Before,
     v: &GroupMetadataValue,
 ) {
-    let from = before.group_epoch;
+    // From Kafka 4.3 a new group starts at epoch 1 in memory, which no record shows: a group's
+    // first group metadata record in the log is told from 0, in every release.
+    let from = if t.epoch_seen { before.group_epoch } else { 0 };
+    t.epoch_seen = true;
     if v.epoch != from {
         let mut reasons: Vec<&str> = Vec::new();
         if !t.joined.is_empty() {
@@ -305,6 +308,8 @@ pub(super) fn current_assignment(
 /// A group metadata tombstone: the group was deleted.
 pub(super) fn group_deleted(t: &mut Tracker, gid: &str, at: &Place) {
     t.deleted = true;
+    // A group created again starts again: its first epoch is told from 0.
+    t.epoch_seen = false;
     t.target_at.clear();
     t.targets.clear();
     t.away.clear();

@@ -88,6 +88,9 @@ pub fn render_text(history: &Value) -> String {
                 sum["members"]
             ),
             None if sum["deleted"] == true => "then deleted".to_string(),
+            None if sum["state"] == "EMPTY" => {
+                "offsets only (no streams group records: an admin's commits, or a group of another type)".to_string()
+            }
             None => format!("now {}", sum["state"].as_str().unwrap_or("?")),
         };
         s += &format!(

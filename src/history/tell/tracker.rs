@@ -39,6 +39,8 @@ pub(super) struct Tracker {
     pub(super) shown: BTreeSet<String>,
     pub(super) state: Option<&'static str>,
     pub(super) bumps: u64,
+    /// Whether a group metadata record of the group has been told (its epoch is known).
+    pub(super) epoch_seen: bool,
     pub(super) reconciled: Vec<Option<i64>>,
     pub(super) deleted: bool,
 }

@@ -73,7 +73,40 @@ pub(super) fn record_from_json(
             Some(RecordValue::OffsetCommit(v))
         }
     };
-    Ok(Parsed::Record(Box::new(Record { key, value })))
+    Ok(Parsed::Record(Box::new(Record::plain(key, value))))
+}
+
+/// The fields of a record in either form: JSON, bytes, and a transactional batch's producer.
+pub(super) const RECORD_FIELDS: &[&str] = &[
+    "key",
+    "value",
+    "keyBytes",
+    "valueBytes",
+    "producerId",
+    "producerEpoch",
+];
+
+/// A record's transactional batch: `producerId` and `producerEpoch`, both or neither.
+pub(super) fn producer(
+    obj: &Map<String, Value>,
+    p: &Path<'_>,
+) -> Result<Option<Producer>, BoundaryError> {
+    match (obj.get("producerId"), obj.get("producerEpoch")) {
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => {
+            let id = field(obj, p, "producerId", int64)?;
+            let epoch = field(obj, p, "producerEpoch", int16)?;
+            if id < 0 {
+                return Err(err(&p.field("producerId"), "must be 0 or more"));
+            }
+            if epoch < 0 {
+                return Err(err(&p.field("producerEpoch"), "must be 0 or more"));
+            }
+            Ok(Some(Producer { id, epoch }))
+        }
+        (Some(_), None) => Err(err(p, "producerId without producerEpoch")),
+        (None, Some(_)) => Err(err(p, "producerEpoch without producerId")),
+    }
 }
 
 /// The value's `data` fields, of the version it is written at.

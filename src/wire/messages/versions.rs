@@ -58,6 +58,30 @@ pub const KAFKA_4_2: &[ApiRange] = &[
         min: 0,
         max: 5,
     },
+    ApiRange {
+        key: 47,
+        name: "OffsetDelete",
+        min: 0,
+        max: 0,
+    },
+    ApiRange {
+        key: 15,
+        name: "DescribeGroups",
+        min: 0,
+        max: 6,
+    },
+    ApiRange {
+        key: 69,
+        name: "ConsumerGroupDescribe",
+        min: 0,
+        max: 1,
+    },
+    ApiRange {
+        key: 28,
+        name: "TxnOffsetCommit",
+        min: 0,
+        max: 5,
+    },
 ];
 
 /// `schemas/kafka-4.3/`.
@@ -101,6 +125,30 @@ pub const KAFKA_4_3: &[ApiRange] = &[
     ApiRange {
         key: 16,
         name: "ListGroups",
+        min: 0,
+        max: 5,
+    },
+    ApiRange {
+        key: 47,
+        name: "OffsetDelete",
+        min: 0,
+        max: 0,
+    },
+    ApiRange {
+        key: 15,
+        name: "DescribeGroups",
+        min: 0,
+        max: 6,
+    },
+    ApiRange {
+        key: 69,
+        name: "ConsumerGroupDescribe",
+        min: 0,
+        max: 1,
+    },
+    ApiRange {
+        key: 28,
+        name: "TxnOffsetCommit",
         min: 0,
         max: 5,
     },
@@ -149,6 +197,30 @@ pub const KAFKA_4_4: &[ApiRange] = &[
         name: "ListGroups",
         min: 0,
         max: 5,
+    },
+    ApiRange {
+        key: 47,
+        name: "OffsetDelete",
+        min: 0,
+        max: 0,
+    },
+    ApiRange {
+        key: 15,
+        name: "DescribeGroups",
+        min: 0,
+        max: 6,
+    },
+    ApiRange {
+        key: 69,
+        name: "ConsumerGroupDescribe",
+        min: 0,
+        max: 1,
+    },
+    ApiRange {
+        key: 28,
+        name: "TxnOffsetCommit",
+        min: 0,
+        max: 6,
     },
     ApiRange {
         key: 93,

@@ -3,12 +3,18 @@
 
 pub mod api_versions_request;
 pub mod api_versions_response;
+pub mod consumer_group_describe_request;
+pub mod consumer_group_describe_response;
 pub mod delete_groups_request;
 pub mod delete_groups_response;
+pub mod describe_groups_request;
+pub mod describe_groups_response;
 pub mod list_groups_request;
 pub mod list_groups_response;
 pub mod offset_commit_request;
 pub mod offset_commit_response;
+pub mod offset_delete_request;
+pub mod offset_delete_response;
 pub mod offset_fetch_request;
 pub mod offset_fetch_response;
 pub mod request_header;
@@ -19,3 +25,5 @@ pub mod streams_group_heartbeat_request;
 pub mod streams_group_heartbeat_response;
 pub mod streams_group_topology_description_update_request;
 pub mod streams_group_topology_description_update_response;
+pub mod txn_offset_commit_request;
+pub mod txn_offset_commit_response;
