@@ -88,19 +88,25 @@ impl<K: JavaHashCode + Eq, V> TimelineMap<K, V> {
         &mut self.slots[s][at].1
     }
 
-    pub(crate) fn get(&self, key: &K) -> Option<&V> {
-        self.slots[self.slot(key)]
-            .iter()
-            .find(|(k, _)| k == key)
+    /// [`TimelineMap::get_mut`] by a borrowed form of the key.
+    pub(crate) fn get_mut_by<Q>(&mut self, key: &Q) -> Option<&mut V>
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: JavaHashCode + Eq + ?Sized,
+    {
+        let s = slot_of(key.java_hash(), self.slots.len());
+        self.slots[s]
+            .iter_mut()
+            .find(|(k, _)| k.borrow() == key)
             .map(|(_, v)| v)
     }
 
+    pub(crate) fn get(&self, key: &K) -> Option<&V> {
+        self.get_by(key)
+    }
+
     pub(crate) fn get_mut(&mut self, key: &K) -> Option<&mut V> {
-        let s = self.slot(key);
-        self.slots[s]
-            .iter_mut()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
+        self.get_mut_by(key)
     }
 
     /// `baseAddOrReplace`: a known key keeps its place; a new one may grow the table first.

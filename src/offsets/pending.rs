@@ -64,7 +64,7 @@ impl Pending {
         !self.open.is_empty()
             && self
                 .open
-                .get(&topic.to_string())
+                .get_by(topic)
                 .is_some_and(|parts| parts.get(&partition).is_some())
     }
 
@@ -83,7 +83,7 @@ impl Pending {
     /// `producer`'s pending offset of a partition.
     pub(crate) fn get(&self, producer: i64, topic: &str, partition: i32) -> Option<&Committed> {
         let offsets = self.by_producer.get(&producer)?;
-        Some(&offsets.get(&topic.to_string())?.get(&partition)?.committed)
+        Some(&offsets.get_by(topic)?.get(&partition)?.committed)
     }
 
     /// A transactional offset commit record of `producer` applied (it replaces the producer's
@@ -94,7 +94,7 @@ impl Pending {
         self.by_producer
             .entry(producer)
             .or_default()
-            .entry_or_insert_with(topic.to_string(), TimelineMap::default)
+            .entry_by(topic, || topic.to_string(), TimelineMap::default)
             .insert(
                 partition,
                 PendingOffset {
@@ -104,7 +104,7 @@ impl Pending {
                 },
             );
         self.open
-            .entry_or_insert_with(topic.to_string(), TimelineMap::default)
+            .entry_by(topic, || topic.to_string(), TimelineMap::default)
             .entry_or_insert_with(partition, BTreeSet::new)
             .insert(producer);
     }
@@ -116,15 +116,14 @@ impl Pending {
         if self.open.is_empty() {
             return;
         }
-        let topic = topic.to_string();
-        let Some(producers) = self.open.get(&topic).and_then(|p| p.get(&partition)) else {
+        let Some(producers) = self.open.get_by(topic).and_then(|p| p.get(&partition)) else {
             return;
         };
         for producer in producers.clone() {
             let entry = self
                 .by_producer
                 .get_mut(&producer)
-                .and_then(|o| o.get_mut(&topic))
+                .and_then(|o| o.get_mut_by(topic))
                 .and_then(|parts| parts.get_mut(&partition));
             if let Some(e) = entry {
                 if before.is_none_or(|s| e.seq < s) {
