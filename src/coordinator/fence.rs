@@ -65,6 +65,15 @@ impl Coordinator {
             epoch,
             group.metadata_fields(),
         ));
+        let last = group.members.len() == 1 && group.members.contains_key(member_id);
+        if last
+            && self
+                .rules
+                .release()
+                .is_some_and(|r| r.settles_emptied_group())
+        {
+            batch.push(build::target_metadata(&group.group_id, epoch, 0));
+        }
         let instance_id = group
             .members
             .get(member_id)

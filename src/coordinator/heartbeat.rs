@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::dialect::Committed;
+use super::dialect::{Committed, MemberChange};
 use super::{Batch, Coordinator};
 use crate::api::{ClientInfo, Explain, HeartbeatRequest, Output};
 use crate::error::{bug, ErrorCode, ProtocolError};
@@ -40,6 +40,8 @@ struct Plan {
     /// Whether the member's tasks differ from what it held before (for a replacement: from
     /// what the replaced member held; a new member's always do).
     tasks_changed: bool,
+    /// Whether the member's endpoint changed (Kafka 4.4 moves the endpoint epoch on it).
+    endpoint_changed: bool,
     replaced: Option<String>,
     topics_to_create: Vec<topology::TopicToCreate>,
     /// The configuration this heartbeat computed, for dialects that keep it in memory.
@@ -157,6 +159,7 @@ impl Coordinator {
             group_id: gid,
             member_id,
             tasks_changed: plan.tasks_changed,
+            endpoint_changed: plan.endpoint_changed,
             interval_delayed: plan.interval_delayed,
             created,
             request: req,
@@ -381,11 +384,16 @@ impl Coordinator {
             None if is_new => true,
             None => !unchanged && found.assigned != reconciled.assigned,
         };
+        let endpoint_changed = reconciled.metadata.user_endpoint != found.metadata.user_endpoint;
         self.rules.check_response(
             group,
             !self.groups.contains_key(gid),
             &reconciled,
-            join || tasks_changed,
+            MemberChange {
+                join,
+                tasks: tasks_changed,
+                endpoint: endpoint_changed,
+            },
             configured,
             req,
         )?;
@@ -394,6 +402,7 @@ impl Coordinator {
             batch,
             current_written,
             tasks_changed,
+            endpoint_changed,
             replaced: replaced.map(|h| h.member_id.clone()),
             topics_to_create,
             refreshed: view.refreshed,
@@ -491,9 +500,13 @@ impl Coordinator {
                 None => Err(ProtocolError::unknown_member(gid, member_id)),
             };
         };
+        let same_id_replaces = self
+            .rules
+            .release()
+            .is_some_and(|r| r.replaces_same_id_static_member());
         let member = match (join, group.static_index.get(instance)) {
             (true, None) => new_or(group.members.get(member_id)),
-            (true, Some(h)) if *h == member_id => new_or(group.members.get(h)),
+            (true, Some(h)) if *h == member_id && !same_id_replaces => new_or(group.members.get(h)),
             (true, Some(h)) => {
                 let holder = group
                     .members
@@ -507,7 +520,7 @@ impl Coordinator {
                         ),
                     ));
                 }
-                if group.members.contains_key(member_id) {
+                if h != member_id && group.members.contains_key(member_id) {
                     return Err(ProtocolError::invalid_request(format!(
                         "Member {member_id} cannot take over instance id {instance} because it is already a member of the group."
                     )));

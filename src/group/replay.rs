@@ -392,9 +392,11 @@ fn apply_tombstone(
                     member_id,
                 );
             }
-            if had_endpoint && endpoints_follow_records(group) {
-                group.soft.endpoint_epoch += 1;
+            if had_endpoint {
                 group.with_endpoint = group.with_endpoint.saturating_sub(1);
+                if endpoints_follow_records(group) {
+                    group.soft.endpoint_epoch += 1;
+                }
             }
         }
     }

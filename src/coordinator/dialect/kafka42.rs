@@ -23,7 +23,7 @@
 //!   `ASSIGNMENT_DELAYED` with `untilMs`.
 
 use super::release::Release;
-use super::{Committed, DialectRules, TopicView};
+use super::{Committed, DialectRules, MemberChange, TopicView};
 use crate::api::{
     task_ids_json, DescribeRequest, DescribeResponse42, HeartbeatRequest, HeartbeatResponse42,
     Output, Response, TaskIdsJson,
@@ -258,10 +258,23 @@ fn description_required(
 }
 
 /// The endpoint-information epoch a heartbeat compares the member's with, and whether the
-/// heartbeat moves it: Kafka moves it, in memory, when a member with an endpoint joins or gets
-/// other tasks; a group this heartbeat creates starts from 0 on an object it then drops.
-fn endpoint_epochs(group: &Group, created: bool, member: &Member, send_tasks: bool) -> (i32, bool) {
-    let bump = send_tasks && member.endpoint().is_some();
+/// heartbeat moves it: Kafka 4.2 and 4.3 move it, in memory, when a member with an endpoint
+/// joins or gets other tasks; 4.4 when the member's endpoint changed or a member with an
+/// endpoint got other tasks (a static member replacing its old self with the same endpoint
+/// and tasks moves nothing). A group this heartbeat creates starts from 0 on an object it
+/// then drops.
+fn endpoint_epochs(
+    group: &Group,
+    created: bool,
+    member: &Member,
+    change: MemberChange,
+    release: Release,
+) -> (i32, bool) {
+    let bump = if release.endpoint_epoch_follows_changes() {
+        change.endpoint || (change.tasks && member.endpoint().is_some())
+    } else {
+        (change.join || change.tasks) && member.endpoint().is_some()
+    };
     let stored = if created {
         0
     } else {
@@ -477,14 +490,14 @@ impl DialectRules for Kafka {
         group: &Group,
         created: bool,
         member: &Member,
-        send_tasks: bool,
+        change: MemberChange,
         configured: Option<&Configuration>,
         req: &HeartbeatRequest,
     ) -> Result<(), ProtocolError> {
         if matches!(configured, Some(Configuration::Ready(_))) {
             return Ok(());
         }
-        let (epoch, _) = endpoint_epochs(group, created, member, send_tasks);
+        let (epoch, _) = endpoint_epochs(group, created, member, change, self.release);
         if req.endpoint_information_epoch == Some(epoch) {
             return Ok(());
         }
@@ -508,6 +521,7 @@ impl DialectRules for Kafka {
             group_id,
             member_id,
             tasks_changed,
+            endpoint_changed,
             created,
             interval_delayed,
             request: req,
@@ -528,7 +542,12 @@ impl DialectRules for Kafka {
         let Some(member) = group.members.get(member_id) else {
             bug("the member of a committed heartbeat is gone");
         };
-        let (compared, bumped) = endpoint_epochs(group, created, member, send_tasks);
+        let change = MemberChange {
+            join: req.member_epoch == 0,
+            tasks: tasks_changed,
+            endpoint: endpoint_changed,
+        };
+        let (compared, bumped) = endpoint_epochs(group, created, member, change, self.release);
         if bumped && !created {
             group.soft.endpoint_epoch = compared;
         }
@@ -566,8 +585,14 @@ impl DialectRules for Kafka {
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
             send_tasks.then(|| task_ids_json(&l))
         };
-        let endpoints = (req.endpoint_information_epoch != Some(compared))
-            .then(|| endpoints::kafka42(group, group.java_member_order().into_iter(), member_id));
+        let endpoints = (req.endpoint_information_epoch != Some(compared)).then(|| {
+            endpoints::kafka42(
+                group,
+                group.java_member_order().into_iter(),
+                member_id,
+                self.release.lists_warmups_in_endpoints(),
+            )
+        });
         let response = HeartbeatResponse42 {
             throttle_time_ms: 0,
             error_code: 0,

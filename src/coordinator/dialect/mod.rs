@@ -41,6 +41,18 @@ pub(crate) struct TopicView {
     pub fields: GroupMetadataFields,
 }
 
+/// What a heartbeat changed of its member, as a response's task lists and the
+/// endpoint-information epoch look at it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MemberChange {
+    /// The heartbeat is a join (epoch 0).
+    pub join: bool,
+    /// The member's tasks differ from what it held before.
+    pub tasks: bool,
+    /// The member's endpoint differs from what it had before (a new member had none).
+    pub endpoint: bool,
+}
+
 /// A committed regular heartbeat, as the dialect's response step sees it.
 pub(crate) struct Committed<'a> {
     pub now: i64,
@@ -49,6 +61,8 @@ pub(crate) struct Committed<'a> {
     pub member_id: &'a str,
     /// Whether the member's tasks differ from what it held before.
     pub tasks_changed: bool,
+    /// Whether the member's endpoint differs from what it had before (a new member had none).
+    pub endpoint_changed: bool,
     /// Kafka 4.3+: the target assignment waits for the assignment interval.
     pub interval_delayed: bool,
     /// Whether this heartbeat created the group (Kafka works on a group object it does not
@@ -151,7 +165,7 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
         _group: &Group,
         _created: bool,
         _member: &crate::group::Member,
-        _send_tasks: bool,
+        _change: MemberChange,
         _configured: Option<&Configuration>,
         _req: &HeartbeatRequest,
     ) -> Result<(), ProtocolError> {

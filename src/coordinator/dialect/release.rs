@@ -90,4 +90,31 @@ impl Release {
     pub(crate) fn txn_commit_needs_known_topics(self) -> bool {
         self == Release::V4_3
     }
+
+    /// 4.4 only: fencing the last member also writes the target assignment metadata at the
+    /// new group epoch with timestamp 0, so the empty group is settled and its next assignment
+    /// is not held back by the assignment interval.
+    pub(crate) fn settles_emptied_group(self) -> bool {
+        self == Release::V4_4
+    }
+
+    /// 4.4's static join (KAFKA-20169) with the instance id already held by the joining member
+    /// id: refused with `UNRELEASED_INSTANCE_ID` while the member is active, and at -2 the
+    /// member is replaced by itself (its tombstones, then its records again). The draft takes
+    /// such a join as a normal rejoin (PROTOCOL 6.4).
+    pub(crate) fn replaces_same_id_static_member(self) -> bool {
+        self == Release::V4_4
+    }
+
+    /// 4.4's endpoint maps: warm-up partitions among the standby ones, and each topic with only
+    /// the partitions it has (KAFKA-20899, KAFKA-20868, KAFKA-20665).
+    pub(crate) fn lists_warmups_in_endpoints(self) -> bool {
+        self == Release::V4_4
+    }
+
+    /// 4.4 moves the endpoint-information epoch when the member's endpoint changed or a member
+    /// with one got other tasks; 4.2 and 4.3 when a member with one joined or got other tasks.
+    pub(crate) fn endpoint_epoch_follows_changes(self) -> bool {
+        self == Release::V4_4
+    }
 }

@@ -52,10 +52,15 @@ pub(crate) fn draft(group: &Group) -> Vec<EndpointToPartitionsJson> {
 /// its active, then its standby tasks' input partitions: for each subtopology (in the order of a
 /// Java `HashMap` of the member's tasks), each input topic (a `HashSet` of the source and
 /// repartition source topics) with the task partitions, in `HashMap` order of the partitions.
+///
+/// With `v4_4` (Kafka 4.4, KAFKA-20899, KAFKA-20868, KAFKA-20665) the standby partitions include
+/// the warm-up tasks' (a client runs a warm-up task as a standby), each topic lists only the
+/// partitions it has, ascending, and a topic with none is left out.
 pub(crate) fn kafka42<'g>(
     group: &'g Group,
     order: impl Iterator<Item = &'g str>,
     updated: &'g str,
+    v4_4: bool,
 ) -> Vec<EndpointToPartitions42Json> {
     if no_endpoints(group) {
         return Vec::new();
@@ -67,10 +72,26 @@ pub(crate) fn kafka42<'g>(
         .filter_map(|id| {
             let m = group.members.get(id)?;
             let ep = m.endpoint()?;
+            let (active, standby) = if v4_4 {
+                let standby = if m.assigned.warmup.is_empty() {
+                    java_topic_partitions_44(&inputs, &m.assigned.standby, None)
+                } else {
+                    java_topic_partitions_44(&inputs, &m.assigned.standby, Some(&m.assigned.warmup))
+                };
+                (
+                    java_topic_partitions_44(&inputs, &m.assigned.active, None),
+                    standby,
+                )
+            } else {
+                (
+                    java_topic_partitions(&inputs, &m.assigned.active),
+                    java_topic_partitions(&inputs, &m.assigned.standby),
+                )
+            };
             Some(EndpointToPartitions42Json {
                 user_endpoint: EndpointJson::from(ep),
-                active_partitions: java_topic_partitions(&inputs, &m.assigned.active),
-                standby_partitions: java_topic_partitions(&inputs, &m.assigned.standby),
+                active_partitions: active,
+                standby_partitions: standby,
             })
         })
         .collect()
@@ -106,6 +127,48 @@ fn java_topic_partitions(
                 topic: name.to_string(),
                 partitions,
             });
+        }
+    }
+    out
+}
+
+/// The topic partitions of `tasks` (merged with `also`, as a Java `HashMap` filled with the
+/// first's entries, then the second's) in the order Kafka 4.4 lists them: subtopologies in that
+/// map's order, each input topic in `HashSet` order with the task partitions it has, sorted;
+/// a topic with none left out.
+fn java_topic_partitions_44(
+    inputs: &BTreeMap<&str, &[(String, i32)]>,
+    tasks: &TaskMap,
+    also: Option<&TaskMap>,
+) -> Vec<TopicPartitionJson> {
+    let mut subs: Vec<&str> = crate::java::hash_map_keys(tasks.keys());
+    if let Some(more) = also {
+        subs.extend(more.keys().filter(|s| tasks.get(s).is_none()));
+        subs = crate::java::hash_map_keys(subs);
+    }
+    let mut out = Vec::new();
+    for sub in subs {
+        let Some(topics) = inputs.get(sub) else {
+            continue;
+        };
+        let mut parts: Vec<i32> = tasks.get(sub).unwrap_or_default().to_vec();
+        if let Some(more) = also.and_then(|m| m.get(sub)) {
+            parts.extend_from_slice(more);
+        }
+        parts.sort_unstable();
+        parts.dedup();
+        let names: Vec<&str> = topics.iter().map(|(t, _)| t.as_str()).collect();
+        for name in crate::java::hash_map_keys(names) {
+            let Some(&(_, count)) = topics.iter().find(|(t, _)| t == name) else {
+                continue;
+            };
+            let partitions: Vec<i32> = parts.iter().copied().filter(|p| *p < count).collect();
+            if !partitions.is_empty() {
+                out.push(TopicPartitionJson {
+                    topic: name.to_string(),
+                    partitions,
+                });
+            }
         }
     }
     out
@@ -154,4 +217,36 @@ pub(crate) fn topic_partitions_json(
             partitions: ps.into_iter().collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(out: &[TopicPartitionJson]) -> Vec<(&str, Vec<i32>)> {
+        out.iter()
+            .map(|t| (t.topic.as_str(), t.partitions.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn kafka_4_4_merges_warmups_into_standbys_and_lists_only_partitions_a_topic_has() {
+        let a = [("a".to_string(), 4), ("b".to_string(), 2)];
+        let c = [("c".to_string(), 8)];
+        let inputs: BTreeMap<&str, &[(String, i32)]> = [("0", &a[..]), ("1", &c[..])].into();
+        let standby: TaskMap = [("0", vec![3])].into_iter().collect();
+        let warmup: TaskMap = [("0", vec![1]), ("1", vec![5])].into_iter().collect();
+        let listed = java_topic_partitions_44(&inputs, &standby, Some(&warmup));
+        assert_eq!(
+            names(&listed),
+            [("a", vec![1, 3]), ("b", vec![1]), ("c", vec![5])]
+        );
+        // Task 3 alone: b has no partition 3, so it is left out (4.2 would list b with [3]).
+        let alone = java_topic_partitions_44(&inputs, &standby, None);
+        assert_eq!(names(&alone), [("a", vec![3])]);
+        assert_eq!(
+            names(&java_topic_partitions(&inputs, &standby)),
+            [("a", vec![3]), ("b", vec![3])]
+        );
+    }
 }

@@ -121,7 +121,16 @@ pub fn tell(log: &ParsedLog) -> Value {
                 RecordKey::TargetAssignmentMetadata { .. },
                 Some(RecordValue::TargetAssignmentMetadata(v)),
             ) => {
-                if let Some(g) = g {
+                // Kafka 4.4 settles a group its last member left (the assignment epoch raised
+                // to the group's, timestamp 0): nothing was computed. (A release that stamps
+                // its computations; the draft and 4.2 compute for memberless groups unstamped.)
+                let stamps = matches!(
+                    dialect,
+                    crate::records::Dialect::Kafka43 | crate::records::Dialect::Kafka44
+                );
+                let settled =
+                    |g: &Group| stamps && g.members.is_empty() && v.assignment_timestamp == 0;
+                if let Some(g) = g.filter(|g| !settled(g)) {
                     target_assignment(t, &gid, &at, g, &before, v);
                 }
             }
