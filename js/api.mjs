@@ -352,6 +352,15 @@ const COMMON_ERRORS = {
   GROUP_SUBSCRIBED_TO_TOPIC: 114,
 };
 
+/** Released Kafka's numbering: the same in 4.2, 4.3 and 4.4. */
+const KAFKA_ERRORS = Object.freeze({
+  ...COMMON_ERRORS,
+  REBOOTSTRAP_REQUIRED: 129,
+  STREAMS_INVALID_TOPOLOGY: 130,
+  STREAMS_INVALID_TOPOLOGY_EPOCH: 131,
+  STREAMS_TOPOLOGY_FENCED: 132,
+});
+
 /**
  * Kafka error codes by name, per dialect (PROTOCOL 2.17, 3.16, 4.11): the draft's streams
  * block 129-134 and released Kafka's 130-132 reuse numbers with other meanings.
@@ -366,17 +375,24 @@ export const ErrorCodesByDialect = Object.freeze({
     STREAMS_SHUTDOWN_APPLICATION: 133,
     STREAMS_INCONSISTENT_INTERNAL_TOPICS: 134,
   }),
-  'kafka-4.2': Object.freeze({
-    ...COMMON_ERRORS,
-    REBOOTSTRAP_REQUIRED: 129,
-    STREAMS_INVALID_TOPOLOGY: 130,
-    STREAMS_INVALID_TOPOLOGY_EPOCH: 131,
-    STREAMS_TOPOLOGY_FENCED: 132,
-  }),
+  'kafka-4.2': KAFKA_ERRORS,
+  'kafka-4.3': KAFKA_ERRORS,
+  'kafka-4.4': KAFKA_ERRORS,
 });
 
 /** Kafka error codes by name, draft numbering (the default dialect). */
 export const ErrorCodes = ErrorCodesByDialect['kip1071-draft'];
+
+/** Released Kafka's record type ids (the schemas' `apiKey`s), the same in 4.2, 4.3 and 4.4. */
+const KAFKA_RECORD_TYPES = Object.freeze({
+  OFFSET_COMMIT: 1,
+  GROUP_METADATA: 17,
+  MEMBER_METADATA: 19,
+  TARGET_ASSIGNMENT_METADATA: 20,
+  TARGET_ASSIGNMENT_MEMBER: 21,
+  CURRENT_MEMBER_ASSIGNMENT: 22,
+  TOPOLOGY: 23,
+});
 
 /** Record type ids by name, per dialect (PROTOCOL 5.1; the schemas' key versions / `apiKey`s). */
 export const RecordTypesByDialect = Object.freeze({
@@ -390,19 +406,22 @@ export const RecordTypesByDialect = Object.freeze({
     CURRENT_MEMBER_ASSIGNMENT: 20,
     TOPOLOGY: 21,
   }),
-  'kafka-4.2': Object.freeze({
-    OFFSET_COMMIT: 1,
-    GROUP_METADATA: 17,
-    MEMBER_METADATA: 19,
-    TARGET_ASSIGNMENT_METADATA: 20,
-    TARGET_ASSIGNMENT_MEMBER: 21,
-    CURRENT_MEMBER_ASSIGNMENT: 22,
-    TOPOLOGY: 23,
-  }),
+  'kafka-4.2': KAFKA_RECORD_TYPES,
+  'kafka-4.3': KAFKA_RECORD_TYPES,
+  'kafka-4.4': KAFKA_RECORD_TYPES,
 });
 
 /** Record type ids by name, draft numbering (the default dialect). */
 export const RecordTypes = RecordTypesByDialect['kip1071-draft'];
+
+const KAFKA_STATUSES = Object.freeze({
+  STALE_TOPOLOGY: 0,
+  MISSING_SOURCE_TOPICS: 1,
+  INCORRECTLY_PARTITIONED_TOPICS: 2,
+  MISSING_INTERNAL_TOPICS: 3,
+  SHUTDOWN_APPLICATION: 4,
+  ASSIGNMENT_DELAYED: 5,
+});
 
 /** Heartbeat status codes by name, per dialect (PROTOCOL 3.10, 4.5). */
 export const StatusCodesByDialect = Object.freeze({
@@ -413,14 +432,10 @@ export const StatusCodesByDialect = Object.freeze({
     MISSING_INTERNAL_TOPICS: 3,
     SHUTDOWN_APPLICATION: 4,
   }),
-  'kafka-4.2': Object.freeze({
-    STALE_TOPOLOGY: 0,
-    MISSING_SOURCE_TOPICS: 1,
-    INCORRECTLY_PARTITIONED_TOPICS: 2,
-    MISSING_INTERNAL_TOPICS: 3,
-    SHUTDOWN_APPLICATION: 4,
-    ASSIGNMENT_DELAYED: 5,
-  }),
+  'kafka-4.2': KAFKA_STATUSES,
+  'kafka-4.3': KAFKA_STATUSES,
+  // Status 6 goes to v1 heartbeats only (KAFKA-20744).
+  'kafka-4.4': Object.freeze({ ...KAFKA_STATUSES, MISSING_CLIENT_TAGS: 6 }),
 });
 
 /** The name of a code in one of the tables above (`undefined` when it has none). */

@@ -573,7 +573,19 @@ export declare const ErrorCodes: DraftErrorCodes;
 export declare const ErrorCodesByDialect: {
   readonly 'kip1071-draft': DraftErrorCodes;
   readonly 'kafka-4.2': Kafka42ErrorCodes;
+  readonly 'kafka-4.3': Kafka42ErrorCodes;
+  readonly 'kafka-4.4': Kafka42ErrorCodes;
 };
+
+/** Released Kafka's heartbeat status codes (4.2 and 4.3; 4.4 adds one). */
+export interface KafkaStatusCodes {
+  readonly STALE_TOPOLOGY: 0;
+  readonly MISSING_SOURCE_TOPICS: 1;
+  readonly INCORRECTLY_PARTITIONED_TOPICS: 2;
+  readonly MISSING_INTERNAL_TOPICS: 3;
+  readonly SHUTDOWN_APPLICATION: 4;
+  readonly ASSIGNMENT_DELAYED: 5;
+}
 
 /** Heartbeat status codes by name, per dialect (PROTOCOL 3.10, 4.5). */
 export declare const StatusCodesByDialect: {
@@ -584,14 +596,10 @@ export declare const StatusCodesByDialect: {
     readonly MISSING_INTERNAL_TOPICS: 3;
     readonly SHUTDOWN_APPLICATION: 4;
   };
-  readonly 'kafka-4.2': {
-    readonly STALE_TOPOLOGY: 0;
-    readonly MISSING_SOURCE_TOPICS: 1;
-    readonly INCORRECTLY_PARTITIONED_TOPICS: 2;
-    readonly MISSING_INTERNAL_TOPICS: 3;
-    readonly SHUTDOWN_APPLICATION: 4;
-    readonly ASSIGNMENT_DELAYED: 5;
-  };
+  readonly 'kafka-4.2': KafkaStatusCodes;
+  readonly 'kafka-4.3': KafkaStatusCodes;
+  /** 4.4 adds `MISSING_CLIENT_TAGS`, sent to v1 heartbeats only. */
+  readonly 'kafka-4.4': KafkaStatusCodes & { readonly MISSING_CLIENT_TAGS: 6 };
 };
 
 /** The name of `code` in one of the code tables (`ErrorCodes`, `RecordTypesByDialect['kafka-4.2']`, ...). */
@@ -1186,18 +1194,23 @@ export interface DraftRecordTypes {
   readonly TOPOLOGY: 21;
 }
 
+/** Released Kafka's record type ids (the same in 4.2, 4.3 and 4.4). */
+export interface KafkaRecordTypes {
+  readonly OFFSET_COMMIT: 1;
+  readonly GROUP_METADATA: 17;
+  readonly MEMBER_METADATA: 19;
+  readonly TARGET_ASSIGNMENT_METADATA: 20;
+  readonly TARGET_ASSIGNMENT_MEMBER: 21;
+  readonly CURRENT_MEMBER_ASSIGNMENT: 22;
+  readonly TOPOLOGY: 23;
+}
+
 /** Record type ids by name, per dialect (PROTOCOL 5.1). */
 export declare const RecordTypesByDialect: {
   readonly 'kip1071-draft': DraftRecordTypes;
-  readonly 'kafka-4.2': {
-    readonly OFFSET_COMMIT: 1;
-    readonly GROUP_METADATA: 17;
-    readonly MEMBER_METADATA: 19;
-    readonly TARGET_ASSIGNMENT_METADATA: 20;
-    readonly TARGET_ASSIGNMENT_MEMBER: 21;
-    readonly CURRENT_MEMBER_ASSIGNMENT: 22;
-    readonly TOPOLOGY: 23;
-  };
+  readonly 'kafka-4.2': KafkaRecordTypes;
+  readonly 'kafka-4.3': KafkaRecordTypes;
+  readonly 'kafka-4.4': KafkaRecordTypes;
 };
 
 /**

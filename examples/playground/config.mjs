@@ -1,6 +1,6 @@
 // The playground's defaults: dialects, settings, topology and application.
 
-export const DIALECTS = ['kip1071-draft', 'kafka-4.2'];
+export const DIALECTS = ['kip1071-draft', 'kafka-4.2', 'kafka-4.3', 'kafka-4.4'];
 
 export const DEFAULT_CONFIG = {
   dialect: 'kip1071-draft',

@@ -80,7 +80,7 @@ export function explainStep(session, i) {
     const c = errorName(res.errorCode, session.dialect);
     let then = '';
     if ([25, 69, 110].includes(res.errorCode)) then = ' The client drops all its tasks and rejoins with epoch 0 at its next heartbeat.';
-    if ([82, 111].includes(res.errorCode) || (session.is42 && [130, 131, 132].includes(res.errorCode))) then = ' The Java client treats this as fatal: the instance stops.';
+    if ([82, 111].includes(res.errorCode) || (session.isKafka && [130, 131, 132].includes(res.errorCode))) then = ' The Java client treats this as fatal: the instance stops.';
     if (input.type === 'SetTargetAssignment') then = ' The coordinator rejected the target as a whole: nothing was written and the targets stay as they were.';
     items.push({ kind: 'error', text: `${c} (${res.errorCode}): ${res.errorMessage ?? ''}${then}` });
   }
@@ -228,7 +228,7 @@ function commitItems(session, i, name) {
     items.push({ kind: 'client', text: `${who} stopped heartbeating, but its process runs on: it still runs the tasks it held (${(before?.zombie?.active ?? []).join(', ')}) and commits them with the member id and epoch it last had (${short(req.memberId)}, epoch ${epoch}).` });
   } else if (step.action === 'stale-commit') {
     // The draft writes no per-task epochs, so a task's epoch is its member's (as a rebuilt group's is).
-    const perTask = session.is42
+    const perTask = session.isKafka
       ? 'Kafka takes an older epoch only for the tasks the member held at that epoch (each task\'s assignment epoch, the @ on its chip).'
       : 'Kafka takes an older epoch only for the tasks the member held at that epoch; the draft\'s records carry no per-task epochs, so each task counts as granted at the member\'s current epoch and any older one is refused.';
     items.push({ kind: 'client', text: `${who} is at epoch ${before?.epoch ?? '?'}, but this commit carries epoch ${epoch}, as one sent before its last epoch bump and delivered late would. ${perTask}` });

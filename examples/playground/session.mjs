@@ -27,7 +27,7 @@ export class Session extends Timeline {
     return { clientId: c.clientId, clientHost: c.clientHost };
   }
 
-  /** kafka-4.2 clients make their own member ids (22 characters, as UUIDs in Kafka's base64). */
+  /** Released Kafka's clients make their own member ids (22 characters, as UUIDs in Kafka's base64). */
   newMemberId(c) {
     let h = 2166136261;
     for (const ch of `${c.label}/${this.steps.length}/${this.clockMs()}`) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
@@ -41,7 +41,7 @@ export class Session extends Timeline {
   }
 
   joinRequest(c, { newMemberId = false } = {}) {
-    if (this.is42) return this.joinRequest42(c, { newMemberId });
+    if (this.isKafka) return this.joinRequest42(c, { newMemberId });
     const req = {
       groupId: c.groupId ?? this.app.groupId,
       memberId: newMemberId ? '' : c.memberId,
@@ -60,7 +60,7 @@ export class Session extends Timeline {
     return req;
   }
 
-  /** The kafka-4.2 join: the member's own id, the topology itself, the endpoint epoch. */
+  /** A released Kafka's join: the member's own id, the topology itself, the endpoint epoch. */
   joinRequest42(c, { newMemberId = false } = {}) {
     const req = {
       groupId: c.groupId ?? this.app.groupId,
@@ -86,7 +86,7 @@ export class Session extends Timeline {
     if (revoke) for (const r of ROLES) owned[r] = c.owned[r].filter((t) => c.assigned[r].includes(t));
     const req = { groupId: c.groupId ?? this.app.groupId, memberId: c.memberId, memberEpoch: c.epoch };
     if (c.instanceId) req.instanceId = c.instanceId;
-    if (this.is42) req.endpointInformationEpoch = c.endpointEpoch ?? -1;
+    if (this.isKafka) req.endpointInformationEpoch = c.endpointEpoch ?? -1;
     req.activeTasks = taskIdsOf(owned.active);
     req.standbyTasks = taskIdsOf(owned.standby);
     req.warmupTasks = taskIdsOf(owned.warmup);
@@ -232,7 +232,7 @@ export class Session extends Timeline {
 
   /** The asked member (or any live member, or a tool) sends the application's topology. */
   initialize(label = null, note) {
-    if (this.is42) throw new Error('kafka-4.2 has no StreamsGroupInitialize: the topology travels in the joining heartbeat.');
+    if (this.isKafka) throw new Error(`${this.dialect} has no StreamsGroupInitialize: the topology travels in the joining heartbeat.`);
     let c = label ? this.client(label) : this.clients.list.find((x) => x.asked && Clients.live(x));
     if (!c) c = this.clients.list.find((x) => Clients.live(x)) ?? null;
     const topology = this.appNow.topology;
@@ -249,8 +249,8 @@ export class Session extends Timeline {
   setTopology(topology, note) {
     this.deps.topologyId(topology); // throws on a malformed topology
     const step = { event: 'topology', topology: structuredClone(topology) };
-    // kafka-4.2 identifies a topology by its epoch: a new topology is the next epoch.
-    if (this.is42) step.topologyEpoch = (this.appNow.topologyEpoch ?? 0) + 1;
+    // Released Kafka identifies a topology by its epoch: a new topology is the next epoch.
+    if (this.isKafka) step.topologyEpoch = (this.appNow.topologyEpoch ?? 0) + 1;
     return this.push(withNote(step, note));
   }
 

@@ -237,8 +237,9 @@ export class Timeline {
     return RecordTypesByDialect[this.dialect] ?? RecordTypesByDialect['kip1071-draft'];
   }
 
-  get is42() {
-    return this.dialect === 'kafka-4.2';
+  /** A released Kafka's dialect (4.2, 4.3, 4.4): its clients join with the topology. */
+  get isKafka() {
+    return String(this.dialect).startsWith('kafka-');
   }
 
   get manual() {
@@ -301,7 +302,7 @@ export class Timeline {
    * pending revocation), from its latest current-assignment record up to the cursor.
    */
   taskEpochs(groupId = this.app.groupId) {
-    if (!this.is42) return new Map();
+    if (!this.isKafka) return new Map();
     const steps = [];
     for (let i = 0; i < this.cursor; i++) steps.push(this.outputs[i]?.records ?? []);
     return taskEpochsFromRecords(steps, this.recordTypes, groupId);

@@ -105,6 +105,7 @@ export function checkSnapshot(snapshot, previous = null) {
 
 /** The numbering of codes a dialect uses: every released Kafka's is 4.2's (PROTOCOL 4.11). */
 function numbering(dialect) {
+  if (ErrorCodesByDialect[dialect]) return dialect;
   return String(dialect).startsWith('kafka-') ? 'kafka-4.2' : 'kip1071-draft';
 }
 

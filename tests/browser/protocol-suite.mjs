@@ -62,6 +62,21 @@ test('kafka-4.2: topology in the join, NotReady, statuses, delay timer, per-task
   const after = await checkAgainstNode(page, 'k42 by hand');
   assert.equal(after.saved.config.dialect, 'kafka-4.2');
   assert.equal(await page.textContent('#group-state'), 'STABLE');
+  // The later releases from the same picker: the same steps, answered as each release does.
+  for (const dialect of ['kafka-4.3', 'kafka-4.4']) {
+    await page.selectOption('#dialect', dialect);
+    await page.waitForFunction(() => /Step 0 of 0/.test(document.querySelector('#step-counter').textContent));
+    await page.fill('#topic-name', 'orders');
+    await page.click('#create-topic button[type="submit"]');
+    await page.click('#add-member button[type="submit"]');
+    await page.click('[data-action="create-requested"]');
+    await page.click('[data-action="next-timer"]');
+    await page.click('.member-card[data-label="A"] [data-action="heartbeat"]');
+    const later = await checkAgainstNode(page, `${dialect} by hand`);
+    assert.equal(later.saved.config.dialect, dialect);
+    assert.equal(await page.textContent('#group-dialect'), dialect);
+    assert.equal(await page.textContent('#group-state'), 'STABLE');
+  }
 });
 
 test('many groups: pick, the view and timeline follow, DeleteGroups answers, retention per group', async () => {

@@ -245,7 +245,10 @@ async function main(): Promise<void> {
   const invalid: 130 = ErrorCodesByDialect['kafka-4.2'].STREAMS_INVALID_TOPOLOGY;
   const current: 22 = RecordTypesByDialect['kafka-4.2'].CURRENT_MEMBER_ASSIGNMENT;
   const delayed: 5 = StatusCodesByDialect['kafka-4.2'].ASSIGNMENT_DELAYED;
-  console.log(fenced, invalid, current, delayed, codeName(ErrorCodes, 25));
+  const tags: 6 = StatusCodesByDialect['kafka-4.4'].MISSING_CLIENT_TAGS;
+  const fenced43: 132 = ErrorCodesByDialect['kafka-4.3'].STREAMS_TOPOLOGY_FENCED;
+  const target44: 20 = RecordTypesByDialect['kafka-4.4'].TARGET_ASSIGNMENT_METADATA;
+  console.log(fenced, invalid, current, delayed, tags, fenced43, target44, codeName(ErrorCodes, 25));
   cluster.close();
   console.log(p, v, memberId, tasks, next, text);
 

@@ -165,3 +165,25 @@ test('the outputs check can fail: an output with a field the types lack is rejec
   }
   assert.ok(failed && /tasksForgotten/.test(failed), `tsc should reject the unknown field: ${failed}`);
 });
+
+test('every dialect has its code tables, and each names the codes its coordinator answers', async () => {
+  const pkg = await import(join(PKG, 'node.mjs'));
+  const { Coordinator, ErrorCodesByDialect, StatusCodesByDialect, RecordTypesByDialect, codeName } = pkg;
+  for (const dialect of ['kip1071-draft', 'kafka-4.2', 'kafka-4.3', 'kafka-4.4']) {
+    assert.ok(ErrorCodesByDialect[dialect] && StatusCodesByDialect[dialect] && RecordTypesByDialect[dialect], dialect);
+  }
+  assert.equal(StatusCodesByDialect['kafka-4.4'].MISSING_CLIENT_TAGS, 6);
+  assert.equal(StatusCodesByDialect['kafka-4.3'].MISSING_CLIENT_TAGS, undefined);
+  // A 4.4 v1 heartbeat missing a required client tag is told status 6, which the table names.
+  const c = new Coordinator({ dialect: 'kafka-4.4', 'group.streams.initial.rebalance.delay.ms': 0 });
+  c.handle({ nowMs: 0, type: 'GroupConfig', groupId: 'g', configs: { 'streams.rack.aware.assignment.tags': 'zone' } });
+  const out = c.handle({
+    nowMs: 1, type: 'StreamsGroupHeartbeat', apiVersion: 1,
+    request: {
+      groupId: 'g', memberId: 'm', memberEpoch: 0, endpointInformationEpoch: -1, processId: 'p', rebalanceTimeoutMs: 1000,
+      topology: { epoch: 0, subtopologies: [{ subtopologyId: '0', sourceTopics: ['in'] }] }, activeTasks: [], standbyTasks: [], warmupTasks: [],
+    },
+  });
+  const codes = out.response.status.map((s) => codeName(StatusCodesByDialect['kafka-4.4'], s.statusCode));
+  assert.ok(codes.includes('MISSING_CLIENT_TAGS'), JSON.stringify(out.response.status));
+});

@@ -53,11 +53,11 @@ export function renderActions(view) {
     tid = `(invalid: ${e.message})`;
   }
   $('#dialect').value = s.dialect;
-  $('#app-topology-kind').textContent = s.is42 ? 'epoch' : 'id';
-  $('#app-topology-id').textContent = s.is42 ? String(s.appNow.topologyEpoch ?? 0) : short(tid);
+  $('#app-topology-kind').textContent = s.isKafka ? 'epoch' : 'id';
+  $('#app-topology-id').textContent = s.isKafka ? String(s.appNow.topologyEpoch ?? 0) : short(tid);
   $('#app-topology-id').title = tid;
-  $('#topology-note').hidden = !s.is42;
-  document.querySelector('.actions [data-action="initialize"]').hidden = s.is42;
+  $('#topology-note').hidden = !s.isKafka;
+  document.querySelector('.actions [data-action="initialize"]').hidden = s.isKafka;
   // Topics.
   const requested = s.requestedTopics();
   $('#requested-topics').innerHTML = requested.length

@@ -20,7 +20,7 @@ export function renderGroup(view) {
     return;
   }
   if (!g) {
-    const steps = s.is42
+    const steps = s.isKafka
       ? `<ol><li>create the source topic (<span class="mono">orders</span>, 6 partitions) in <em>Topics</em>;</li>
       <li><em>Add member</em>: it joins with epoch 0, its own member id and the topology (kafka-4.2);</li>
       <li>create the topics the coordinator asks for; advance to the next timer (the initial rebalance delay), then heartbeat.</li></ol>`
@@ -45,7 +45,7 @@ export function renderGroup(view) {
   const members = [...g.members].sort((a, b) => order(a) - order(b));
   for (const c of mine) if (!memberIds.has(c.memberId) || !c.memberId) outside.push(c);
   const epochs = s.taskEpochs(g.groupId);
-  const topo = s.is42
+  const topo = s.isKafka
     ? `<div><dt>Topology epoch</dt><dd class="mono" id="topology-id" title="${esc(g.topologyId ?? '')}" data-epoch="${esc(g.topology?.epoch ?? '')}">${esc(g.topology?.epoch ?? '–')}</dd></div>`
     : `<div><dt>Topology id</dt><dd class="mono" id="topology-id" title="${esc(g.topologyId ?? '')}">${esc(g.topologyId ? short(g.topologyId) : '–')}</dd></div>`;
   const big = members.length > BIG_MEMBERS;
@@ -141,7 +141,7 @@ function whyBox(view, g) {
   const statuses = new Map();
   for (const c of s.groupClients()) if (c.phase === 'member') for (const st of c.status ?? []) statuses.set(st.statusCode, st.statusDetail);
   if (g.shutdownRequestedBy) statuses.set(4, `${nameOf(view, g.shutdownRequestedBy)} requested a shutdown of the whole application: every member is told to shut down.`);
-  for (const [code, detail] of statuses) if (code !== 0 || s.is42) lines.push(`<p class="status-line"><span class="status">${esc(statusName(code, s.dialect))}</span> ${esc(humanize(view, detail))}</p>`);
+  for (const [code, detail] of statuses) if (code !== 0 || s.isKafka) lines.push(`<p class="status-line"><span class="status">${esc(statusName(code, s.dialect))}</span> ${esc(humanize(view, detail))}</p>`);
   if (hist.length > 1) {
     lines.push(`<details class="history"><summary>Rebalance history (${hist.length} epoch bumps)</summary><ol>${hist.map((h, i) => `<li><button type="button" class="link" data-action="jump" data-to="${h.step + 1}" data-key="hist:${i}">step ${h.step + 1}</button> epoch ${h.from} → ${h.to}: ${esc(h.reasons.map(reasonText).join('; '))} <span class="muted">(${esc(h.title)})</span></li>`).join('')}</ol></details>`);
   }

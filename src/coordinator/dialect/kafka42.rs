@@ -257,6 +257,22 @@ fn description_required(
     c.descriptions.arm_if_not_active(group_id, current, now)
 }
 
+/// Task lists as Kafka's heartbeat response lists them: subtopologies in the iteration order
+/// of the Java `HashMap` the member's tasks are kept in (ids `0`-`9` ascending, as sorted;
+/// other ids, such as `subtopology1` or `10`, by their hash), partitions ascending.
+fn java_order(mut list: Vec<crate::records::TaskIds>) -> Vec<crate::records::TaskIds> {
+    if list.len() < 2 {
+        return list;
+    }
+    let order = crate::java::hash_map_keys(list.iter().map(|t| t.subtopology_id.as_str()));
+    let rank = |id: &str| order.iter().position(|o| *o == id).unwrap_or(usize::MAX);
+    let ranks: Vec<usize> = list.iter().map(|t| rank(&t.subtopology_id)).collect();
+    let mut indexed: Vec<(usize, crate::records::TaskIds)> =
+        ranks.into_iter().zip(list.drain(..)).collect();
+    indexed.sort_by_key(|(r, _)| *r);
+    indexed.into_iter().map(|(_, t)| t).collect()
+}
+
 /// The endpoint-information epoch a heartbeat compares the member's with, and whether the
 /// heartbeat moves it: Kafka 4.2 and 4.3 move it, in memory, when a member with an endpoint
 /// joins or gets other tasks; 4.4 when the member's endpoint changed or a member with an
@@ -583,7 +599,7 @@ impl DialectRules for Kafka {
             Default::default()
         };
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
-            send_tasks.then(|| task_ids_json(&l))
+            send_tasks.then(|| task_ids_json(&java_order(l)))
         };
         let endpoints = (req.endpoint_information_epoch != Some(compared)).then(|| {
             endpoints::kafka42(
@@ -652,5 +668,41 @@ impl DialectRules for Kafka {
 
     fn supports_initialize(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::java_order;
+    use crate::records::TaskIds;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        let tasks = list
+            .iter()
+            .map(|s| TaskIds {
+                subtopology_id: s.to_string(),
+                partitions: vec![0],
+                assignment_epochs: None,
+            })
+            .collect();
+        java_order(tasks)
+            .into_iter()
+            .map(|t| t.subtopology_id)
+            .collect()
+    }
+
+    #[test]
+    fn response_task_lists_follow_java_hash_map_order() {
+        // Java's String.hashCode spread over 16 buckets: "subtopology-1" 8, "-0" 9, "-2" 15.
+        assert_eq!(
+            ids(&["subtopology-0", "subtopology-1", "subtopology-2"]),
+            ["subtopology-1", "subtopology-0", "subtopology-2"]
+        );
+        // "11" shares bucket 0 with "0" (after it), "10" is in bucket 15.
+        assert_eq!(
+            ids(&["0", "1", "10", "11", "2"]),
+            ["0", "11", "1", "2", "10"]
+        );
+        assert_eq!(ids(&["0", "1", "2"]), ["0", "1", "2"]);
     }
 }
