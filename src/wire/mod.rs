@@ -188,7 +188,7 @@ pub fn handle_frame_into(
             ),
         ));
     };
-    let (header, at) = read_header(frame)?;
+    let (mut header, at) = read_header(frame)?;
     let body = &frame[at..];
     let v = header.api_version;
     if header.api_key == api_versions::API_KEY {
@@ -207,8 +207,9 @@ pub fn handle_frame_into(
             ),
         ));
     }
+    // The response header needs only the correlation id: the client id moves to the input.
     let client = ClientInfo {
-        client_id: header.client_id.clone().unwrap_or_default(),
+        client_id: header.client_id.take().unwrap_or_default(),
         client_host: peer.client_host.clone(),
     };
     let mut kind = requests::decode(dialect, &header, body, client)

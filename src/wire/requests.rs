@@ -190,8 +190,27 @@ fn draft_heartbeat(body: &[u8], v: i16) -> Result<Box<HeartbeatRequest>, WireErr
     Ok(h)
 }
 
-/// The coordinator input of a request body.
+/// The coordinator input of a request body. Heartbeats, nearly every request a coordinator
+/// serves, take a path of their own: the other APIs' decoding, with its large stack frame,
+/// stays out of theirs.
 pub(super) fn decode(
+    dialect: Dialect,
+    header: &Header,
+    body: &[u8],
+    client: ClientInfo,
+) -> Result<InputKind, WireError> {
+    let v = header.api_version;
+    let request = match (dialect == Dialect::Kip1071Draft, header.api_key) {
+        (false, kafka::streams_group_heartbeat_request::API_KEY) => kafka_heartbeat(body, v)?,
+        (true, draft::streams_group_heartbeat_request::API_KEY) => draft_heartbeat(body, v)?,
+        _ => return decode_other(dialect, header, body, client),
+    };
+    Ok(InputKind::StreamsGroupHeartbeat { client, request })
+}
+
+/// [`decode`] of every API but the heartbeat.
+#[inline(never)]
+fn decode_other(
     dialect: Dialect,
     header: &Header,
     body: &[u8],
@@ -272,12 +291,6 @@ pub(super) fn decode(
                 },
             }
         }
-        (false, kafka::streams_group_heartbeat_request::API_KEY) => {
-            InputKind::StreamsGroupHeartbeat {
-                client,
-                request: kafka_heartbeat(body, v)?,
-            }
-        }
         (false, kafka::streams_group_describe_request::API_KEY) => {
             use kafka::streams_group_describe_request::StreamsGroupDescribeRequest as Wire;
             let r = Wire::read(&mut Reader::new(body), v)?;
@@ -304,12 +317,6 @@ pub(super) fn decode(
                         "TopologyDescription",
                     )?),
                 },
-            }
-        }
-        (true, draft::streams_group_heartbeat_request::API_KEY) => {
-            InputKind::StreamsGroupHeartbeat {
-                client,
-                request: draft_heartbeat(body, v)?,
             }
         }
         (true, draft::streams_group_describe_request::API_KEY) => {
