@@ -28,11 +28,11 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// The most a committed offset with empty metadata may cost: its record (offset, leader epoch,
-/// metadata, both timestamps and the topic id: 72 bytes with its partition) and its place in
-/// the table of slots that keeps Kafka's iteration order (a 24-byte array header per slot, 1.3
-/// to 2.7 slots per key). The 64 bytes is not reached: see docs/performance.md.
-const MAX_BYTES_PER_OFFSET: f64 = 120.0;
+/// The most a committed offset with empty metadata may cost: 48 bytes with its partition and
+/// its link in Kafka's order (offset, leader epoch, no metadata, both timestamps; the topic id
+/// is kept once per topic), a 4-byte slot head at 0.75 to 1.5 slots per key, the arena's spare
+/// room (it grows by an eighth) and each topic's share of its name and table.
+const MAX_BYTES_PER_OFFSET: f64 = 64.0;
 
 #[test]
 fn a_committed_offset_costs_a_bounded_number_of_bytes() {

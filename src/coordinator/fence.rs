@@ -189,14 +189,14 @@ impl Coordinator {
     pub(crate) fn offset_tombstones(
         &self,
         group_id: &str,
-        mut which: impl FnMut(&str, i32, &crate::offsets::Committed) -> bool,
+        mut which: impl FnMut(&str, i32, crate::offsets::CommittedRef<'_>) -> bool,
     ) -> Vec<crate::records::Record> {
         let Some(offsets) = self.offsets.group(group_id) else {
             return Vec::new();
         };
         offsets
             .iter()
-            .filter(|(t, p, c)| which(t, *p, c))
+            .filter(|(t, p, c)| which(t, *p, *c))
             .map(|(topic, partition, _)| {
                 crate::records::Record::tombstone(crate::records::RecordKey::OffsetCommit {
                     group_id: group_id.to_string(),

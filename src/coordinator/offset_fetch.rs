@@ -9,7 +9,7 @@ use crate::api::{
 };
 use crate::error::{BoundaryError, ErrorCode};
 use crate::offsets::validate::validate_fetch;
-use crate::offsets::Committed;
+use crate::offsets::CommittedRef;
 use crate::records::Uuid;
 
 /// Version 2 brought null topics (all of them); version 7 `RequireStable`; version 8 batched
@@ -120,9 +120,9 @@ impl Coordinator {
                             }),
                             partitions: parts
                                 .iter()
-                                .map(|(p, c)| match unstable(name, *p) {
-                                    true => unstable_partition(*p),
-                                    false => partition(*p, Some(c), v),
+                                .map(|(p, c)| match unstable(name, p) {
+                                    true => unstable_partition(p),
+                                    false => partition(p, Some(c), v),
                                 })
                                 .collect(),
                         })
@@ -141,14 +141,18 @@ fn mismatched(committed: Uuid, asked: Uuid) -> bool {
 
 /// A partition's answer: its committed offset, or -1, -1, "" when it has none. Below version
 /// 5 there is no leader epoch (-1).
-fn partition(p: i32, c: Option<&Committed>, api_version: i16) -> OffsetFetchResponsePartition {
+fn partition(
+    p: i32,
+    c: Option<CommittedRef<'_>>,
+    api_version: i16,
+) -> OffsetFetchResponsePartition {
     OffsetFetchResponsePartition {
         partition_index: p,
         committed_offset: c.map_or(-1, |c| c.offset),
         committed_leader_epoch: c
             .filter(|_| api_version >= 5)
             .map_or(-1, |c| c.leader_epoch),
-        metadata: c.map_or_else(String::new, |c| c.metadata.clone()),
+        metadata: c.map_or_else(String::new, |c| c.metadata.to_string()),
         error_code: 0,
     }
 }

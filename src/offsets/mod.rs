@@ -14,6 +14,7 @@
 //! An offset commit record of a transactional batch (its [`Record::producer`]) is pending
 //! (`pending`) until [`Offsets::complete_transaction`] applies its transaction's end marker.
 
+mod partitions;
 mod pending;
 pub mod validate;
 
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 
 use crate::java::timeline::TimelineMap;
 use crate::records::{OffsetCommitValue, Record, RecordKey, RecordValue, Uuid};
+pub(crate) use partitions::Partitions;
 
 /// One committed offset (Kafka's `OffsetAndMetadata`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,8 +54,23 @@ impl From<&OffsetCommitValue> for Committed {
     }
 }
 
-/// A topic's committed partitions.
-pub(crate) type Partitions = TimelineMap<i32, Committed>;
+/// A committed offset as a group's offsets hold it: [`Committed`] with its metadata borrowed
+/// (the maps keep offsets in a compact form, not as `Committed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommittedRef<'a> {
+    /// The committed offset.
+    pub offset: i64,
+    /// The leader epoch; -1 when none.
+    pub leader_epoch: i32,
+    /// The metadata (`""` when none).
+    pub metadata: &'a str,
+    /// When the offset was committed.
+    pub commit_timestamp_ms: i64,
+    /// When it expires; -1 when it follows `offsets.retention.minutes`.
+    pub expire_timestamp_ms: i64,
+    /// The topic's id; the zero UUID when unknown.
+    pub topic_id: Uuid,
+}
 
 /// One group's offsets.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -80,8 +97,8 @@ impl GroupOffsets {
     }
 
     /// The committed offset of a partition.
-    pub fn get(&self, topic: &str, partition: i32) -> Option<&Committed> {
-        self.topics.get_by(topic)?.get(&partition)
+    pub fn get(&self, topic: &str, partition: i32) -> Option<CommittedRef<'_>> {
+        self.topics.get_by(topic)?.get(partition)
     }
 
     /// Every topic with its committed partitions, in Kafka's order.
@@ -90,9 +107,9 @@ impl GroupOffsets {
     }
 
     /// Every committed partition, in Kafka's order (topic by topic).
-    pub fn iter(&self) -> impl Iterator<Item = (&str, i32, &Committed)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, i32, CommittedRef<'_>)> {
         self.topics()
-            .flat_map(|(t, parts)| parts.iter().map(move |(p, c)| (t, *p, c)))
+            .flat_map(|(t, parts)| parts.iter().map(move |(p, c)| (t, p, c)))
     }
 
     /// Whether some open transaction has a pending offset for the partition (Kafka's
@@ -134,11 +151,11 @@ impl GroupOffsets {
     }
 
     /// Stores a committed offset; `true` when the partition had none.
-    fn put(&mut self, topic: &str, partition: i32, offset: Committed) -> bool {
+    fn put(&mut self, topic: &str, partition: i32, offset: CommittedRef<'_>) -> bool {
         let parts = self
             .topics
-            .entry_by(topic, || topic.to_string(), TimelineMap::default);
-        let new = parts.insert(partition, offset).is_none();
+            .entry_by(topic, || topic.to_string(), Partitions::default);
+        let new = parts.insert(partition, offset);
         if new {
             self.count += 1;
         }
@@ -252,7 +269,7 @@ impl Offsets {
                         Committed::from(v),
                     ),
                     None => {
-                        g.put(topic, *partition, Committed::from(v));
+                        g.put(topic, *partition, CommittedRef::from(v));
                         g.change_pending(|p| p.supersede(topic, *partition, None));
                     }
                 }
@@ -264,7 +281,7 @@ impl Offsets {
                 };
                 let topic = topic.clone();
                 if let Some(parts) = g.topics.get_mut(&topic) {
-                    if parts.remove(partition).is_some() {
+                    if parts.remove(*partition) {
                         g.count -= 1;
                     }
                     if parts.is_empty() {
@@ -298,7 +315,7 @@ impl Offsets {
             if commit {
                 for c in &completed {
                     if c.newest {
-                        g.put(&c.topic, c.partition, c.offset.clone());
+                        g.put(&c.topic, c.partition, (&c.offset).into());
                         g.change_pending(|p| p.supersede(&c.topic, c.partition, Some(c.seq)));
                         committed += 1;
                     }
