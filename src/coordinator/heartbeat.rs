@@ -12,7 +12,7 @@ use crate::error::{bug, ErrorCode, ProtocolError};
 use crate::group::member_id::{generate, MemberIdSeed};
 use crate::group::{Group, Member, MemberState, TaskOffset};
 use crate::ordered;
-use crate::reconcile::reconcile_owned;
+use crate::reconcile::{reconcile_owned, Roles};
 use crate::records::build;
 use crate::records::{KeyValue, MemberMetadataValue};
 use crate::tasks::{is_subset, task_map, Assignment, TargetMap};
@@ -364,6 +364,7 @@ impl Coordinator {
                 &target.target,
                 owned(req).as_ref(),
                 &group.owners,
+                self.rules.release().map_or(Roles::Revoked, |r| r.roles()),
             )?)
         };
         let unchanged = std::ptr::eq(reconciled.as_ref(), found.as_ref());

@@ -295,6 +295,18 @@ impl OwnerIndex {
         self.holders(sub, p).and_then(|h| h.active.as_deref())
     }
 
+    /// Whether `process` holds `(sub, p)` as standby.
+    pub fn holds_standby(&self, process: &str, sub: &str, p: i32) -> bool {
+        self.holders(sub, p)
+            .is_some_and(|h| find(h.copies(Kind::Standby), process).is_ok())
+    }
+
+    /// Whether `process` holds `(sub, p)` as warm-up.
+    pub fn holds_warmup(&self, process: &str, sub: &str, p: i32) -> bool {
+        self.holders(sub, p)
+            .is_some_and(|h| find(h.copies(Kind::Warmup), process).is_ok())
+    }
+
     /// Whether `process` holds `(sub, p)` as standby or warm-up.
     pub fn holds_replica(&self, process: &str, sub: &str, p: i32) -> bool {
         self.holders(sub, p).is_some_and(|h| {

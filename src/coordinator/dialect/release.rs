@@ -117,4 +117,12 @@ impl Release {
     pub(crate) fn endpoint_epoch_follows_changes(self) -> bool {
         self == Release::V4_4
     }
+
+    /// How a member's task changes its role in reconciliation: 4.4 changes it in place.
+    pub(crate) fn roles(self) -> crate::reconcile::Roles {
+        match self {
+            Release::V4_4 => crate::reconcile::Roles::InPlace,
+            _ => crate::reconcile::Roles::Revoked,
+        }
+    }
 }
