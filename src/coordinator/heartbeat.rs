@@ -426,15 +426,21 @@ impl Coordinator {
         }
     }
 
-    /// R2: a join of a new member to a full group is refused.
+    /// R2: a join of a new member to a full group is refused (Kafka 4.2 and 4.3: any join,
+    /// a member's own rejoin included).
     fn check_group_size(&self, group: &Group, req: &HeartbeatRequest) -> Result<(), ProtocolError> {
+        let every_join = self
+            .rules
+            .release()
+            .is_some_and(|r| r.full_group_refuses_every_join());
         if req.member_epoch == 0
             && group.members.len() as i64 >= i64::from(self.config.max_size)
-            && !group.members.contains_key(&req.member_id)
-            && !req
-                .instance_id
-                .as_ref()
-                .is_some_and(|i| group.static_index.contains_key(i))
+            && (every_join
+                || !group.members.contains_key(&req.member_id)
+                    && !req
+                        .instance_id
+                        .as_ref()
+                        .is_some_and(|i| group.static_index.contains_key(i)))
         {
             return Err(ProtocolError::new(
                 ErrorCode::GroupMaxSizeReached,

@@ -125,4 +125,10 @@ impl Release {
             _ => crate::reconcile::Roles::Revoked,
         }
     }
+
+    /// 4.2 and 4.3 refuse every join to a full group, a member's own rejoin too; 4.4 lets a
+    /// member of the group or the holder of a static instance id rejoin.
+    pub(crate) fn full_group_refuses_every_join(self) -> bool {
+        self != Release::V4_4
+    }
 }
