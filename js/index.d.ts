@@ -1793,13 +1793,19 @@ export interface HistoryEvent {
     | 'MEMBER_RECONCILED'
     | 'GROUP_STATE_CHANGED'
     | 'GROUP_DELETED'
-    /** Offsets committed at one time (a run of offset commit records): `partitions` `[{topic, partition, offset}]`, `commitTimestampMs`. */
+    /** Offsets committed at one time (a run of offset commit records): `partitions` `[{topic, partition, offset, taskHolder?, memberEpoch?}]`, `commitTimestampMs`. A transaction's commit, told at its end marker: also `producerId`, `transactional: true`, and `superseded` (`[{topic, partition, offset}]`, offsets not applied: a committed offset written after them was kept). */
     | 'OFFSETS_COMMITTED'
     /** Offsets removed (tombstones: expired, deleted with the group, or by OffsetDelete): `partitions` `[{topic, partition}]`. */
     | 'OFFSETS_REMOVED'
+    /** Offset commits of a transactional batch (`TxnOffsetCommit`), pending until the producer's end marker: `producerId`, `producerEpoch`, `partitions` as `OFFSETS_COMMITTED`'s, `commitTimestampMs`. */
+    | 'TRANSACTIONAL_OFFSETS_WRITTEN'
+    /** A producer's end marker `ABORT`: its pending offsets are dropped: `producerId`, `partitions`. */
+    | 'TRANSACTIONAL_OFFSETS_ABORTED'
+    /** Pending offsets with no end marker by the log's end (told there, `offset` null): `producerId`, `partitions`. */
+    | 'TRANSACTIONAL_OFFSETS_PENDING'
     | 'RECORD_NOT_APPLIED';
   groupId: string;
-  /** Index of the record (in the read log) that shows it. */
+  /** Index of the record (in the read log) that shows it; for an end marker's events, how many records come before the marker (the log's record count at its end). */
   index: number;
   offset: number | null;
   timestampMs: Int64 | null;
@@ -1829,6 +1835,8 @@ export interface History {
       reconciliations: number;
       slowestReconcileMs: Int64 | null;
       deleted: boolean;
+      /** Transactional offsets with no end marker of their producer by the log's end. */
+      pendingTransactionalOffsets: number;
     };
     events: HistoryEvent[];
   }[];

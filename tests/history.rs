@@ -331,6 +331,62 @@ fn check(run: &Run, log_bytes: &[u8], what: &str) -> Result<(), String> {
             }
         }
     }
+
+    // Transactions: each end marker that completed a group's pending offsets is told there,
+    // committing (all but the superseded ones, as explain's `committed`) or dropping them.
+    let want: Vec<Value> = by_group(
+        run.outputs
+            .iter()
+            .flat_map(|o| o["explain"].as_array().into_iter().flatten())
+            .filter(|e| e["code"] == "TRANSACTION_COMPLETED")
+            .map(|e| {
+                json!([
+                    e["groupId"],
+                    e["producerId"],
+                    e["result"],
+                    e["partitions"],
+                    e["committed"]
+                ])
+            })
+            .collect(),
+        |x| x[0].to_string(),
+    );
+    let count = |e: &Value, k: &str| e[k].as_array().map_or(0, Vec::len);
+    let got: Vec<Value> = by_group(
+        events(&h, "OFFSETS_COMMITTED")
+            .into_iter()
+            .filter(|e| e["transactional"] == true)
+            .map(|e| {
+                let committed = count(e, "partitions");
+                let all = committed + count(e, "superseded");
+                json!([e["groupId"], e["producerId"], "COMMIT", all, committed])
+            })
+            .chain(
+                events(&h, "TRANSACTIONAL_OFFSETS_ABORTED")
+                    .into_iter()
+                    .map(|e| {
+                        json!([
+                            e["groupId"],
+                            e["producerId"],
+                            "ABORT",
+                            count(e, "partitions"),
+                            0
+                        ])
+                    }),
+            )
+            .collect(),
+        |x| x[0].to_string(),
+    );
+    let sorted = |v: Vec<Value>| {
+        let mut v = v;
+        v.sort_by_key(|x| x.to_string());
+        v
+    };
+    if sorted(want.clone()) != sorted(got.clone()) {
+        return fail(format!(
+            "completed transactions differ:\n want {want:?}\n got  {got:?}"
+        ));
+    }
     Ok(())
 }
 
@@ -618,6 +674,51 @@ fn history_tells_offset_commits_with_their_task_holders() {
             .as_str()
             .unwrap()
             .starts_with("Offsets committed: in-0 at 10"));
+    }
+}
+
+/// Transactional offset commits from a Kafka dump, a raw segment and `sgc`'s outputs alike:
+/// written as pending for their producer, committed at its end marker, and the run's still
+/// open transactions told at the end.
+#[test]
+fn history_tells_transactional_offsets_at_their_markers_in_every_form() {
+    for name in ["k44-txn-offset-commit", "k42-txn-expiry"] {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/scenarios/{name}.json"));
+        let run = run(&path).unwrap();
+        let outputs: String = run
+            .inputs
+            .iter()
+            .zip(&run.outputs)
+            .map(|(i, o)| {
+                let mut o = o.clone();
+                o["nowMs"] = i["nowMs"].clone();
+                logs::compact(&o) + "\n"
+            })
+            .collect();
+        let mut told = Vec::new();
+        for log in [
+            dump_log(&run).into_bytes(),
+            segment(&run),
+            outputs.into_bytes(),
+        ] {
+            let h = tell(&parse_log(&log, None).unwrap());
+            let written = events(&h, "TRANSACTIONAL_OFFSETS_WRITTEN");
+            let committed: Vec<&Value> = events(&h, "OFFSETS_COMMITTED")
+                .into_iter()
+                .filter(|e| e["transactional"] == true)
+                .collect();
+            let aborted = events(&h, "TRANSACTIONAL_OFFSETS_ABORTED");
+            assert!(!written.is_empty(), "{name}: {h}");
+            assert!(!committed.is_empty() || !aborted.is_empty(), "{name}: {h}");
+            assert!(committed.iter().all(|e| e["producerId"].is_i64()));
+            let pending: Vec<Value> = events(&h, "TRANSACTIONAL_OFFSETS_PENDING")
+                .into_iter()
+                .map(|e| json!([e["producerId"], e["partitions"]]))
+                .collect();
+            told.push((written.len(), committed.len(), aborted.len(), pending));
+        }
+        assert!(told.windows(2).all(|w| w[0] == w[1]), "{name}: {told:?}");
     }
 }
 

@@ -2,7 +2,8 @@
 //! files hold besides a clean dump (lines and segments cut short, failed CRCs, `isvalid:
 //! false`, `Found N invalid bytes`, decoder errors, `LogAppendTime`, a dump made without
 //! `--offsets-decoder`, newer releases' fields, compressed batches, CRLF and a BOM, two files in
-//! one dump, deleted groups, offset commits), each with what its history must say
+//! one dump, deleted groups, offset commits, transactional offset commits and their end
+//! markers), each with what its history must say
 //! (`cases.json`). The files are written here from scenario runs as `kafka-dump-log.sh` prints
 //! them and as Kafka lays out a segment (`tests/common/logs.rs`, not the project's writer), then
 //! cut, damaged or compressed as the case says; `SGC_WRITE_HISTORY_CASES=1` rewrites them,
@@ -294,6 +295,10 @@ fn cases() -> Vec<(String, Vec<u8>)> {
         "offset-commits.txt".into(),
         dump_log(&scenario("k42-offsets-commit")).into_bytes(),
     ));
+    // Transactional offset commits: batches of their producer and the end markers.
+    let txn = scenario("k44-txn-offset-commit");
+    out.push(("transactions.txt".into(), dump_log(&txn).into_bytes()));
+    out.push(("transactions.log".into(), segment(&txn)));
     out
 }
 

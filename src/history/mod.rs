@@ -46,6 +46,24 @@ pub struct LogRecord {
     pub record: Record,
 }
 
+/// A transaction's end marker (a control record): the offset commits its producer wrote in
+/// transactional batches before it count from here (`commit`) or are dropped, as Kafka's
+/// coordinator replays them (docs/transactions.md). Kept apart from the records: it is no
+/// key/value record and changes no group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogMarker {
+    /// How many of [`ParsedLog::records`] come before it in the log.
+    pub before: usize,
+    /// The marker's log offset, when the source shows it.
+    pub offset: Option<i64>,
+    /// The marker's timestamp, when the source shows it.
+    pub timestamp_ms: Option<i64>,
+    /// The producer whose transaction ended.
+    pub producer_id: i64,
+    /// `COMMIT` (true) or `ABORT`.
+    pub commit: bool,
+}
+
 /// A read log: the coordinator records in log order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParsedLog {
@@ -53,8 +71,10 @@ pub struct ParsedLog {
     pub dialect: Dialect,
     /// `dump-log`, `segment`, `json` or `outputs`.
     pub form: &'static str,
-    /// The records in log order.
+    /// The records in log order; a record of a transactional batch has its `producer`.
     pub records: Vec<LogRecord>,
+    /// Transactions' end markers in log order, each placed among the records.
+    pub markers: Vec<LogMarker>,
     /// Records of other kinds (offset commits, consumer or share groups, unknown types).
     pub skipped: usize,
     /// Damaged lines of a dump-log text (a record line cut short, a record the dump tool could
@@ -138,6 +158,134 @@ baseOffset: 6 lastOffset: 11 count: 6 baseSequence: -1 lastSequence: -1 producer
 | offset: 10 CreateTime: 1100 keySize: 5 valueSize: 7 sequence: 4 headerKeys: [] key: {"type":"20","data":{"groupId":"g"}} payload: {"version":"0","data":{"assignmentEpoch":3}}
 | offset: 11 CreateTime: 1100 keySize: 9 valueSize: 18 sequence: 5 headerKeys: [] key: {"type":"22","data":{"groupId":"g","memberId":"m2"}} payload: {"version":"0","data":{"memberEpoch":3,"previousMemberEpoch":0,"state":3,"activeTasks":[],"standbyTasks":[],"warmupTasks":[],"activeTasksPendingRevocation":[],"standbyTasksPendingRevocation":[],"warmupTasksPendingRevocation":[]}}
 "#;
+
+    /// A batch of group g's offset commits of `in` (partition, offset) at `base`, of
+    /// `producer`'s transaction when given, as `kafka-dump-log.sh` prints it.
+    fn commits(base: i64, producer: Option<i64>, t: i64, parts: &[(i32, i64)]) -> String {
+        let (id, txn) = producer.map_or((-1, false), |p| (p, true));
+        let mut s = format!(
+            "baseOffset: {base} lastOffset: {} count: {} baseSequence: 0 lastSequence: 0 producerId: {id} producerEpoch: {} partitionLeaderEpoch: 3 isTransactional: {txn} isControl: false deleteHorizonMs: OptionalLong.empty position: 900 CreateTime: {t} size: 120 magic: 2 compresscodec: none crc: 1 isvalid: true\n",
+            base + parts.len() as i64 - 1,
+            parts.len(),
+            if txn { 0 } else { -1 }
+        );
+        for (i, (p, o)) in parts.iter().enumerate() {
+            s += &format!(
+                "| offset: {} CreateTime: {t} keySize: 14 valueSize: 30 sequence: {i} headerKeys: [] key: {{\"type\":\"1\",\"data\":{{\"group\":\"g\",\"topic\":\"in\",\"partition\":{p}}}}} payload: {{\"version\":\"4\",\"data\":{{\"offset\":{o},\"leaderEpoch\":3,\"metadata\":\"\",\"commitTimestamp\":{t}}}}}\n",
+                base + i as i64
+            );
+        }
+        s
+    }
+
+    /// `producer`'s end marker at `at`, as `kafka-dump-log.sh` prints a control batch.
+    fn marker(at: i64, producer: i64, t: i64, result: &str) -> String {
+        format!(
+            "baseOffset: {at} lastOffset: {at} count: 1 baseSequence: -1 lastSequence: -1 producerId: {producer} producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: true isControl: true deleteHorizonMs: OptionalLong.empty position: 990 CreateTime: {t} size: 78 magic: 2 compresscodec: none crc: 1 isvalid: true\n\
+             | offset: {at} CreateTime: {t} keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: {result} coordinatorEpoch: 0\n"
+        )
+    }
+
+    #[test]
+    fn history_tells_transactional_offsets_at_their_end_markers() {
+        let text = [
+            TWO_JOINS.to_string(),
+            // Producer 7 commits in-0 and in-1; producer 8 aborts in-0.
+            commits(12, Some(7), 1200, &[(0, 11), (1, 21)]),
+            marker(14, 7, 1300, "COMMIT"),
+            commits(15, Some(8), 1400, &[(0, 12)]),
+            marker(16, 8, 1500, "ABORT"),
+            // Producer 10's in-1 is written before a plain commit of in-1: the plain one stays.
+            commits(17, Some(10), 1600, &[(1, 40)]),
+            commits(18, None, 1700, &[(1, 50)]),
+            marker(19, 10, 1800, "COMMIT"),
+            // Producer 9's in-0 has no marker in the log.
+            commits(20, Some(9), 1900, &[(0, 30)]),
+        ]
+        .concat();
+        let h = tell(&parse_log(text.as_bytes(), None).unwrap());
+        let events = h["groups"][0]["events"].as_array().unwrap();
+        let offsets: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["code"].as_str().unwrap().contains("OFFSETS"))
+            .collect();
+        let codes: Vec<&str> = offsets
+            .iter()
+            .map(|e| e["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                "TRANSACTIONAL_OFFSETS_WRITTEN",
+                "OFFSETS_COMMITTED",
+                "TRANSACTIONAL_OFFSETS_WRITTEN",
+                "TRANSACTIONAL_OFFSETS_ABORTED",
+                "TRANSACTIONAL_OFFSETS_WRITTEN",
+                "OFFSETS_COMMITTED",
+                "OFFSETS_COMMITTED",
+                "TRANSACTIONAL_OFFSETS_WRITTEN",
+                "TRANSACTIONAL_OFFSETS_PENDING",
+            ],
+            "{h}"
+        );
+        // Written: pending for the producer, one event for the batch, with the task holder.
+        let w = offsets[0];
+        assert_eq!(
+            (w["producerId"].clone(), w["producerEpoch"].clone()),
+            (json!(7), json!(0))
+        );
+        assert_eq!(w["offset"], 12);
+        assert_eq!(w["partitions"].as_array().unwrap().len(), 2);
+        assert_eq!(w["partitions"][0]["taskHolder"], "m1");
+        // Committed at the marker's place: its offset and time, the record count before it.
+        let c = offsets[1];
+        assert_eq!(
+            (&c["offset"], &c["timestampMs"], &c["index"]),
+            (&json!(14), &json!(1300), &json!(14))
+        );
+        assert_eq!(
+            (&c["producerId"], &c["transactional"]),
+            (&json!(7), &json!(true))
+        );
+        assert_eq!(c["commitTimestampMs"], 1200);
+        assert_eq!(
+            c["partitions"],
+            json!([
+                {"topic": "in", "partition": 0, "offset": 11, "taskHolder": "m1", "memberEpoch": 2},
+                {"topic": "in", "partition": 1, "offset": 21, "taskHolder": "m1", "memberEpoch": 2}
+            ])
+        );
+        assert!(c.get("superseded").is_none());
+        // Aborted: dropped, with the partitions.
+        let a = offsets[3];
+        assert_eq!((&a["producerId"], &a["offset"]), (&json!(8), &json!(16)));
+        assert_eq!(a["partitions"][0]["offset"], 12);
+        // A plain commit is told as before, with neither producer nor `transactional`.
+        let plain = offsets[5];
+        assert!(plain.get("transactional").is_none() && plain.get("producerId").is_none());
+        // A commit whose partition has a committed offset written after it keeps that one.
+        let s = offsets[6];
+        assert_eq!(s["partitions"], json!([]));
+        assert_eq!(
+            s["superseded"],
+            json!([{"topic": "in", "partition": 1, "offset": 40}])
+        );
+        // Still pending at the end: told at the log's end, and counted in the summary.
+        let p = offsets[8];
+        assert_eq!((&p["producerId"], &p["offset"]), (&json!(9), &Value::Null));
+        assert_eq!(p["partitions"][0]["offset"], 30);
+        assert_eq!(h["groups"][0]["summary"]["pendingTransactionalOffsets"], 1);
+        let words = render_text(&h);
+        for said in [
+            "Producer 7's transaction committed: offsets committed: in-0 at 11 (task held by m1 at epoch 2), in-1 at 21",
+            "Producer 8's transaction was aborted",
+            "a newer committed offset was kept for in-1",
+            "1 transactional offsets still pending",
+            "producer 9's transaction has no end marker here",
+        ] {
+            assert!(words.contains(said), "{said}\n{words}");
+        }
+    }
 
     #[test]
     fn history_tells_a_new_members_first_state_without_a_state_before_it() {

@@ -1,7 +1,8 @@
 //! Logs written from scenario runs, shared by the history tests of the core
 //! (`tests/history.rs`) and of the `sgc` command (`crates/sgc-cli/tests/history.rs`): a
 //! scenario's outputs as the text `kafka-dump-log.sh --offsets-decoder` prints and as a raw log
-//! segment.
+//! segment. A `TxnOffsetCommit`'s records are a transactional batch of their producer and a
+//! `TransactionCompleted` is its end marker (a control batch), as the host appends them.
 
 use std::fs;
 use std::path::Path;
@@ -62,15 +63,26 @@ pub fn dump_log(run: &Run) -> String {
     let mut offset = 0i64;
     let mut position = 0usize;
     for (input, out) in run.inputs.iter().zip(&run.outputs) {
+        let t = input["nowMs"].as_i64().unwrap();
+        if let Some((id, epoch, result)) = end_marker(input) {
+            s += &format!(
+                "baseOffset: {offset} lastOffset: {offset} count: 1 baseSequence: -1 lastSequence: -1 producerId: {id} producerEpoch: {epoch} partitionLeaderEpoch: 3 isTransactional: true isControl: true deleteHorizonMs: OptionalLong.empty position: {position} CreateTime: {t} size: 78 magic: 2 compresscodec: none crc: 2874526517 isvalid: true\n\
+                 | offset: {offset} CreateTime: {t} keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: {result} coordinatorEpoch: 0\n"
+            );
+            position += 78;
+            offset += 1;
+            continue;
+        }
         let Some(records) = out["records"].as_array().filter(|r| !r.is_empty()) else {
             continue;
         };
-        let t = input["nowMs"].as_i64().unwrap();
         let size: usize = 61 + records.len() * 24;
+        let (id, epoch) = producer(records).unwrap_or((-1, -1));
         s += &format!(
-            "baseOffset: {offset} lastOffset: {} count: {} baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: {position} CreateTime: {t} size: {size} magic: 2 compresscodec: none crc: 2874526517 isvalid: true\n",
+            "baseOffset: {offset} lastOffset: {} count: {} baseSequence: -1 lastSequence: -1 producerId: {id} producerEpoch: {epoch} partitionLeaderEpoch: 3 isTransactional: {} isControl: false deleteHorizonMs: OptionalLong.empty position: {position} CreateTime: {t} size: {size} magic: 2 compresscodec: none crc: 2874526517 isvalid: true\n",
             offset + records.len() as i64 - 1,
-            records.len()
+            records.len(),
+            id >= 0
         );
         position += size;
         for (i, r) in records.iter().enumerate() {
@@ -94,6 +106,24 @@ pub fn dump_log(run: &Run) -> String {
         }
     }
     s
+}
+
+/// The producer (id, epoch) of an output's records: a `TxnOffsetCommit`'s are its producer's.
+fn producer(records: &[Value]) -> Option<(i64, i64)> {
+    let r = records.first()?;
+    Some((r["producerId"].as_i64()?, r["producerEpoch"].as_i64()?))
+}
+
+/// A `TransactionCompleted` input's end marker: producer id, epoch and result.
+fn end_marker(input: &Value) -> Option<(i64, i64, &str)> {
+    if input["type"] != "TransactionCompleted" {
+        return None;
+    }
+    Some((
+        input["producerId"].as_i64()?,
+        input["producerEpoch"].as_i64()?,
+        input["result"].as_str()?,
+    ))
 }
 
 fn varint(out: &mut Vec<u8>, v: i64) {
@@ -126,22 +156,41 @@ pub fn segment(run: &Run) -> Vec<u8> {
     let mut seg = Vec::new();
     let mut offset = 0i64;
     for (input, out) in run.inputs.iter().zip(&run.outputs) {
-        let Some(records) = out["records"].as_array().filter(|r| !r.is_empty()) else {
-            continue;
-        };
         let t = input["nowMs"].as_i64().unwrap();
+        // A control batch: one record, key version 0 and type (1 COMMIT, 0 ABORT), value
+        // version 0 and the coordinator epoch.
+        let marker = end_marker(input).map(|(id, epoch, result)| {
+            let kind = u8::from(result == "COMMIT");
+            (id, epoch, vec![(vec![0, 0, 0, kind], Some(vec![0u8; 6]))])
+        });
+        let (producer, records) = match marker {
+            Some((id, epoch, records)) => (Some((id, epoch, true)), records),
+            None => {
+                let Some(records) = out["records"].as_array().filter(|r| !r.is_empty()) else {
+                    continue;
+                };
+                let bytes = records
+                    .iter()
+                    .map(|r| {
+                        (
+                            STANDARD.decode(r["keyBytes"].as_str().unwrap()).unwrap(),
+                            r["valueBytes"]
+                                .as_str()
+                                .map(|v| STANDARD.decode(v).unwrap()),
+                        )
+                    })
+                    .collect();
+                (producer(records).map(|(id, e)| (id, e, false)), bytes)
+            }
+        };
         let mut body = Vec::new();
-        for (i, r) in records.iter().enumerate() {
-            let key = STANDARD.decode(r["keyBytes"].as_str().unwrap()).unwrap();
-            let value = r["valueBytes"]
-                .as_str()
-                .map(|v| STANDARD.decode(v).unwrap());
+        for (i, (key, value)) in records.iter().enumerate() {
             let mut rec = vec![0u8];
             varint(&mut rec, 0);
             varint(&mut rec, i as i64);
             varint(&mut rec, key.len() as i64);
-            rec.extend(&key);
-            match &value {
+            rec.extend(key);
+            match value {
                 Some(v) => {
                     varint(&mut rec, v.len() as i64);
                     rec.extend(v);
@@ -157,12 +206,18 @@ pub fn segment(run: &Run) -> Vec<u8> {
         batch.push(2); // magic
         let crc_at = batch.len();
         batch.extend(0u32.to_be_bytes()); // crc, set below
-        batch.extend(0i16.to_be_bytes()); // attributes: no compression, CreateTime
+                                          // Attributes: no compression, CreateTime; transactional (bit 4), control (bit 5).
+        let attributes: i16 = match producer {
+            Some((_, _, true)) => 0x30,
+            Some(_) => 0x10,
+            None => 0,
+        };
+        batch.extend(attributes.to_be_bytes());
         batch.extend((records.len() as i32 - 1).to_be_bytes());
         batch.extend(t.to_be_bytes());
         batch.extend(t.to_be_bytes());
-        batch.extend((-1i64).to_be_bytes());
-        batch.extend((-1i16).to_be_bytes());
+        batch.extend(producer.map_or(-1, |p| p.0).to_be_bytes());
+        batch.extend((producer.map_or(-1, |p| p.1) as i16).to_be_bytes());
         batch.extend((-1i32).to_be_bytes());
         batch.extend((records.len() as i32).to_be_bytes());
         batch.extend(body);

@@ -11,6 +11,10 @@
 //! its CRC check (`isvalid: false`). A record line with neither key nor
 //! payload, or with its key printed as raw bytes, is the dump of a tool run without
 //! `--offsets-decoder`.
+//!
+//! A transactional batch's header names its producer (`isTransactional: true producerId: 7
+//! producerEpoch: 0`), which its records keep; a control batch's `endTxnMarker: COMMIT|ABORT`
+//! line is that producer's end marker, an entry of its own.
 
 use std::fmt;
 
@@ -18,15 +22,44 @@ use serde_json::{json, Value};
 
 use super::json::normalize;
 use super::{line_err, LogError, RawEntry, Source};
+use crate::records::Producer;
 
 /// A record batch's header line: the records after it are one coordinator write.
 pub(super) fn is_batch_header(line: &str) -> bool {
     line.starts_with("baseOffset:")
 }
 
-/// A batch header of a control batch (transaction markers): its record lines hold no record.
-pub(super) fn is_control_header(line: &str) -> bool {
-    line.contains(" isControl: true")
+/// What a batch header says of the record lines after it.
+#[derive(Default)]
+pub(super) struct Header {
+    /// The batch's number in the log.
+    batch: Option<u64>,
+    /// A control batch (transaction markers): its record lines hold no record.
+    control: bool,
+    /// `LogAppendTime: T`: every record's time.
+    append_time: Option<i64>,
+    /// `isTransactional: true`: the producer whose transaction the records are written in.
+    producer: Option<Producer>,
+}
+
+impl Header {
+    /// The header line `line` of the log's `batch`th batch.
+    pub(super) fn of(line: &str, batch: u64) -> Header {
+        let producer = match (
+            line.contains(" isTransactional: true"),
+            number_after(line, "producerId: "),
+            number_after(line, "producerEpoch: ").and_then(|e| i16::try_from(e).ok()),
+        ) {
+            (true, Some(id), Some(epoch)) if id >= 0 && epoch >= 0 => Some(Producer { id, epoch }),
+            _ => None,
+        };
+        Header {
+            batch: Some(batch),
+            control: line.contains(" isControl: true"),
+            append_time: log_append_time(line),
+            producer,
+        }
+    }
 }
 
 /// Why a batch header marks its batch as damage: `isvalid: false`, the batch failed its
@@ -42,7 +75,7 @@ pub(super) fn invalid_batch(line: &str) -> Option<String> {
 
 /// The time of every record of a batch whose header says `LogAppendTime: T`: the broker's
 /// time of the append, the batch's max timestamp.
-pub(super) fn log_append_time(line: &str) -> Option<i64> {
+fn log_append_time(line: &str) -> Option<i64> {
     number_after(line, "LogAppendTime: ")
 }
 
@@ -59,20 +92,16 @@ pub(super) enum DumpLine {
     /// A record line with its key and payload as raw bytes, and the record's offset: a dump
     /// made with `--print-data-log` but without `--offsets-decoder`.
     RawBytes(Option<i64>),
-    /// A control record (a transaction marker).
+    /// A control record other than a transaction marker (or one of no known producer).
     Control,
+    /// A transaction's end marker (`endTxnMarker: COMMIT|ABORT` in a control batch).
+    Marker(RawEntry<'static>),
     /// A damaged record line, and what is wrong with it.
     Damaged(String),
 }
 
 /// What a dump-log line is: for a record line, its entry or why it has none.
-pub(super) fn record_line(
-    line: &str,
-    n: usize,
-    batch: Option<u64>,
-    control_batch: bool,
-    append_time: Option<i64>,
-) -> Result<DumpLine, LogError> {
+pub(super) fn record_line(line: &str, n: usize, header: &Header) -> Result<DumpLine, LogError> {
     // The tool's word on a segment whose end it could not read as record batches.
     if line.starts_with("Found ") && line.contains(" invalid bytes at the end of ") {
         return Ok(DumpLine::Damaged(format!(
@@ -86,8 +115,32 @@ pub(super) fn record_line(
     }
     let offset = number_after(line, "offset: ");
     let at = At(offset);
+    // A record line says the batch's timestamp type: `LogAppendTime: T` in a batch of that
+    // type, T its max timestamp.
+    let timestamp_ms = number_after(line, "CreateTime: ")
+        .or_else(|| number_after(line, "LogAppendTime: "))
+        .or(header.append_time);
     let Some(k) = key_at else {
-        return Ok(if control_batch || is_control_record(line) {
+        let result = line
+            .split_once(" endTxnMarker: ")
+            .and_then(|(_, r)| r.split_whitespace().next());
+        let commit = match result {
+            Some("COMMIT") => Some(true),
+            Some("ABORT") => Some(false),
+            _ => None,
+        };
+        if let (Some(commit), Some(p), true) = (commit, header.producer, header.control) {
+            return Ok(DumpLine::Marker(RawEntry {
+                line: Some(n),
+                position: None,
+                offset,
+                timestamp_ms,
+                batch: header.batch,
+                producer: None,
+                source: Source::Marker(p.id, commit),
+            }));
+        }
+        return Ok(if header.control || is_control_record(line) {
             DumpLine::Control
         } else if metadata_complete(line) {
             DumpLine::Undecoded(offset)
@@ -106,12 +159,9 @@ pub(super) fn record_line(
         line: Some(n),
         position: None,
         offset,
-        // A record line says the batch's timestamp type: `LogAppendTime: T` in a batch of that
-        // type, T its max timestamp.
-        timestamp_ms: number_after(line, "CreateTime: ")
-            .or_else(|| number_after(line, "LogAppendTime: "))
-            .or(append_time),
-        batch,
+        timestamp_ms,
+        batch: header.batch,
+        producer: header.producer,
         source: Source::Json(json),
     }))
 }
@@ -458,6 +508,68 @@ baseOffset: 0 lastOffset: 5 count: 6 baseSequence: -1 lastSequence: -1 producerI
         let text = text.replace("| offset: 6 LogAppendTime: 1234 ", "| offset: 6 ");
         let log = parse_log(text.as_bytes(), None).unwrap();
         assert_eq!(log.records[6].timestamp_ms, Some(1234));
+    }
+
+    /// `DUMP` then two transactions of the group's offsets: producer 7's (in-0 and in-1)
+    /// committed, producer 8's (in-0) aborted, each a transactional batch and its marker.
+    fn transactions() -> String {
+        let txn = |base: i64, producer: i64, t: i64, parts: &[(i32, i64)]| {
+            let mut s = format!(
+                "baseOffset: {base} lastOffset: {} count: {} baseSequence: 0 lastSequence: 0 producerId: {producer} producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: true isControl: false deleteHorizonMs: OptionalLong.empty position: 500 CreateTime: {t} size: 120 magic: 2 compresscodec: none crc: 1 isvalid: true\n",
+                base + parts.len() as i64 - 1,
+                parts.len()
+            );
+            for (i, (p, o)) in parts.iter().enumerate() {
+                s += &format!(
+                    "| offset: {} CreateTime: {t} keySize: 14 valueSize: 30 sequence: {i} headerKeys: [] key: {{\"type\":\"1\",\"data\":{{\"group\":\"g\",\"topic\":\"in\",\"partition\":{p}}}}} payload: {{\"version\":\"4\",\"data\":{{\"offset\":{o},\"leaderEpoch\":3,\"metadata\":\"\",\"commitTimestamp\":{t}}}}}\n",
+                    base + i as i64
+                );
+            }
+            s
+        };
+        let marker = |at: i64, producer: i64, t: i64, result: &str| {
+            format!(
+                "baseOffset: {at} lastOffset: {at} count: 1 baseSequence: -1 lastSequence: -1 producerId: {producer} producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: true isControl: true deleteHorizonMs: OptionalLong.empty position: 700 CreateTime: {t} size: 78 magic: 2 compresscodec: none crc: 1 isvalid: true\n\
+                 | offset: {at} CreateTime: {t} keySize: 4 valueSize: 6 sequence: -1 headerKeys: [] endTxnMarker: {result} coordinatorEpoch: 0\n"
+            )
+        };
+        [
+            DUMP.to_string(),
+            txn(6, 7, 1200, &[(0, 11), (1, 21)]),
+            marker(8, 7, 1300, "COMMIT"),
+            txn(9, 8, 1400, &[(0, 12)]),
+            marker(10, 8, 1500, "ABORT"),
+        ]
+        .concat()
+    }
+
+    #[test]
+    fn history_a_dump_keeps_transactional_producers_and_end_markers() {
+        let log = parse_log(transactions().as_bytes(), None).unwrap();
+        assert_eq!((log.records.len(), log.damage.len()), (9, 0));
+        let producers: Vec<_> = log
+            .records
+            .iter()
+            .map(|r| r.record.producer.map(|p| (p.id, p.epoch)))
+            .collect();
+        assert_eq!(producers[..6], [None; 6]);
+        assert_eq!(producers[6..], [Some((7, 0)), Some((7, 0)), Some((8, 0))]);
+        let markers: Vec<_> = log
+            .markers
+            .iter()
+            .map(|m| (m.before, m.offset, m.timestamp_ms, m.producer_id, m.commit))
+            .collect();
+        assert_eq!(
+            markers,
+            [
+                (8, Some(8), Some(1300), 7, true),
+                (9, Some(10), Some(1500), 8, false)
+            ]
+        );
+        // A marker of a batch that names no producer is no marker (nor damage).
+        let text = transactions().replace("producerId: 8 producerEpoch: 0 partitionLeaderEpoch: 3 isTransactional: true isControl: true", "producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 3 isTransactional: true isControl: true");
+        let log = parse_log(text.as_bytes(), None).unwrap();
+        assert_eq!((log.markers.len(), log.damage.len()), (1, 0));
     }
 
     #[test]

@@ -9,10 +9,12 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::{LogError, LogRecord, ParsedLog};
+use super::{LogError, LogMarker, LogRecord, ParsedLog};
 use crate::error::BoundaryError;
 use crate::ordered::Ordered;
-use crate::records::{record_from_bytes_at, record_from_json_at, Dialect, Record, RecordValue};
+use crate::records::{
+    record_from_bytes_at, record_from_json_at, Dialect, Producer, Record, RecordValue,
+};
 
 mod compressed;
 mod dump;
@@ -46,6 +48,9 @@ struct RawEntry<'a> {
     offset: Option<i64>,
     timestamp_ms: Option<i64>,
     batch: Option<u64>,
+    /// The producer of the record's transactional batch, as its batch header says (a JSON
+    /// record says its own).
+    producer: Option<Producer>,
     source: Source<'a>,
 }
 
@@ -55,6 +60,8 @@ enum Source<'a> {
     /// A segment's key and value (`None`: a tombstone), lent by the segment: read as they
     /// are, with no copy (and no JSON tree) per record; a compressed batch's are its own.
     Bytes(Cow<'a, [u8]>, Option<Cow<'a, [u8]>>),
+    /// A transaction's end marker: its producer, and `COMMIT` (true) or `ABORT`.
+    Marker(i64, bool),
 }
 
 /// Reads a log in any of the supported forms. `dialect` `None` guesses it from the records
@@ -83,11 +90,22 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
     let guessed = dialect.is_none();
     let dialect = dialect.unwrap_or_else(|| guess_dialect(&entries));
     let mut records = Vec::with_capacity(entries.len());
+    let mut markers = Vec::new();
     let mut skipped = 0;
     let mut unknown = Unknown::default();
     // Each entry's JSON is freed once its record is read: the two are not held whole at once.
     for (i, e) in entries.into_iter().enumerate() {
         let read = match &e.source {
+            &Source::Marker(producer_id, commit) => {
+                markers.push(LogMarker {
+                    before: records.len(),
+                    offset: e.offset,
+                    timestamp_ms: e.timestamp_ms,
+                    producer_id,
+                    commit,
+                });
+                continue;
+            }
             Source::Json(json) => {
                 newer::read_leaving_out_unknown(dialect, json, i).map(|(record, left_out)| {
                     unknown.note(&e, left_out);
@@ -97,12 +115,18 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
             Source::Bytes(..) => read_entry(dialect, &e, i),
         };
         match read {
-            Ok(Some(record)) => records.push(LogRecord {
-                offset: e.offset,
-                timestamp_ms: e.timestamp_ms,
-                batch: e.batch,
-                record,
-            }),
+            Ok(Some(mut record)) => {
+                // A dump's or a segment's record has its batch header's producer.
+                if e.producer.is_some() {
+                    record.producer = e.producer;
+                }
+                records.push(LogRecord {
+                    offset: e.offset,
+                    timestamp_ms: e.timestamp_ms,
+                    batch: e.batch,
+                    record,
+                })
+            }
             Ok(None) => skipped += 1,
             Err(err) => {
                 let at = e
@@ -138,6 +162,7 @@ pub fn parse_log(input: &[u8], dialect: Option<Dialect>) -> Result<ParsedLog, Lo
         dialect,
         form,
         records,
+        markers,
         skipped,
         damage,
         warnings: unknown.warnings(dialect),
@@ -213,6 +238,7 @@ fn read_entry(
         Source::Bytes(key, value) => {
             record_from_bytes_at(dialect, key, value.as_deref(), "records", i)
         }
+        Source::Marker(..) => Ok(None),
     }
 }
 
@@ -290,6 +316,7 @@ fn entry_type(e: &RawEntry<'_>) -> Option<i64> {
     match &e.source {
         Source::Json(json) => json::type_of(json),
         Source::Bytes(key, _) => type_id(key),
+        Source::Marker(..) => None,
     }
 }
 
@@ -344,10 +371,8 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
     }
     let mut entries = Vec::new();
     let mut damage = Vec::new();
-    let mut batch: Option<u64> = None;
+    let mut header = dump::Header::default();
     let mut batches = 0u64;
-    let mut control = false;
-    let mut append_time = None;
     // Batches that failed their CRC check (`isvalid: false`): damage, once the dump is known
     // to be one made with the decoder.
     let mut invalid = Vec::new();
@@ -369,21 +394,24 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
             continue;
         }
         if dump::is_batch_header(line) {
-            batch = Some(batches);
+            header = dump::Header::of(line, batches);
             batches += 1;
-            control = dump::is_control_header(line);
-            append_time = dump::log_append_time(line);
             if let Some(why) = dump::invalid_batch(line) {
                 invalid.push(line_err(n, why));
             }
             continue;
         }
-        let read = match dump::record_line(line, n, batch, control, append_time) {
+        let read = match dump::record_line(line, n, &header) {
             Ok(DumpLine::Other) if line.starts_with('{') => {
                 json::line(line, n, &mut entries, &mut batches).map(|o| outputs |= o)
             }
             // Headers of the dump-log tool ("Dumping ...", "Log starting offset: 0", ...).
             Ok(DumpLine::Other | DumpLine::Control) => Ok(()),
+            // A transaction's end marker: no damage, and no record of a dump with the decoder.
+            Ok(DumpLine::Marker(entry)) => {
+                entries.push(entry);
+                Ok(())
+            }
             Ok(DumpLine::Record(entry)) => {
                 dump = true;
                 damage.extend(undecoded.drain(..).map(no_key_or_payload));

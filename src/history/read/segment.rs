@@ -1,5 +1,6 @@
 //! Raw `__consumer_offsets` log segments: Kafka's record batch format (magic 2), read in
-//! place. Control batches (transaction markers) are skipped; a compressed batch is
+//! place. A transactional batch's records keep its producer; a control batch's transaction
+//! markers are entries of their own, its other control records skipped; a compressed batch is
 //! decompressed (`compressed.rs`).
 //!
 //! A segment is read as Kafka recovers one: whole batches whose CRC-32C holds, up to the first
@@ -11,6 +12,7 @@ use std::borrow::Cow;
 
 use super::{compressed, pos_err, LogError, RawEntry, Source};
 use crate::records::batch::crc32c;
+use crate::records::Producer;
 
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -69,6 +71,10 @@ const LOG_OVERHEAD: usize = 12;
 const MIN_BODY: usize = 49;
 /// Where the CRC-covered bytes (the attributes on) start in a batch's body.
 const CRC_FROM: usize = 9;
+/// Attributes bit 4: a transactional batch (its producer's, pending until its end marker).
+const TRANSACTIONAL: i16 = 0x10;
+/// Attributes bit 5: a control batch (transaction markers, no key/value records).
+const CONTROL: i16 = 0x20;
 
 /// A read segment: the records of its whole, valid batches, and the damage after them.
 pub(super) struct Segment<'a> {
@@ -201,14 +207,17 @@ fn read_batch<'a>(
     let _last_offset_delta = b.int::<4>().map_err(fix)?;
     let base_ts = i64::from_be_bytes(b.int::<8>().map_err(fix)?);
     let max_ts = i64::from_be_bytes(b.int::<8>().map_err(fix)?);
-    let _producer = b.int::<8>().map_err(fix)?;
-    let _producer_epoch = b.int::<2>().map_err(fix)?;
+    let producer_id = i64::from_be_bytes(b.int::<8>().map_err(fix)?);
+    let producer_epoch = i16::from_be_bytes(b.int::<2>().map_err(fix)?);
     let _base_seq = b.int::<4>().map_err(fix)?;
     let n = i32::from_be_bytes(b.int::<4>().map_err(fix)?);
     let end = body_at + length;
-    if attributes & 0x20 != 0 {
-        return Ok(Some(end)); // a control batch (transaction markers)
-    }
+    // A transactional batch's records are its producer's, pending until its end marker.
+    let producer = (attributes & TRANSACTIONAL != 0 && producer_id >= 0 && producer_epoch >= 0)
+        .then_some(Producer {
+            id: producer_id,
+            epoch: producer_epoch,
+        });
     // LogAppendTime: the broker's time of the append, the batch's max timestamp, is every
     // record's.
     let append_time = (attributes & 0x08 != 0).then_some(max_ts);
@@ -219,10 +228,30 @@ fn read_batch<'a>(
             offset: Some(base_offset.saturating_add(offset_delta)),
             timestamp_ms: Some(append_time.unwrap_or(base_ts.saturating_add(ts_delta))),
             batch: Some(batch_no),
+            producer,
             source,
         })
     };
     let codec = attributes & 0x07;
+    if attributes & CONTROL != 0 {
+        // A control batch: each end marker (key: version, then type 0 ABORT or 1 COMMIT) of
+        // the batch's producer is an entry; other control records are no group's.
+        if codec != 0 || producer_id < 0 {
+            return Ok(Some(end));
+        }
+        read_records(&mut b, n, &mut |r| {
+            if let [_, _, 0, kind @ (0 | 1), ..] = r.key {
+                push(
+                    body_at + r.at,
+                    r.ts_delta,
+                    r.offset_delta,
+                    Source::Marker(producer_id, *kind == 1),
+                )
+            }
+        })
+        .map_err(fix)?;
+        return Ok(Some(end));
+    }
     if codec == 0 {
         read_records(&mut b, n, &mut |r| {
             push(
@@ -440,6 +469,85 @@ mod tests {
         let second = seg.len();
         seg.extend(batch(1, attributes, 2_000, &[(&k2, &v2), (&k3, &v3)]));
         (seg, second)
+    }
+
+    /// `b` (one batch) of `producer` at epoch 0: its header's producer set, its CRC again.
+    fn of_producer(mut b: Vec<u8>, producer: i64) -> Vec<u8> {
+        b[43..51].copy_from_slice(&producer.to_be_bytes());
+        b[51..53].copy_from_slice(&0i16.to_be_bytes());
+        let crc = crc32c(&b[LOG_OVERHEAD + CRC_FROM..]);
+        b[LOG_OVERHEAD + 5..LOG_OVERHEAD + 9].copy_from_slice(&crc.to_be_bytes());
+        b
+    }
+
+    /// Group g's offset commit record of `in`'s `partition` at `offset`.
+    fn offset_commit(partition: i32, offset: i64) -> (Vec<u8>, Vec<u8>) {
+        use crate::records::{encode_key, encode_value, OffsetCommitValue, RecordKey};
+        let key = RecordKey::OffsetCommit {
+            group_id: "g".into(),
+            topic: "in".into(),
+            partition,
+        };
+        let value = RecordValue::OffsetCommit(OffsetCommitValue {
+            offset,
+            commit_timestamp: 1_200,
+            ..OffsetCommitValue::default()
+        });
+        (
+            encode_key(Dialect::Kafka42, &key),
+            encode_value(Dialect::Kafka42, &value),
+        )
+    }
+
+    #[test]
+    fn history_a_segment_keeps_transactional_producers_and_end_markers() {
+        let (k1, v1) = group_metadata_44(1);
+        let (a, va) = offset_commit(0, 11);
+        let (b, vb) = offset_commit(1, 21);
+        // Control records: key version 0 and type (1 COMMIT, 0 ABORT), value version 0 and
+        // the coordinator epoch.
+        let commit: (&[u8], &[u8]) = (&[0, 0, 0, 1], &[0, 0, 0, 0, 0, 0]);
+        let abort: (&[u8], &[u8]) = (&[0, 0, 0, 0], &[0, 0, 0, 0, 0, 0]);
+        let mut seg = batch(0, 0, 1_000, &[(&k1, &v1)]);
+        seg.extend(of_producer(
+            batch(1, 0x10, 1_200, &[(&a, &va), (&b, &vb)]),
+            7,
+        ));
+        seg.extend(of_producer(batch(3, 0x30, 1_300, &[commit]), 7));
+        seg.extend(of_producer(batch(4, 0x10, 1_400, &[(&a, &va)]), 8));
+        seg.extend(of_producer(batch(5, 0x30, 1_500, &[abort]), 8));
+        let log = parse_log(&seg, None).unwrap();
+        assert_eq!((log.records.len(), log.damage.len()), (4, 0));
+        let producers: Vec<_> = log
+            .records
+            .iter()
+            .map(|r| r.record.producer.map(|p| (p.id, p.epoch)))
+            .collect();
+        assert_eq!(producers, [None, Some((7, 0)), Some((7, 0)), Some((8, 0))]);
+        let markers: Vec<_> = log
+            .markers
+            .iter()
+            .map(|m| (m.before, m.offset, m.timestamp_ms, m.producer_id, m.commit))
+            .collect();
+        assert_eq!(
+            markers,
+            [
+                (3, Some(3), Some(1_300), 7, true),
+                (4, Some(5), Some(1_500), 8, false)
+            ]
+        );
+        // A control batch of no producer, or of another control type, tells nothing.
+        let mut other = batch(0, 0, 1_000, &[(&k1, &v1)]);
+        other.extend(batch(1, 0x30, 1_100, &[commit]));
+        other.extend(of_producer(
+            batch(2, 0x30, 1_200, &[(&[0, 0, 0, 2], &[0, 0])]),
+            7,
+        ));
+        let log = parse_log(&other, None).unwrap();
+        assert_eq!(
+            (log.records.len(), log.markers.len(), log.damage.len()),
+            (1, 0, 0)
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod record;
 mod targets;
 mod text;
 mod tracker;
+mod txn;
 
 pub use text::render_text;
 
@@ -34,9 +35,14 @@ pub fn tell(log: &ParsedLog) -> Value {
     let dialect = log.dialect;
     let mut groups: BTreeMap<String, Group> = BTreeMap::new();
     let mut trackers: BTreeMap<String, Tracker> = BTreeMap::new();
+    let mut txns: BTreeMap<String, txn::Txns> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     let n = log.records.len();
+    let mut markers = log.markers.iter().peekable();
     for (index, lr) in log.records.iter().enumerate() {
+        while let Some(m) = markers.next_if(|m| m.before <= index) {
+            txn_marker(&mut trackers, &mut txns, m);
+        }
         let rec = &lr.record;
         let gid = rec.key.group_id().to_string();
         if !trackers.contains_key(&gid) {
@@ -58,7 +64,16 @@ pub fn tell(log: &ParsedLog) -> Value {
                 _ => None,
             };
             let holder = value.and_then(|_| offsets::holder(groups.get(&gid), topic, *partition));
-            offsets::told(t, &gid, &at, topic, *partition, value, holder);
+            let x = txns.entry(gid.clone()).or_default();
+            match (value, rec.producer) {
+                (Some(v), Some(p)) => {
+                    txn::written(t, x, &gid, &at, topic, *partition, v, holder, p)
+                }
+                _ => {
+                    offsets::told(t, &gid, &at, topic, *partition, value, holder);
+                    txn::plain(x, topic, *partition, index, value.is_some());
+                }
+            }
             continue;
         }
         let before = Before::of(groups.get(&gid), rec);
@@ -182,6 +197,9 @@ pub fn tell(log: &ParsedLog) -> Value {
             }
         }
     }
+    for m in markers {
+        txn_marker(&mut trackers, &mut txns, m);
+    }
     let last = Place {
         index: n,
         offset: None,
@@ -194,6 +212,9 @@ pub fn tell(log: &ParsedLog) -> Value {
             continue;
         };
         t.flush_removed(&gid, &last);
+        let pending = txns
+            .get_mut(&gid)
+            .map_or(0, |x| txn::still_pending(t, x, &gid, &last));
         let g = groups.get(&gid);
         let times: Vec<i64> = t.reconciled.iter().flatten().copied().collect();
         let summary = json!({
@@ -207,6 +228,8 @@ pub fn tell(log: &ParsedLog) -> Value {
             "reconciliations": t.reconciled.len(),
             "slowestReconcileMs": times.iter().max(),
             "deleted": t.deleted && g.is_none(),
+            // Transactional offsets without their producer's end marker by the log's end.
+            "pendingTransactionalOffsets": pending,
         });
         let events = std::mem::take(&mut t.events);
         out.push(json!({"groupId": gid, "summary": summary, "events": events}));
@@ -230,4 +253,17 @@ pub fn tell(log: &ParsedLog) -> Value {
         "damage": damage,
         "warnings": warnings,
     })
+}
+
+/// A transaction's end marker, in every group with pending offsets of its producer.
+fn txn_marker(
+    trackers: &mut BTreeMap<String, Tracker>,
+    txns: &mut BTreeMap<String, txn::Txns>,
+    m: &crate::history::LogMarker,
+) {
+    for (gid, x) in txns.iter_mut() {
+        if let Some(t) = trackers.get_mut(gid) {
+            txn::marker(t, x, gid, m);
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //! the records do not say which). The committing member is not in the records: each committed
 //! partition is told with the member that held its task (the subtopology reading the topic, at
 //! the partition) as active at that point of the log, and that member's epoch, since a Streams
-//! client commits the offsets of the tasks it runs.
+//! client commits the offsets of the tasks it runs. A transactional batch's offsets are told as
+//! Kafka applies them, at their producer's end marker (`txn.rs`).
 
 use serde_json::{json, Value};
 
@@ -42,14 +43,11 @@ pub(super) fn told(
     holder: Option<(String, i32)>,
 ) {
     let (code, entry, time) = match value {
-        Some(v) => {
-            let mut entry = json!({"topic": topic, "partition": partition, "offset": v.offset});
-            if let Some((member, epoch)) = holder {
-                entry["taskHolder"] = json!(member);
-                entry["memberEpoch"] = json!(epoch);
-            }
-            ("OFFSETS_COMMITTED", entry, json!(v.commit_timestamp))
-        }
+        Some(v) => (
+            "OFFSETS_COMMITTED",
+            entry(topic, partition, v.offset, holder),
+            json!(v.commit_timestamp),
+        ),
         None => (
             "OFFSETS_REMOVED",
             json!({"topic": topic, "partition": partition}),
@@ -87,7 +85,33 @@ pub(super) fn told(
     t.events.push(e);
 }
 
+/// A committed partition as events list it: its offset, and the holder of its task.
+pub(super) fn entry(
+    topic: &str,
+    partition: i32,
+    offset: i64,
+    holder: Option<(String, i32)>,
+) -> Value {
+    let mut entry = json!({"topic": topic, "partition": partition, "offset": offset});
+    if let Some((member, epoch)) = holder {
+        entry["taskHolder"] = json!(member);
+        entry["memberEpoch"] = json!(epoch);
+    }
+    entry
+}
+
 fn describe(code: &str, partitions: &Value) -> String {
+    let named = named(partitions);
+    match code {
+        "OFFSETS_COMMITTED" => format!("Offsets committed: {named}."),
+        _ => format!(
+            "Offsets removed (expired, deleted with the group or by OffsetDelete): {named}."
+        ),
+    }
+}
+
+/// An event's partitions in words: the first few with their offsets and task holders.
+pub(super) fn named(partitions: &Value) -> String {
     let list = partitions.as_array().map_or(&[][..], Vec::as_slice);
     let named: Vec<String> = list
         .iter()
@@ -112,11 +136,5 @@ fn describe(code: &str, partitions: &Value) -> String {
         0 => String::new(),
         n => format!(" and {n} more"),
     };
-    match code {
-        "OFFSETS_COMMITTED" => format!("Offsets committed: {}{more}.", named.join(", ")),
-        _ => format!(
-            "Offsets removed (expired, deleted with the group or by OffsetDelete): {}{more}.",
-            named.join(", ")
-        ),
-    }
+    format!("{}{more}", named.join(", "))
 }

@@ -101,6 +101,12 @@ pub fn render_text(history: &Value) -> String {
         if let Some(ms) = sum["slowestReconcileMs"].as_i64() {
             s += &format!("; slowest reconciliation {}", fmt_ms(ms));
         }
+        if let Some(n) = sum["pendingTransactionalOffsets"]
+            .as_u64()
+            .filter(|&n| n > 0)
+        {
+            s += &format!("; {n} transactional offsets still pending");
+        }
         s += "\n";
         for e in g["events"].as_array().into_iter().flatten() {
             let code = e["code"].as_str().unwrap_or("");
