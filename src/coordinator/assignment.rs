@@ -579,9 +579,6 @@ impl Coordinator {
     }
 }
 
-/// The number of distinct process ids among `members`, counted up to `limit`: a short list
-/// when the limit is small (the common one or two standbys), a hash set otherwise. A count
-/// only: no order depends on it.
 /// The member ids of a computation in the order Kafka puts them into its map of member specs.
 fn java_spec_insertion<'a>(group: Option<&'a Group>, members: &'a Members<'a>) -> Vec<&'a str> {
     let mut inserted: Vec<&str> = Vec::with_capacity(members.0.len());
@@ -603,6 +600,9 @@ fn java_spec_insertion<'a>(group: Option<&'a Group>, members: &'a Members<'a>) -
     inserted
 }
 
+/// The number of distinct process ids among `members`, counted up to `limit`: a short list
+/// when the limit is small (the common one or two standbys), a hash set otherwise. A count
+/// only: no order depends on it.
 fn distinct_processes(members: &Members<'_>, limit: usize) -> usize {
     let ids = members.iter().map(|m| m.metadata.process_id.as_str());
     if limit <= 8 {

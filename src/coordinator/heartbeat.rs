@@ -135,7 +135,8 @@ impl Coordinator {
             }
         };
         let gid = req.group_id.as_str();
-        let created = !self.groups.contains_key(gid);
+        let before = self.groups.get(gid).map(|g| g.soft.java_member_slots);
+        let created = before.is_none();
         let member_id = plan.member_id.as_str();
         self.commit_group(gid, plan.batch, out)?;
         out.topics_to_create = plan.topics_to_create;
@@ -160,6 +161,7 @@ impl Coordinator {
             member_id,
             tasks_changed: plan.tasks_changed,
             endpoint_changed: plan.endpoint_changed,
+            member_slots_before: before.unwrap_or(2),
             interval_delayed: plan.interval_delayed,
             created,
             request: req,

@@ -381,7 +381,14 @@ impl Group {
     /// The member ids in the order Kafka's member map (a `TimelineHashMap`) iterates them: by
     /// slot, then the last added first (its iterator pops each slot's array from the end).
     pub fn java_member_order(&self) -> Vec<&str> {
-        let bits = self.soft.java_member_slots.max(2).trailing_zeros();
+        self.java_member_order_in(self.soft.java_member_slots)
+    }
+
+    /// [`Group::java_member_order`] in a table of `slots` slots: the table as it was before
+    /// members were added (Kafka builds a heartbeat's response before its records are replayed,
+    /// so a join that grows the table is answered in the order of the smaller one).
+    pub fn java_member_order_in(&self, slots: usize) -> Vec<&str> {
+        let bits = slots.max(2).trailing_zeros();
         let mut ids: Vec<(u64, std::cmp::Reverse<u64>, &str)> = self
             .members
             .iter()

@@ -538,6 +538,7 @@ impl DialectRules for Kafka {
             member_id,
             tasks_changed,
             endpoint_changed,
+            member_slots_before,
             created,
             interval_delayed,
             request: req,
@@ -604,7 +605,7 @@ impl DialectRules for Kafka {
         let endpoints = (req.endpoint_information_epoch != Some(compared)).then(|| {
             endpoints::kafka42(
                 group,
-                group.java_member_order().into_iter(),
+                group.java_member_order_in(member_slots_before).into_iter(),
                 member_id,
                 self.release.lists_warmups_in_endpoints(),
             )

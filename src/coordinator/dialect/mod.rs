@@ -63,6 +63,9 @@ pub(crate) struct Committed<'a> {
     pub tasks_changed: bool,
     /// Whether the member's endpoint differs from what it had before (a new member had none).
     pub endpoint_changed: bool,
+    /// The slots of the group's member table before the heartbeat (Kafka answers from the map
+    /// as it was before the heartbeat's records).
+    pub member_slots_before: usize,
     /// Kafka 4.3+: the target assignment waits for the assignment interval.
     pub interval_delayed: bool,
     /// Whether this heartbeat created the group (Kafka works on a group object it does not
