@@ -1765,7 +1765,10 @@ export interface ReadLog {
   form: 'dump-log' | 'segment' | 'json' | 'outputs';
   /** Records of other kinds (other group types, unknown types). */
   skipped: number;
-  records: { offset: number | null; timestampMs: Int64 | null; record: CoordinatorRecord | Kafka42Record }[];
+  /** Each record with where it is; `producerId` for a record of a transactional batch. */
+  records: { offset: number | null; timestampMs: Int64 | null; record: CoordinatorRecord | Kafka42Record; producerId?: Int64 }[];
+  /** The end markers of transactions (control records), `before` counting the records ahead of each. */
+  markers: { before: number; offset: number | null; timestampMs: Int64 | null; producerId: Int64; result: 'COMMIT' | 'ABORT' }[];
   /** A dump's damaged lines (cut short, a record the dump tool could not decode, a batch it found invalid) or a segment's first bad batch (cut short, or failing its CRC): the records stop before the first. */
   damage: LogDamage[];
   /** What was read leniently: a newer release's value fields (tagged fields the dialect has not) left out, one per field, where it first shows. */

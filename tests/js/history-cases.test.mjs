@@ -57,3 +57,19 @@ for (const file of cases) {
     }
   });
 }
+
+test('readLog keeps a transactional batch producer on its records and lists the end markers', () => {
+  for (const file of ['transactions.txt', 'transactions.log']) {
+    const read = readLog(load(file));
+    assert.equal(read.markers.length, 1, file);
+    const [marker] = read.markers;
+    assert.equal(marker.result, 'COMMIT');
+    const producers = read.records.filter((r) => r.producerId !== undefined).map((r) => Number(r.producerId));
+    assert.ok(producers.length > 0, `${file}: no record of a transactional batch`);
+    assert.ok(producers.every((p) => p === Number(marker.producerId)), `${file}: ${producers} vs ${marker.producerId}`);
+    assert.ok(marker.before > 0 && marker.before <= read.records.length);
+    const told = history(load(file));
+    const committed = told.groups.flatMap((g) => g.events).filter((e) => e.code === 'OFFSETS_COMMITTED' && e.transactional);
+    assert.equal(committed.length, 1, `${file}: the transactional commit is told once, at its marker`);
+  }
+});

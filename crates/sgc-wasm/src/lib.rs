@@ -602,7 +602,9 @@ fn read(log: &JsValue, dialect: Option<String>) -> Result<sgc::history::ParsedLo
 /// Reads a log (`kafka-dump-log.sh --offsets-decoder` text, a raw segment, JSON records or
 /// coordinator outputs): `{dialect, form, skipped, records, damage}`, each record in the
 /// dump-log JSON form with its `offset` and `timestampMs` (null where the log does not show
-/// them); `damage` lists a dump's damaged lines or a segment's bad batch (`{line, position,
+/// them) and, in a transactional batch, its `producerId`; `markers` the transactions' end
+/// markers (`{before, offset, timestampMs, producerId, result}`, `before` counting the records
+/// ahead of it); `damage` lists a dump's damaged lines or a segment's bad batch (`{line, position,
 /// message}`), the records stopping before the first; `warnings` the newer releases' value
 /// fields left out (in the same form).
 #[wasm_bindgen(js_name = readLog)]
@@ -612,10 +614,27 @@ pub fn read_log(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValu
         .records
         .iter()
         .map(|r| {
-            serde_json::json!({
+            let mut entry = serde_json::json!({
                 "offset": r.offset,
                 "timestampMs": r.timestamp_ms,
                 "record": sgc::records::record_to_json(parsed.dialect, &r.record, false),
+            });
+            if let Some(p) = &r.record.producer {
+                entry["producerId"] = serde_json::json!(p.id);
+            }
+            entry
+        })
+        .collect();
+    let markers: Vec<Value> = parsed
+        .markers
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "before": m.before,
+                "offset": m.offset,
+                "timestampMs": m.timestamp_ms,
+                "producerId": m.producer_id,
+                "result": if m.commit { "COMMIT" } else { "ABORT" },
             })
         })
         .collect();
@@ -634,6 +653,7 @@ pub fn read_log(log: JsValue, dialect: Option<String>) -> Result<JsValue, JsValu
         "form": parsed.form,
         "skipped": parsed.skipped,
         "records": records,
+        "markers": markers,
         "damage": damage,
         "warnings": warnings,
     })))
