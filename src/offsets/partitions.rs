@@ -170,7 +170,13 @@ mod tests {
 
     #[test]
     fn an_offset_with_its_partition_and_link_is_48_bytes() {
-        assert_eq!(std::mem::size_of::<(i32, u32, Stored)>(), 48);
+        // 64-bit targets; wasm32's 4-byte pointers and 8-byte alignment of i64 make it less.
+        let size = std::mem::size_of::<(i32, u32, Stored)>();
+        if cfg!(target_pointer_width = "64") {
+            assert_eq!(size, 48);
+        } else {
+            assert!(size <= 48, "{size} bytes");
+        }
     }
 
     #[test]
