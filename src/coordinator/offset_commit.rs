@@ -102,9 +102,19 @@ impl Coordinator {
         };
         let max_metadata = i64::from(self.config.offset_metadata_max_bytes);
         let mut batch = Batch::default();
+        let image_ids = self
+            .rules
+            .release()
+            .is_some_and(|r| r.commits_take_topic_ids_from_image());
         for (t, rt) in req.topics.iter().zip(topics.iter_mut()) {
             let topic_id = match (&t.topic_id, api_version >= 10) {
                 (Some(id), true) => parse_id(id).unwrap_or_default(),
+                // From 4.3 the broker gives a commit below v10 its topic's id from its
+                // metadata cache (the zero id for an unknown topic).
+                (_, false) if image_ids => self
+                    .topics
+                    .get(&t.name)
+                    .map_or(Uuid::default(), |i| i.topic_id),
                 _ => Uuid::default(),
             };
             for (p, rp) in t.partitions.iter().zip(rt.partitions.iter_mut()) {

@@ -134,6 +134,10 @@ impl Coordinator {
             epoch: req.producer_epoch,
         };
         let max_metadata = i64::from(self.config.offset_metadata_max_bytes);
+        let image_ids = self
+            .rules
+            .release()
+            .is_some_and(|r| r.txn_commits_take_topic_ids_from_image());
         let mut batch = Batch::default();
         for (t, rt) in req.topics.iter().zip(topics.iter_mut()) {
             if needs_known_topics && !validator.is_no_op() && !self.topics.contains_key(&t.name) {
@@ -141,6 +145,11 @@ impl Coordinator {
             }
             let topic_id = match (&t.topic_id, api_version >= TOPIC_ID_FROM) {
                 (Some(id), true) => Uuid::from_text(id).unwrap_or_default(),
+                // 4.4's broker gives a commit below v6 its topic's id from its metadata cache.
+                (_, false) if image_ids => self
+                    .topics
+                    .get(&t.name)
+                    .map_or(Uuid::default(), |i| i.topic_id),
                 _ => Uuid::default(),
             };
             for (p, rp) in t.partitions.iter().zip(rt.partitions.iter_mut()) {

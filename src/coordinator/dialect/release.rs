@@ -131,4 +131,15 @@ impl Release {
     pub(crate) fn full_group_refuses_every_join(self) -> bool {
         self != Release::V4_4
     }
+
+    /// From 4.3 an `OffsetCommit` below v10 records the topic id of the broker's metadata
+    /// cache (`KafkaApis` fills it in before the coordinator sees the request).
+    pub(crate) fn commits_take_topic_ids_from_image(self) -> bool {
+        self != Release::V4_2
+    }
+
+    /// 4.4 does the same for a `TxnOffsetCommit` below v6.
+    pub(crate) fn txn_commits_take_topic_ids_from_image(self) -> bool {
+        self == Release::V4_4
+    }
 }
