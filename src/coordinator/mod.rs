@@ -354,7 +354,7 @@ impl Coordinator {
             InputKind::TopicMetadata {
                 topics,
                 deleted_topics,
-            } => self.topic_metadata(&topics, &deleted_topics)?,
+            } => self.topic_metadata(&topics, &deleted_topics, &mut out)?,
             InputKind::AdvanceTime => {}
             InputKind::DeleteGroups { group_ids } => self.delete_groups(&group_ids, &mut out),
             InputKind::Replay { .. } => {}

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
-use super::Coordinator;
-use crate::api::TopicSpec;
+use super::{Batch, Coordinator};
+use crate::api::{Output, TopicSpec};
 use crate::error::BoundaryError;
 use crate::ordered::Ordered;
 use crate::records::Uuid;
@@ -31,10 +31,13 @@ pub(super) fn check(topics: &[TopicSpec], deleted_topics: &[String]) -> Result<(
 
 impl Coordinator {
     /// Upserts and removes topics; groups that use a changed topic become refresh-due (2.12).
+    /// The offsets of a deleted topic are tombstoned, as Kafka's coordinator does when its
+    /// metadata image loses the topic.
     pub(super) fn topic_metadata(
         &mut self,
         topics: &[TopicSpec],
         deleted: &[String],
+        out: &mut Output,
     ) -> Result<(), BoundaryError> {
         let mut changed: BTreeSet<String> = BTreeSet::new();
         for (i, t) in topics.iter().enumerate() {
@@ -44,9 +47,21 @@ impl Coordinator {
                 self.topics.insert(t.name.clone(), image);
             }
         }
+        let mut gone: Vec<(&str, TopicImage)> = Vec::new();
         for name in deleted {
-            if self.topics.remove(name).is_some() {
+            if let Some(image) = self.topics.remove(name) {
                 changed.insert(name.clone());
+                gone.push((name, image));
+            }
+        }
+        if !gone.is_empty() {
+            let batch = Batch {
+                records: self.deleted_topic_tombstones(&gone),
+                ..Batch::default()
+            };
+            // Tombstones of offsets the coordinator holds apply by construction.
+            if self.commit(&batch).is_ok() {
+                out.records.extend(batch.records);
             }
         }
         if changed.is_empty() {
@@ -68,6 +83,70 @@ impl Coordinator {
             }
         }
         Ok(())
+    }
+}
+
+impl Coordinator {
+    /// The tombstones of the committed and pending offsets of deleted topics (`gone`, with the
+    /// image each had), group by group. Kafka 4.2 (and the draft) deletes the topic's
+    /// partitions `0..count` in that order, where it has an offset; from 4.3 each deleted topic
+    /// in turn, its partitions in the map's order, where the offset's topic id is the deleted
+    /// topic's or zero. The pending transactional offsets follow (`onPartitionsDeleted`,
+    /// `onTopicsDeleted`).
+    fn deleted_topic_tombstones(&self, gone: &[(&str, TopicImage)]) -> Vec<crate::records::Record> {
+        use crate::records::{Record, RecordKey};
+        let by_id = self
+            .rules
+            .release()
+            .is_some_and(|r| r.deletes_offsets_by_topic_id());
+        let mut out = Vec::new();
+        let tombstone = |gid: &str, topic: &str, partition: i32| {
+            Record::tombstone(RecordKey::OffsetCommit {
+                group_id: gid.to_string(),
+                topic: topic.to_string(),
+                partition,
+            })
+        };
+        let matches = |id: Uuid, image: &TopicImage| id == Uuid::default() || id == image.topic_id;
+        for (gid, g) in self.offsets.groups() {
+            if by_id {
+                for (name, image) in gone {
+                    let Some((_, parts)) = g.topics().find(|(t, _)| t == name) else {
+                        continue;
+                    };
+                    for (p, c) in parts.iter() {
+                        if matches(c.topic_id, image) {
+                            out.push(tombstone(gid, name, p));
+                        }
+                    }
+                }
+            } else {
+                for (topic, _) in g.topics() {
+                    let Some((_, image)) = gone.iter().find(|(n, _)| *n == topic) else {
+                        continue;
+                    };
+                    for p in 0..image.partitions {
+                        if g.get(topic, p).is_some() {
+                            out.push(tombstone(gid, topic, p));
+                        }
+                    }
+                }
+            }
+        }
+        // Then the pending transactional offsets, producer by producer.
+        for (gid, g) in self.offsets.groups() {
+            for producer in g.pending_producers() {
+                for (name, image) in gone {
+                    for p in 0..image.partitions {
+                        let pending = g.pending_offset(producer, name, p);
+                        if pending.is_some_and(|c| !by_id || matches(c.topic_id, image)) {
+                            out.push(tombstone(gid, name, p));
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 }
 

@@ -142,4 +142,10 @@ impl Release {
     pub(crate) fn txn_commits_take_topic_ids_from_image(self) -> bool {
         self == Release::V4_4
     }
+
+    /// From 4.3 a deleted topic's offsets are deleted by topic id (`onTopicsDeleted`: those
+    /// recorded under its id or the zero id); 4.2 deletes its partitions by name.
+    pub(crate) fn deletes_offsets_by_topic_id(self) -> bool {
+        self != Release::V4_2
+    }
 }

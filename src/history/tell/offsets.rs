@@ -1,6 +1,6 @@
 //! What offset commit records tell: the offsets a group committed (a run of records of one
 //! group at one commit time is one commit, as Kafka writes a request's partitions together),
-//! and the offsets removed (tombstones: expired, deleted with the group, or by `OffsetDelete`;
+//! and the offsets removed (tombstones: expired, deleted with the group or its topic, or by `OffsetDelete`;
 //! the records do not say which). The committing member is not in the records: each committed
 //! partition is told with the member that held its task (the subtopology reading the topic, at
 //! the partition) as active at that point of the log, and that member's epoch, since a Streams
@@ -105,7 +105,7 @@ fn describe(code: &str, partitions: &Value) -> String {
     match code {
         "OFFSETS_COMMITTED" => format!("Offsets committed: {named}."),
         _ => format!(
-            "Offsets removed (expired, deleted with the group or by OffsetDelete): {named}."
+            "Offsets removed (expired, deleted with the group or its topic, or by OffsetDelete): {named}."
         ),
     }
 }
