@@ -128,6 +128,7 @@ fn main() -> Result<(), String> {
         return Err("the bench group did not become stable".into());
     }
     let mut steady = Vec::new();
+    let steady_from = now;
     for _ in 0..rounds {
         for m in &group {
             steady.push(heartbeat(m, now));
@@ -168,7 +169,15 @@ fn main() -> Result<(), String> {
 
     // The same heartbeats as Kafka's request frames (size-prefixed, `steady.frames`), all at
     // one time (`frames-now.txt`: frames carry no clock), and the native response frames of a
-    // pass (`expect.frames`), which every wire face checks its first pass against.
+    // pass (`expect.frames`), which every wire face checks its first pass against. Each face
+    // rebuilds its coordinator from the set-up alone, so the frames are answered by one rebuilt
+    // the same way, at the time the steady heartbeats start: a time after their 100 rounds
+    // would let every member's session expire first.
+    let mut c = Coordinator::from_json_config(&config).map_err(|e| e.message)?;
+    for line in &setup {
+        c.handle_json(line);
+    }
+    let now = steady_from;
     let dialect = c.config().dialect;
     let mut frames = Vec::new();
     for (i, line) in steady.iter().enumerate() {
