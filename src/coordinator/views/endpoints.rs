@@ -73,14 +73,10 @@ pub(crate) fn kafka42<'g>(
             let m = group.members.get(id)?;
             let ep = m.endpoint()?;
             let (active, standby) = if v4_4 {
-                let standby = if m.assigned.warmup.is_empty() {
-                    java_topic_partitions_44(&inputs, &m.assigned.standby, None)
-                } else {
-                    java_topic_partitions_44(&inputs, &m.assigned.standby, Some(&m.assigned.warmup))
-                };
+                let warmup = (!m.assigned.warmup.is_empty()).then_some(&m.assigned.warmup);
                 (
                     java_topic_partitions_44(&inputs, &m.assigned.active, None),
-                    standby,
+                    java_topic_partitions_44(&inputs, &m.assigned.standby, warmup),
                 )
             } else {
                 (
