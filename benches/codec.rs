@@ -20,13 +20,13 @@ fn current_assignment() -> Record {
             group_id: "streams-app".into(),
             member_id: "h1FvL2YoMP32IqCiiHVn2g".into(),
         },
-        RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+        RecordValue::CurrentMemberAssignment(Box::new(CurrentMemberAssignmentValue {
             member_epoch: 8,
             previous_member_epoch: 7,
             state: 0,
             active_tasks,
             ..Default::default()
-        }),
+        })),
     )
 }
 

@@ -91,7 +91,7 @@ fn replays(crit: &mut Criterion) {
                 Record::new(
                     RecordKey::OffsetCommit {
                         group_id: "g".into(),
-                        topic: format!("topic-{t}"),
+                        topic: format!("topic-{t}").into(),
                         partition: p,
                     },
                     RecordValue::OffsetCommit(OffsetCommitValue {

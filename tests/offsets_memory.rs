@@ -48,7 +48,7 @@ fn a_committed_offset_costs_a_bounded_number_of_bytes() {
                     Record::new(
                         RecordKey::OffsetCommit {
                             group_id: "g".into(),
-                            topic: format!("topic-{t}"),
+                            topic: format!("topic-{t}").into(),
                             partition: p,
                         },
                         RecordValue::OffsetCommit(OffsetCommitValue {

@@ -288,14 +288,14 @@ fn member_records(dialect: Dialect) -> Vec<Value> {
                 group_id: g4,
                 member_id: m4,
             },
-            RecordValue::MemberMetadata(metadata),
+            RecordValue::MemberMetadata(Box::new(metadata)),
         ),
         (
             RecordKey::CurrentMemberAssignment {
                 group_id: g1,
                 member_id: m1,
             },
-            RecordValue::CurrentMemberAssignment(current),
+            RecordValue::CurrentMemberAssignment(Box::new(current)),
         ),
         (
             RecordKey::TargetAssignmentMember {

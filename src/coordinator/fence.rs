@@ -165,10 +165,11 @@ impl Coordinator {
             let pending_only = offsets
                 .pending_partitions()
                 .filter(|(t, p)| offsets.get(t, *p).is_none());
+            let group_name: std::sync::Arc<str> = g.as_str().into();
             batch.records.extend(pending_only.map(|(topic, partition)| {
                 crate::records::Record::tombstone(crate::records::RecordKey::OffsetCommit {
-                    group_id: g.clone(),
-                    topic: topic.to_string(),
+                    group_id: group_name.clone(),
+                    topic: topic.to_string().into(),
                     partition,
                 })
             }));
@@ -194,13 +195,20 @@ impl Coordinator {
         let Some(offsets) = self.offsets.group(group_id) else {
             return Vec::new();
         };
+        // The records share the group's name, and a topic's name (offsets come topic by topic).
+        let group_name: std::sync::Arc<str> = group_id.into();
+        let mut topic_name: Option<std::sync::Arc<str>> = None;
         offsets
             .iter()
             .filter(|(t, p, c)| which(t, *p, *c))
             .map(|(topic, partition, _)| {
+                let name = match &topic_name {
+                    Some(n) if **n == *topic => n.clone(),
+                    _ => topic_name.insert(topic.into()).clone(),
+                };
                 crate::records::Record::tombstone(crate::records::RecordKey::OffsetCommit {
-                    group_id: group_id.to_string(),
-                    topic: topic.to_string(),
+                    group_id: group_name.clone(),
+                    topic: name,
                     partition,
                 })
             })

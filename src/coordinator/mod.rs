@@ -45,10 +45,10 @@ use crate::descriptions::Descriptions;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
 use crate::group_config::GroupConfigs;
-use crate::offsets::{GroupOffsets, Offsets};
+use crate::offsets::{CommittedRef, GroupOffsets, Offsets, Partitions};
 use crate::ordered;
 use crate::records::Dialect;
-use crate::records::{encoded_size, Record, RecordKey};
+use crate::records::{encoded_size, Record, RecordKey, RecordValue};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
 use crate::topics::Topics;
 use crate::topology::{self, Configuration};
@@ -97,6 +97,36 @@ pub(crate) fn apply_record(
         offsets.streams_group_created(gid);
     }
     Ok(effect)
+}
+
+/// The group of a batch that is only committed (not transactional) offsets of one group, as
+/// an `OffsetCommit` writes: [`Offsets::commit_all`] applies it in one pass.
+fn plain_commits_of_one_group(records: &[Record]) -> Option<&str> {
+    let gid = records.first()?.key.group_id();
+    records
+        .iter()
+        .all(|r| {
+            r.producer.is_none()
+                && matches!(
+                    (&r.key, &r.value),
+                    (RecordKey::OffsetCommit { group_id, .. }, Some(RecordValue::OffsetCommit(_)))
+                        if **group_id == *gid
+                )
+        })
+        .then_some(gid)
+}
+
+/// The offsets of a batch that [`plain_commits_of_one_group`] accepted.
+fn plain_commits(records: &[Record]) -> impl Iterator<Item = (&str, i32, CommittedRef<'_>)> {
+    records.iter().filter_map(|r| match (&r.key, &r.value) {
+        (
+            RecordKey::OffsetCommit {
+                topic, partition, ..
+            },
+            Some(RecordValue::OffsetCommit(v)),
+        ) => Some((&**topic, *partition, CommittedRef::from(v))),
+        _ => None,
+    })
 }
 
 /// What the timers fired before an input may change, kept so that a failing input can undo
@@ -589,6 +619,12 @@ impl Coordinator {
                 }
             }
         }
+        if let Some(gid) = plain_commits_of_one_group(&batch.records) {
+            let exists = self.groups.contains_key(gid);
+            self.offsets
+                .commit_all(gid, plain_commits(&batch.records), exists);
+            return Ok(());
+        }
         for r in &batch.records {
             if let Err(e) = apply_record(
                 &mut self.groups,
@@ -618,21 +654,29 @@ impl Coordinator {
     /// (committed or pending in a transaction) after the batch's offset commit records.
     fn check_offsets_limit(&self, gid: &str, batch: &Batch) -> Result<(), ProtocolError> {
         let current = self.offsets.group(gid);
-        let held = |topic: &str, partition: i32| {
-            current.is_some_and(|g| {
-                g.get(topic, partition).is_some() || g.has_pending(topic, partition)
-            })
-        };
-        let mut new: Vec<(&str, i32)> = batch
-            .records
-            .iter()
-            .filter_map(|r| match &r.key {
-                RecordKey::OffsetCommit {
-                    topic, partition, ..
-                } if !held(topic, *partition) => Some((topic.as_str(), *partition)),
-                _ => None,
-            })
-            .collect();
+        // A commit lists a topic's partitions together: its topic is looked up once per run.
+        let mut run: Option<(&str, Option<&Partitions>)> = None;
+        let mut new: Vec<(&str, i32)> = Vec::new();
+        for r in &batch.records {
+            let RecordKey::OffsetCommit {
+                topic, partition, ..
+            } = &r.key
+            else {
+                continue;
+            };
+            let held = current.is_some_and(|g| {
+                let parts = match run {
+                    Some((t, parts)) if t == &**topic => parts,
+                    _ => g.topic(topic),
+                };
+                run = Some((topic, parts));
+                parts.is_some_and(|p| p.get(*partition).is_some())
+                    || g.has_pending(topic, *partition)
+            });
+            if !held {
+                new.push((topic, *partition));
+            }
+        }
         new.sort_unstable();
         new.dedup();
         let pending_only = current.map_or(0, |g| {
@@ -685,7 +729,7 @@ impl Coordinator {
                 group.soft.last_assignment_ms = Some(self.now_ms);
             }
         }
-        out.records.extend(batch.records);
+        out.push_records(batch.records);
         out.explain.extend(batch.explain);
         if let (Some((state, members)), Some(group)) = (before, self.groups.get(group_id)) {
             for (id, old) in members {
@@ -796,10 +840,10 @@ mod tests {
                 group_id: "g".into(),
                 member_id: "m".into(),
             },
-            RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+            RecordValue::CurrentMemberAssignment(Box::new(CurrentMemberAssignmentValue {
                 member_epoch: 1,
                 ..Default::default()
-            }),
+            })),
         )
     }
 

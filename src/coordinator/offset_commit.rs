@@ -50,7 +50,7 @@ impl Coordinator {
                         message: e.message,
                     });
                 } else {
-                    out.records.extend(batch.records);
+                    out.push_records(batch.records);
                 }
             }
             Err(e) => {
@@ -102,11 +102,17 @@ impl Coordinator {
         };
         let max_metadata = i64::from(self.config.offset_metadata_max_bytes);
         let mut batch = Batch::default();
+        batch
+            .records
+            .reserve_exact(req.topics.iter().map(|t| t.partitions.len()).sum());
         let image_ids = self
             .rules
             .release()
             .is_some_and(|r| r.commits_take_topic_ids_from_image());
+        // Every record shares the group's and its topic's name.
+        let group_name: std::sync::Arc<str> = gid.into();
         for (t, rt) in req.topics.iter().zip(topics.iter_mut()) {
+            let topic_name: std::sync::Arc<str> = t.name.as_str().into();
             let topic_id = match (&t.topic_id, api_version >= 10) {
                 (Some(id), true) => parse_id(id).unwrap_or_default(),
                 // From 4.3 the broker gives a commit below v10 its topic's id from its
@@ -124,29 +130,33 @@ impl Coordinator {
                     continue;
                 }
                 validator.validate(&t.name, p.partition_index)?;
-                batch.push(Record::new(
-                    RecordKey::OffsetCommit {
-                        group_id: gid.to_string(),
-                        topic: t.name.clone(),
+                // Built in place, as `OffsetCommitValue::normalized` would leave it (a value
+                // with an expiry is version 1: no leader epoch, no topic id).
+                batch.push(Record {
+                    key: RecordKey::OffsetCommit {
+                        group_id: group_name.clone(),
+                        topic: topic_name.clone(),
                         partition: p.partition_index,
                     },
-                    RecordValue::OffsetCommit(
-                        OffsetCommitValue {
-                            offset: p.committed_offset,
-                            // Versions below 6 carry no leader epoch.
-                            leader_epoch: if api_version >= 6 {
-                                p.committed_leader_epoch
-                            } else {
-                                -1
-                            },
-                            metadata: metadata.to_string(),
-                            commit_timestamp: now,
-                            expire_timestamp: expire,
-                            topic_id,
-                        }
-                        .normalized(),
-                    ),
-                ));
+                    value: Some(RecordValue::OffsetCommit(OffsetCommitValue {
+                        offset: p.committed_offset,
+                        // Versions below 6 carry no leader epoch.
+                        leader_epoch: if api_version >= 6 && expire == -1 {
+                            p.committed_leader_epoch
+                        } else {
+                            -1
+                        },
+                        metadata: metadata.to_string(),
+                        commit_timestamp: now,
+                        expire_timestamp: expire,
+                        topic_id: if expire == -1 {
+                            topic_id
+                        } else {
+                            Uuid::default()
+                        },
+                    })),
+                    producer: None,
+                });
             }
         }
         self.check_offsets_limit(gid, &batch)?;

@@ -21,7 +21,7 @@ impl Coordinator {
         let response = match self.offset_delete_batch(req) {
             Ok((batch, topics)) => match self.commit(&batch) {
                 Ok(()) => {
-                    out.records.extend(batch.records);
+                    out.push_records(batch.records);
                     OffsetDeleteResponse {
                         topics,
                         ..OffsetDeleteResponse::default()
@@ -89,8 +89,8 @@ impl Coordinator {
                             o.get(topic, partition).is_some() || o.has_pending(topic, partition)
                         }) {
                             batch.push(Record::tombstone(RecordKey::OffsetCommit {
-                                group_id: gid.to_string(),
-                                topic: t.name.clone(),
+                                group_id: gid.to_string().into(),
+                                topic: t.name.clone().into(),
                                 partition: p.partition_index,
                             }));
                         }

@@ -61,7 +61,7 @@ impl Coordinator {
             };
             // Tombstones of offsets the coordinator holds apply by construction.
             if self.commit(&batch).is_ok() {
-                out.records.extend(batch.records);
+                out.push_records(batch.records);
             }
         }
         if changed.is_empty() {
@@ -102,8 +102,8 @@ impl Coordinator {
         let mut out = Vec::new();
         let tombstone = |gid: &str, topic: &str, partition: i32| {
             Record::tombstone(RecordKey::OffsetCommit {
-                group_id: gid.to_string(),
-                topic: topic.to_string(),
+                group_id: gid.to_string().into(),
+                topic: topic.to_string().into(),
                 partition,
             })
         };

@@ -55,7 +55,7 @@ impl Coordinator {
         let refused = match self.txn_offset_commit_records(now, api_version, req, &mut topics) {
             Ok(batch) => match self.commit(&batch) {
                 Ok(()) => {
-                    out.records.extend(batch.records);
+                    out.push_records(batch.records);
                     None
                 }
                 Err(e) => Some(e),
@@ -139,7 +139,13 @@ impl Coordinator {
             .release()
             .is_some_and(|r| r.txn_commits_take_topic_ids_from_image());
         let mut batch = Batch::default();
+        batch
+            .records
+            .reserve_exact(req.topics.iter().map(|t| t.partitions.len()).sum());
+        // Every record shares the group's and its topic's name.
+        let group_name: std::sync::Arc<str> = gid.into();
         for (t, rt) in req.topics.iter().zip(topics.iter_mut()) {
+            let topic_name: std::sync::Arc<str> = t.name.as_str().into();
             if needs_known_topics && !validator.is_no_op() && !self.topics.contains_key(&t.name) {
                 return Err(illegal_generation());
             }
@@ -175,8 +181,8 @@ impl Coordinator {
                 };
                 batch.push(Record::transactional(
                     RecordKey::OffsetCommit {
-                        group_id: gid.to_string(),
-                        topic: t.name.clone(),
+                        group_id: group_name.clone(),
+                        topic: topic_name.clone(),
                         partition: p.partition_index,
                     },
                     RecordValue::OffsetCommit(value),

@@ -148,7 +148,7 @@ pub(crate) fn apply(
             reconfigure(group, limits);
         }
         (RecordKey::MemberMetadata { member_id, .. }, RecordValue::MemberMetadata(v)) => {
-            (effect.member_added, effect.member) = set_metadata(group, member_id, v.clone());
+            (effect.member_added, effect.member) = set_metadata(group, member_id, (**v).clone());
         }
         (
             RecordKey::CurrentMemberAssignment { member_id, .. },

@@ -101,6 +101,11 @@ impl GroupOffsets {
         self.topics.get_by(topic)?.get(partition)
     }
 
+    /// A topic's committed partitions.
+    pub(crate) fn topic(&self, topic: &str) -> Option<&Partitions> {
+        self.topics.get_by(topic)
+    }
+
     /// Every topic with its committed partitions, in Kafka's order.
     pub(crate) fn topics(&self) -> impl Iterator<Item = (&str, &Partitions)> {
         self.topics.iter().map(|(t, p)| (t.as_str(), p))
@@ -254,9 +259,9 @@ impl Offsets {
         };
         match &record.value {
             Some(RecordValue::OffsetCommit(v)) => {
-                let g = match self.groups.get_mut(group_id.as_str()) {
+                let g = match self.groups.get_mut(&**group_id) {
                     Some(g) => g,
-                    None => self.groups.entry(group_id.clone()).or_default(),
+                    None => self.groups.entry(group_id.to_string()).or_default(),
                 };
                 if !streams_group_exists {
                     g.simple_group = true;
@@ -276,23 +281,59 @@ impl Offsets {
             }
             Some(_) => {}
             None => {
-                let Some(g) = self.groups.get_mut(group_id.as_str()) else {
+                let Some(g) = self.groups.get_mut(&**group_id) else {
                     return;
                 };
-                let topic = topic.clone();
-                if let Some(parts) = g.topics.get_mut(&topic) {
+                if let Some(parts) = g.topics.get_mut_by(&**topic) {
                     if parts.remove(*partition) {
                         g.count -= 1;
                     }
                     if parts.is_empty() {
-                        g.topics.remove(&topic);
+                        g.topics.remove(&topic.to_string());
                     }
                 }
-                g.change_pending(|p| p.clear(&topic, *partition));
+                g.change_pending(|p| p.clear(topic, *partition));
                 if g.is_unused() {
-                    self.groups.remove(group_id.as_str());
+                    self.groups.remove(&**group_id);
                 }
             }
+        }
+    }
+
+    /// A batch of committed (not transactional) offsets of one group, in order: what
+    /// [`Offsets::apply`] does record by record, with the group looked up once and a topic once
+    /// per run of its partitions (a commit lists a topic's partitions together).
+    pub(crate) fn commit_all<'r>(
+        &mut self,
+        group_id: &str,
+        offsets: impl Iterator<Item = (&'r str, i32, CommittedRef<'r>)>,
+        streams_group_exists: bool,
+    ) {
+        let g = match self.groups.get_mut(group_id) {
+            Some(g) => g,
+            None => self.groups.entry(group_id.to_string()).or_default(),
+        };
+        if !streams_group_exists {
+            g.simple_group = true;
+        }
+        let mut run: Option<(&str, &mut Partitions)> = None;
+        for (topic, partition, offset) in offsets {
+            let parts = match run {
+                Some((t, parts)) if t == topic => parts,
+                _ => g
+                    .topics
+                    .entry_by(topic, || topic.to_string(), Partitions::default),
+            };
+            if parts.insert(partition, offset) {
+                g.count += 1;
+            }
+            if let Some(p) = g.pending.as_mut() {
+                p.supersede(topic, partition, None);
+                if p.is_empty() {
+                    g.pending = None;
+                }
+            }
+            run = Some((topic, parts));
         }
     }
 
@@ -418,6 +459,48 @@ mod tests {
 
     fn offset(o: &Offsets, topic: &str, partition: i32) -> Option<i64> {
         o.group("g")?.get(topic, partition).map(|c| c.offset)
+    }
+
+    #[test]
+    fn a_batch_of_commits_applies_as_its_records_one_by_one() {
+        // Topics in runs and interleaved, a partition twice, over pending offsets of two
+        // producers (one left with none), on a group with offsets and on a new one.
+        let batch: Vec<Record> = [("a", 0), ("a", 1), ("b", 0), ("a", 2), ("a", 0), ("c", 5)]
+            .iter()
+            .enumerate()
+            .map(|(i, (t, p))| commit(t, *p, 10 + i as i64))
+            .collect();
+        for (before, exists) in [(true, true), (true, false), (false, false)] {
+            let mut one_by_one = Offsets::default();
+            if before {
+                one_by_one.apply(&commit("b", 0, 1), exists);
+                one_by_one.apply(&txn(7, "a", 0, 2), exists);
+                one_by_one.apply(&txn(8, "a", 1, 3), exists);
+                one_by_one.apply(&txn(8, "z", 1, 3), exists);
+            }
+            let mut batched = one_by_one.clone();
+            for r in &batch {
+                one_by_one.apply(r, exists);
+            }
+            batched.commit_all(
+                "g",
+                batch.iter().map(|r| match (&r.key, &r.value) {
+                    (
+                        RecordKey::OffsetCommit {
+                            topic, partition, ..
+                        },
+                        Some(RecordValue::OffsetCommit(v)),
+                    ) => (&**topic, *partition, CommittedRef::from(v)),
+                    _ => unreachable!(),
+                }),
+                exists,
+            );
+            assert_eq!(batched, one_by_one, "before: {before}, exists: {exists}");
+            let g = batched.group("g").unwrap();
+            assert_eq!(g.len(), 5);
+            // A pending offset stays until its transaction ends (a newer commit wins then).
+            assert_eq!(g.has_pending("a", 0), before);
+        }
     }
 
     #[test]

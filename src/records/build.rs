@@ -114,7 +114,7 @@ pub fn member_metadata_value(
             group_id: group_id.to_string(),
             member_id: member_id.to_string(),
         },
-        RecordValue::MemberMetadata(metadata),
+        RecordValue::MemberMetadata(Box::new(metadata)),
     )
 }
 
@@ -179,7 +179,7 @@ pub fn current_assignment<'a>(
             group_id: group_id.to_string(),
             member_id: member.member_id.to_string(),
         },
-        RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+        RecordValue::CurrentMemberAssignment(Box::new(CurrentMemberAssignmentValue {
             member_epoch: member.member_epoch,
             previous_member_epoch: member.previous_member_epoch,
             state: member.state,
@@ -189,7 +189,7 @@ pub fn current_assignment<'a>(
             active_tasks_pending_revocation: pa,
             standby_tasks_pending_revocation: ps,
             warmup_tasks_pending_revocation: pw,
-        }),
+        })),
     )
 }
 

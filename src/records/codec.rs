@@ -135,8 +135,8 @@ pub(crate) fn make_key(t: RecordType, group_id: String, member_id: String) -> Re
         },
         RecordType::Topology => RecordKey::Topology { group_id },
         RecordType::OffsetCommit => RecordKey::OffsetCommit {
-            group_id,
-            topic: member_id,
+            group_id: group_id.into(),
+            topic: member_id.into(),
             partition: 0,
         },
     }
@@ -223,8 +223,8 @@ fn write_key<S: Sink + ?Sized>(dialect: Dialect, key: &RecordKey, out: &mut S) {
 fn read_key_fields(t: RecordType, r: &mut Reader<'_>) -> WireResult<RecordKey> {
     if t == RecordType::OffsetCommit {
         let key = RecordKey::OffsetCommit {
-            group_id: r.key_string().at("group")?,
-            topic: r.key_string().at("topic")?,
+            group_id: r.key_string().at("group")?.into(),
+            topic: r.key_string().at("topic")?.into(),
             partition: r.i32().at("partition")?,
         };
         r.finish()?;
@@ -616,7 +616,7 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
                 .compact_array(min_size::KEY_VALUE, read_key_value)
                 .at("clientTags")?;
             skip_tagged_fields(r)?;
-            RecordValue::MemberMetadata(v)
+            RecordValue::MemberMetadata(Box::new(v))
         }
         RecordType::TargetAssignmentMetadata => {
             let assignment_epoch = r.i32().at("assignmentEpoch")?;
@@ -658,7 +658,7 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
                     .at("warmupTasksPendingRevocation")?,
             };
             skip_tagged_fields(r)?;
-            RecordValue::CurrentMemberAssignment(v)
+            RecordValue::CurrentMemberAssignment(Box::new(v))
         }
         RecordType::Topology => {
             let mut v = TopologyValue::default();

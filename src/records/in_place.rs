@@ -420,7 +420,7 @@ mod tests {
                 active_tasks_pending_revocation: vec![ids("0", &[2], None)],
                 ..Default::default()
             };
-            let value = RecordValue::CurrentMemberAssignment(v);
+            let value = RecordValue::CurrentMemberAssignment(Box::new(v));
             let (kb, vb) = (encode_key(dialect, &key), encode_value(dialect, &value));
             let mut tasks = vec![task_ids_before()];
             let read =

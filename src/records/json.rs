@@ -110,7 +110,7 @@ impl Serialize for KeyDataJson<'_> {
         } = self.0
         {
             // Kafka's `OffsetCommitKey` names.
-            return object!(s, "group" => group_id, "topic" => topic, "partition" => partition);
+            return object!(s, "group" => &**group_id, "topic" => &**topic, "partition" => partition);
         }
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("groupId", self.0.group_id())?;
@@ -647,7 +647,7 @@ fn value_from_json(
             mm.process_id = field(m, p, "processId", string)?;
             mm.user_endpoint = field(m, p, "userEndpoint", |v, p| nullable(v, p, endpoint))?;
             mm.client_tags = field(m, p, "clientTags", |v, p| list(v, p, key_value))?;
-            RecordValue::MemberMetadata(mm)
+            RecordValue::MemberMetadata(Box::new(mm))
         }
         RecordType::TargetAssignmentMetadata => {
             let m = object(v, p, &["assignmentEpoch", "assignmentTimestamp"])?;
@@ -670,7 +670,7 @@ fn value_from_json(
             allowed.extend(CURRENT_LISTS);
             let m = object(v, p, &allowed)?;
             let tasks = |name| field(m, p, name, |v, p| list(v, p, |v, p| task_ids(v, p, v42)));
-            RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+            RecordValue::CurrentMemberAssignment(Box::new(CurrentMemberAssignmentValue {
                 member_epoch: field(m, p, "memberEpoch", int32)?,
                 previous_member_epoch: field(m, p, "previousMemberEpoch", int32)?,
                 state: field(m, p, "state", int8)?,
@@ -680,7 +680,7 @@ fn value_from_json(
                 active_tasks_pending_revocation: tasks(CURRENT_LISTS[3])?,
                 standby_tasks_pending_revocation: tasks(CURRENT_LISTS[4])?,
                 warmup_tasks_pending_revocation: tasks(CURRENT_LISTS[5])?,
-            })
+            }))
         }
         RecordType::Topology => {
             let (head, list_name) = if v42 {

@@ -158,8 +158,8 @@ fn keys_of_other_kinds_are_skipped() {
 
 fn offset_key() -> RecordKey {
     RecordKey::OffsetCommit {
-        group_id: s("g"),
-        topic: s("t"),
+        group_id: s("g").into(),
+        topic: s("t").into(),
         partition: 0,
     }
 }
@@ -444,10 +444,10 @@ fn member_metadata_c() -> MemberMetadataValue {
 fn golden_draft_member_metadata() {
     let record = Record::new(
         group_key(RecordType::MemberMetadata),
-        RecordValue::MemberMetadata(MemberMetadataValue {
+        RecordValue::MemberMetadata(Box::new(MemberMetadataValue {
             topology_id: s("t"),
             ..member_metadata_c()
-        }),
+        })),
     );
     let value = "00 00 | 00 | 00 | 02 63 | 0b 2f 31 32 37 2e 30 2e 30 2e 31 | 00 04 93 e0 | 02 74
                  02 70 | ff | 01 | 00";
@@ -468,7 +468,7 @@ fn golden_draft_member_metadata() {
 fn golden_draft_member_metadata_with_every_optional_field() {
     let record = Record::new(
         group_key(RecordType::MemberMetadata),
-        RecordValue::MemberMetadata(MemberMetadataValue {
+        RecordValue::MemberMetadata(Box::new(MemberMetadataValue {
             instance_id: Some(s("i")),
             rack_id: Some(s("r")),
             client_id: s("c"),
@@ -485,7 +485,7 @@ fn golden_draft_member_metadata_with_every_optional_field() {
                 key: s("k"),
                 value: s("v"),
             }],
-        }),
+        })),
     );
     let value = "00 00 | 02 69 | 02 72 | 02 63 | 02 68 | 00 00 03 e8 | 02 74 | 02 70
                  01 02 68 1f 90 00 | 02 02 6b 02 76 00 | 00";
@@ -564,7 +564,7 @@ const DRAFT_CURRENT_HEX: &str = "00 00 | 00 00 00 02 | 00 00 00 01 | 01
 fn golden_draft_current_member_assignment() {
     let record = Record::new(
         group_key(RecordType::CurrentMemberAssignment),
-        RecordValue::CurrentMemberAssignment(current_assignment(None)),
+        RecordValue::CurrentMemberAssignment(Box::new(current_assignment(None))),
     );
     assert_eq!(hex(DRAFT_CURRENT_HEX).len(), 30);
     check_golden(
@@ -582,12 +582,12 @@ fn json_form_of_protocol_5_7() {
             group_id: s("g"),
             member_id: s("h1FvL2YoMP32IqCiiHVn2g"),
         },
-        RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
+        RecordValue::CurrentMemberAssignment(Box::new(CurrentMemberAssignmentValue {
             member_epoch: 1,
             previous_member_epoch: 0,
             state: 1,
             ..Default::default()
-        }),
+        })),
     );
     assert_eq!(
         record_to_json(DRAFT, &record, false).to_string(),
@@ -752,7 +752,7 @@ fn golden_k42_group_metadata_tagged_fields() {
 fn golden_k42_member_metadata() {
     let record = Record::new(
         group_key(RecordType::MemberMetadata),
-        RecordValue::MemberMetadata(member_metadata_c()),
+        RecordValue::MemberMetadata(Box::new(member_metadata_c())),
     );
     let value =
         "00 00 | 00 | 00 | 02 63 | 0b 2f 31 32 37 2e 30 2e 30 2e 31 | 00 04 93 e0 | 00 00 00 00
@@ -800,7 +800,7 @@ fn golden_k42_target_assignment_member() {
 fn golden_k42_current_member_assignment() {
     let record = Record::new(
         group_key(RecordType::CurrentMemberAssignment),
-        RecordValue::CurrentMemberAssignment(current_assignment(Some(vec![2, 2]))),
+        RecordValue::CurrentMemberAssignment(Box::new(current_assignment(Some(vec![2, 2])))),
     );
     let value = "00 00 | 00 00 00 02 | 00 00 00 01 | 01
         02 | 02 30 | 03 00 00 00 00 00 00 00 01 | 01 00 09 03 00 00 00 02 00 00 00 02
@@ -815,7 +815,7 @@ fn golden_k42_current_member_assignment() {
     // empty `AssignmentEpochs` out (PROTOCOL 5.6).
     let record = Record::new(
         group_key(RecordType::CurrentMemberAssignment),
-        RecordValue::CurrentMemberAssignment(current_assignment(Some(vec![]))),
+        RecordValue::CurrentMemberAssignment(Box::new(current_assignment(Some(vec![])))),
     );
     check_golden(
         K42,
@@ -830,7 +830,7 @@ fn golden_k42_current_member_assignment() {
     // Null epochs: tag 0, size 1, the null array 0x00; `null` in JSON.
     let record = Record::new(
         group_key(RecordType::CurrentMemberAssignment),
-        RecordValue::CurrentMemberAssignment(current_assignment(None)),
+        RecordValue::CurrentMemberAssignment(Box::new(current_assignment(None))),
     );
     check_golden(
         K42,
@@ -958,12 +958,12 @@ fn unknown_tags_are_skipped() {
     // 4.2's per-task epochs read by the draft codec: an unknown tag in a nested struct.
     let k42 = encode_value(
         K42,
-        &RecordValue::CurrentMemberAssignment(current_assignment(Some(vec![2, 2]))),
+        &RecordValue::CurrentMemberAssignment(Box::new(current_assignment(Some(vec![2, 2])))),
     );
     assert_eq!(
         decode_value(DRAFT, RecordType::CurrentMemberAssignment, &k42),
-        Ok(RecordValue::CurrentMemberAssignment(current_assignment(
-            None
+        Ok(RecordValue::CurrentMemberAssignment(Box::new(
+            current_assignment(None)
         )))
     );
     // Unknown tags beside known ones, in any order, and in the draft's group metadata.
@@ -1064,7 +1064,7 @@ fn epochs_are_read_in_every_current_assignment_list() {
         }],
         ..current_assignment(Some(vec![2, 2]))
     };
-    let value = RecordValue::CurrentMemberAssignment(v);
+    let value = RecordValue::CurrentMemberAssignment(Box::new(v));
     let bytes = encode_value(K42, &value);
     assert_eq!(
         decode_value(K42, RecordType::CurrentMemberAssignment, &bytes),
@@ -1611,7 +1611,7 @@ fn json_tagged_fields_may_be_absent_or_present() {
         K42,
         &Record::new(
             group_key(RecordType::MemberMetadata),
-            RecordValue::MemberMetadata(member_metadata_c()),
+            RecordValue::MemberMetadata(Box::new(member_metadata_c())),
         ),
         false,
     );
@@ -1626,7 +1626,7 @@ fn json_tagged_fields_may_be_absent_or_present() {
 fn replay_forms() {
     let record = Record::new(
         group_key(RecordType::CurrentMemberAssignment),
-        RecordValue::CurrentMemberAssignment(current_assignment(None)),
+        RecordValue::CurrentMemberAssignment(Box::new(current_assignment(None))),
     );
     let full = record_to_json(DRAFT, &record, true);
     // Disagreeing forms.
@@ -1878,7 +1878,7 @@ mod properties {
                         (instance_id, rack_id, client_id, client_host, rebalance_timeout_ms),
                         (topology_id, topology_epoch, process_id, endpoint, client_tags),
                     )| {
-                        RecordValue::MemberMetadata(MemberMetadataValue {
+                        RecordValue::MemberMetadata(Box::new(MemberMetadataValue {
                             instance_id,
                             rack_id,
                             client_id,
@@ -1889,7 +1889,7 @@ mod properties {
                             process_id,
                             user_endpoint: endpoint.map(|(host, port)| Endpoint { host, port }),
                             client_tags,
-                        })
+                        }))
                     },
                 )
                 .boxed(),
@@ -1919,17 +1919,19 @@ mod properties {
             )
                 .prop_map(
                     |((member_epoch, previous_member_epoch, state), (a, s, w), (ar, sr, wr))| {
-                        RecordValue::CurrentMemberAssignment(CurrentMemberAssignmentValue {
-                            member_epoch,
-                            previous_member_epoch,
-                            state,
-                            active_tasks: a,
-                            standby_tasks: s,
-                            warmup_tasks: w,
-                            active_tasks_pending_revocation: ar,
-                            standby_tasks_pending_revocation: sr,
-                            warmup_tasks_pending_revocation: wr,
-                        })
+                        RecordValue::CurrentMemberAssignment(Box::new(
+                            CurrentMemberAssignmentValue {
+                                member_epoch,
+                                previous_member_epoch,
+                                state,
+                                active_tasks: a,
+                                standby_tasks: s,
+                                warmup_tasks: w,
+                                active_tasks_pending_revocation: ar,
+                                standby_tasks_pending_revocation: sr,
+                                warmup_tasks_pending_revocation: wr,
+                            },
+                        ))
                     },
                 )
                 .boxed(),

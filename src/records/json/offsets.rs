@@ -25,8 +25,8 @@ pub(super) fn record_from_json(
         &["group", "topic", "partition"],
     )?;
     let key = RecordKey::OffsetCommit {
-        group_id: field(data, &dp, "group", string)?,
-        topic: field(data, &dp, "topic", string)?,
+        group_id: field(data, &dp, "group", string)?.into(),
+        topic: field(data, &dp, "topic", string)?.into(),
         partition: field(data, &dp, "partition", int32)?,
     };
     let vp = p.field("value");
