@@ -1,14 +1,15 @@
 //! Steady heartbeats of a stable 1,000-member group in a loop, for profilers
 //! (`perf record -g target/release/examples/heartbeat_loop`); prints the time per heartbeat.
 //! `heartbeat_loop json` goes through `handle_json`; `heartbeat_loop owned` lists the member's
-//! owned tasks (20 of them) in every heartbeat.
+//! owned tasks (20 of them) in every heartbeat; `heartbeat_loop wire` answers request frames
+//! (`wire::handle_frame_into`, one response buffer kept, as a host keeps one per connection).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, Input, InputKind, TaskIdsJson};
-use streams_group_coordinator::{Config, Coordinator};
+use streams_group_coordinator::{wire, Config, Coordinator};
 
 #[path = "../tests/common/harness.rs"]
 mod harness;
@@ -57,6 +58,26 @@ fn main() {
             .unwrap_or_default()
     };
     let lists: Vec<Vec<TaskIdsJson>> = members.iter().map(|(id, _)| owned(&c, id)).collect();
+    let dialect = c.config().dialect;
+    let frames: Vec<Vec<u8>> = members
+        .iter()
+        .enumerate()
+        .map(|(i, (id, epoch))| {
+            let kind = InputKind::StreamsGroupHeartbeat {
+                client: ClientInfo::default(),
+                request: Box::new(HeartbeatRequest {
+                    group_id: "g".into(),
+                    member_id: id.clone(),
+                    member_epoch: *epoch,
+                    rebalance_timeout_ms: -1,
+                    ..Default::default()
+                }),
+            };
+            wire::encode_request(dialect, &kind, 0, i as i32).expect("a heartbeat frame")
+        })
+        .collect();
+    let peer = wire::Peer::default();
+    let mut response = Vec::with_capacity(1024);
     eprintln!("ready");
     let (allocs0, bytes0) = (
         ALLOCATIONS.load(Ordering::Relaxed),
@@ -67,8 +88,18 @@ fn main() {
     let mut written = 0usize;
     let epoch = c.group("g").map_or(0, |g| g.group_epoch);
     for _ in 0..rounds {
-        for ((id, epoch), list) in members.iter().zip(&lists) {
-            if mode == "json" {
+        for (((id, epoch), list), frame) in members.iter().zip(&lists).zip(&frames) {
+            if mode == "wire" {
+                if let Ok(out) = std::hint::black_box(wire::handle_frame_into(
+                    &mut c,
+                    frame,
+                    now,
+                    &peer,
+                    &mut response,
+                )) {
+                    written += out.records.len();
+                }
+            } else if mode == "json" {
                 let text = format!(
                     r#"{{"nowMs": {now}, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "g", "memberId": "{id}", "memberEpoch": {epoch}}}}}"#
                 );

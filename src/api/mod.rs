@@ -671,6 +671,20 @@ impl Output {
         text::output_text(&self.json(dialect, record_bytes), capacity).unwrap_or_default()
     }
 
+    /// Appends to `buffer` the JSON text of the output's fields but its response (`records`,
+    /// `topicsToCreate`, `explain`, `nextDeadlineMs`), as [`Output::to_json`] writes them: what
+    /// a wire face answers beside the response frame. `false` (nothing appended) if a value
+    /// cannot be written.
+    pub fn append_fields_json(
+        &self,
+        dialect: Dialect,
+        record_bytes: bool,
+        buffer: &mut Vec<u8>,
+    ) -> bool {
+        buffer.reserve(OUTPUT_BYTES + RECORD_BYTES * self.records.len());
+        text::append_fields_text(&self.json(dialect, record_bytes), buffer)
+    }
+
     /// A serialisable view of this output in the contract's key order.
     pub fn json(&self, dialect: Dialect, record_bytes: bool) -> OutputJson<'_> {
         OutputJson {

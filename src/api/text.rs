@@ -41,7 +41,29 @@ fn write_output(t: &mut Text, json: &OutputJson<'_>) -> serde_json::Result<()> {
         Some(Response::Heartbeat42(r)) => write_heartbeat42(t, r)?,
         other => t.value(other)?,
     }
-    t.raw(",\"records\":");
+    t.raw(",");
+    write_fields(t, json)
+}
+
+/// Appends the output's fields but its response, as the object
+/// `{"records", "topicsToCreate", "explain", "nextDeadlineMs"}`: what a wire face gives beside
+/// the response frame. `false` if a value cannot be written (the buffer is then left as it was).
+pub(super) fn append_fields_text(json: &OutputJson<'_>, buffer: &mut Vec<u8>) -> bool {
+    let start = buffer.len();
+    let mut t = Text(std::mem::take(buffer));
+    t.raw("{");
+    let written = write_fields(&mut t, json).is_ok();
+    *buffer = t.0;
+    if !written {
+        buffer.truncate(start);
+    }
+    written
+}
+
+/// The fields after the response, and the closing brace.
+fn write_fields(t: &mut Text, json: &OutputJson<'_>) -> serde_json::Result<()> {
+    let out: &Output = json.out;
+    t.raw("\"records\":");
     t.value(&RecordsJson(json))?;
     t.raw(",\"topicsToCreate\":");
     t.value(&out.topics_to_create)?;

@@ -975,6 +975,16 @@ mod outputs_and_config {
                     let serde = serde_json::to_string(&out.json(dialect, record_bytes))
                         .expect("serialises");
                     assert_eq!(ours, serde, "{text}");
+                    // The wire faces' fields: the same output but its response, appended.
+                    let mut fields = b"frame".to_vec();
+                    assert!(out.append_fields_json(dialect, record_bytes, &mut fields));
+                    let mut value = out.to_json(dialect, record_bytes);
+                    value
+                        .as_object_mut()
+                        .expect("an object")
+                        .shift_remove("response");
+                    assert_eq!(fields[..5], *b"frame");
+                    assert_eq!(fields[5..], *value.to_string().as_bytes(), "{text}");
                 }
             }
             assert!(written > 0, "the sequence wrote records ({name})");

@@ -451,22 +451,22 @@ pub fn frame_output(
         Ok(out) => out,
         Err(e) => return (STATUS_INPUT_ERROR, error_bytes(&e)),
     };
-    let config = coordinator.config();
-    let fields = match out.output.to_json(config.dialect, config.record_bytes) {
-        Value::Object(map) => {
-            Value::Object(map.into_iter().filter(|(k, _)| k != "response").collect())
-        }
-        other => other,
-    };
-    let json = fields.to_string();
     let Ok(size) = i32::try_from(out.frame.len()) else {
         let e = BoundaryError::input("", "the response frame is longer than Kafka's int32 size");
         return (STATUS_INTERNAL_ERROR, error_bytes(&e));
     };
-    let mut bytes = Vec::with_capacity(4 + out.frame.len() + json.len());
+    let config = coordinator.config();
+    let mut bytes = Vec::with_capacity(4 + out.frame.len());
     bytes.extend_from_slice(&size.to_be_bytes());
     bytes.extend_from_slice(&out.frame);
-    bytes.extend_from_slice(json.as_bytes());
+    // The other fields, written after the frame in the one buffer (no JSON tree).
+    if !out
+        .output
+        .append_fields_json(config.dialect, config.record_bytes, &mut bytes)
+    {
+        let e = BoundaryError::input("", "the output could not be written as JSON");
+        return (STATUS_INTERNAL_ERROR, error_bytes(&e));
+    }
     (STATUS_OK, bytes)
 }
 

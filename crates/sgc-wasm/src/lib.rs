@@ -284,10 +284,21 @@ impl JsCoordinator {
             &Peer { client_host },
         )?;
         let config = self.inner.config();
-        let mut fields = out.output.to_json(config.dialect, config.record_bytes);
-        // `response` keeps its place, first, as in `handle`'s output.
-        fields["response"] = Value::Null;
-        let object = to_js(&fields);
+        // `response` keeps its place, first, as in `handle`'s output; the other fields are
+        // written as text, as `handle`'s are.
+        let mut text = b"{\"response\":null,".to_vec();
+        let mut fields = Vec::new();
+        if !out
+            .output
+            .append_fields_json(config.dialect, config.record_bytes, &mut fields)
+        {
+            return Err(BoundaryError::input(
+                "",
+                "the output could not be written as JSON",
+            ));
+        }
+        text.extend_from_slice(fields.get(1..).unwrap_or_default());
+        let object = text_to_js(std::str::from_utf8(&text).unwrap_or("null"));
         let response = js_sys::Uint8Array::from(&out.frame[..]);
         let _ = Reflect::set(&object, &"response".into(), &response);
         Ok(object)
