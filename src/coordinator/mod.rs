@@ -45,10 +45,10 @@ use crate::descriptions::Descriptions;
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::group::{self, Group, GroupState, MemberState};
 use crate::group_config::GroupConfigs;
-use crate::offsets::{CommittedRef, GroupOffsets, Offsets, Partitions};
+use crate::offsets::{GroupOffsets, Offsets, Partitions};
 use crate::ordered;
 use crate::records::Dialect;
-use crate::records::{encoded_size, Record, RecordKey, RecordValue};
+use crate::records::{encoded_size, Record, RecordKey};
 use crate::timers::{TimerData, TimerKey, TimerKind, Timers};
 use crate::topics::Topics;
 use crate::topology::{self, Configuration};
@@ -97,36 +97,6 @@ pub(crate) fn apply_record(
         offsets.streams_group_created(gid);
     }
     Ok(effect)
-}
-
-/// The group of a batch that is only committed (not transactional) offsets of one group, as
-/// an `OffsetCommit` writes: [`Offsets::commit_all`] applies it in one pass.
-fn plain_commits_of_one_group(records: &[Record]) -> Option<&str> {
-    let gid = records.first()?.key.group_id();
-    records
-        .iter()
-        .all(|r| {
-            r.producer.is_none()
-                && matches!(
-                    (&r.key, &r.value),
-                    (RecordKey::OffsetCommit { group_id, .. }, Some(RecordValue::OffsetCommit(_)))
-                        if **group_id == *gid
-                )
-        })
-        .then_some(gid)
-}
-
-/// The offsets of a batch that [`plain_commits_of_one_group`] accepted.
-fn plain_commits(records: &[Record]) -> impl Iterator<Item = (&str, i32, CommittedRef<'_>)> {
-    records.iter().filter_map(|r| match (&r.key, &r.value) {
-        (
-            RecordKey::OffsetCommit {
-                topic, partition, ..
-            },
-            Some(RecordValue::OffsetCommit(v)),
-        ) => Some((&**topic, *partition, CommittedRef::from(v))),
-        _ => None,
-    })
 }
 
 /// What the timers fired before an input may change, kept so that a failing input can undo
@@ -341,12 +311,15 @@ impl Coordinator {
     ) -> Result<Output, BoundaryError> {
         let raw_now = input.now_ms;
         let now = raw_now.max(self.now_ms);
-        let cleanup = TimerKey::new(TimerKind::Retention, "", "");
-        if self.config.dialect.is_kafka() && self.timers.get(&cleanup).is_none() {
+        // Looked up without building a key: every input asks.
+        if self.config.dialect.is_kafka()
+            && self.timers.get_at(TimerKind::Retention, "", "").is_none()
+        {
             // Kafka's group cleanup runs every `offsets.retention.check.interval.ms` from the
             // coordinator's load: here, its first input.
             let first =
                 now.saturating_add(i64::from(self.config.offsets_retention_check_interval_ms));
+            let cleanup = TimerKey::new(TimerKind::Retention, "", "");
             self.timers.schedule(cleanup, first, TimerData::None);
         }
         // A Replay is the one input that can still fail once the due timers fired: its records
@@ -619,10 +592,10 @@ impl Coordinator {
                 }
             }
         }
-        if let Some(gid) = plain_commits_of_one_group(&batch.records) {
+        if let Some(gid) = offset_commit::plain_commits_of_one_group(&batch.records) {
             let exists = self.groups.contains_key(gid);
             self.offsets
-                .commit_all(gid, plain_commits(&batch.records), exists);
+                .commit_all(gid, offset_commit::plain_commits(&batch.records), exists);
             return Ok(());
         }
         for r in &batch.records {

@@ -9,6 +9,7 @@ use crate::api::{
 use crate::error::{BoundaryError, ErrorCode, ProtocolError};
 use crate::java::java_length;
 use crate::offsets::validate::validate_commit;
+use crate::offsets::CommittedRef;
 use crate::records::{OffsetCommitValue, Record, RecordKey, RecordValue, Uuid};
 
 impl Coordinator {
@@ -194,4 +195,36 @@ pub(super) fn precheck(req: &OffsetCommitRequest) -> Result<(), BoundaryError> {
         }
     }
     Ok(())
+}
+
+/// The group of a batch that is only committed (not transactional) offsets of one group, as
+/// an `OffsetCommit` writes: [`crate::offsets::Offsets::commit_all`] applies it in one pass.
+pub(super) fn plain_commits_of_one_group(records: &[Record]) -> Option<&str> {
+    let gid = records.first()?.key.group_id();
+    records
+        .iter()
+        .all(|r| {
+            r.producer.is_none()
+                && matches!(
+                    (&r.key, &r.value),
+                    (RecordKey::OffsetCommit { group_id, .. }, Some(RecordValue::OffsetCommit(_)))
+                        if **group_id == *gid
+                )
+        })
+        .then_some(gid)
+}
+
+/// The offsets of a batch that [`plain_commits_of_one_group`] accepted.
+pub(super) fn plain_commits(
+    records: &[Record],
+) -> impl Iterator<Item = (&str, i32, CommittedRef<'_>)> {
+    records.iter().filter_map(|r| match (&r.key, &r.value) {
+        (
+            RecordKey::OffsetCommit {
+                topic, partition, ..
+            },
+            Some(RecordValue::OffsetCommit(v)),
+        ) => Some((&**topic, *partition, CommittedRef::from(v))),
+        _ => None,
+    })
 }

@@ -302,14 +302,16 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
         let group_topology_id = group
             .topology
             .as_ref()
-            .map_or(String::new(), |t| t.topology_id.clone());
+            .map_or("", |t| t.topology_id.as_str());
         let endpoint_epoch = group.soft.endpoint_epoch;
         let send_endpoints = join || member.soft.last_endpoint_epoch != Some(endpoint_epoch);
         // The map is O(group); build it only when this member is to receive it.
         let endpoints = send_endpoints.then(|| endpoints::draft(group));
         let send_status = join || member.soft.last_status.as_ref() != Some(&statuses);
         let send_topology_id =
-            join || member.soft.last_topology_id.as_ref() != Some(&group_topology_id);
+            join || member.soft.last_topology_id.as_deref() != Some(group_topology_id);
+        // Copied only when sent (a steady heartbeat copies nothing).
+        let group_topology_id = send_topology_id.then(|| group_topology_id.to_string());
         let member_epoch = member.member_epoch;
         let send_tasks = join || full || tasks_changed;
         let (active, standby, warmup) = if send_tasks {
@@ -331,7 +333,7 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
                 stored.soft.last_status = Some(statuses.clone());
             }
             if send_topology_id {
-                stored.soft.last_topology_id = Some(group_topology_id.clone());
+                stored.soft.last_topology_id.clone_from(&group_topology_id);
             }
             stored.soft.last_endpoint_epoch = Some(endpoint_epoch);
         }
@@ -348,7 +350,7 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
             acceptable_recovery_lag: c.acceptable_recovery_lag(gid),
             task_offset_interval_ms: c.task_offset_interval_ms(gid),
             should_initialize_topology: should_initialize,
-            group_topology_id: send_topology_id.then_some(group_topology_id),
+            group_topology_id,
             status: send_status.then(|| statuses::status_json(&statuses)),
             active_tasks: tasks(active),
             standby_tasks: tasks(standby),
