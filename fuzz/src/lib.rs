@@ -539,7 +539,7 @@ pub fn run_ops(harness: &mut Harness, mut rest: &[u8]) {
 }
 
 /// Every record type, in the order the `record_bytes` selector names them.
-pub const RECORD_TYPES: [RecordType; 8] = [
+pub const RECORD_TYPES: [RecordType; 9] = [
     RecordType::GroupMetadata,
     RecordType::PartitionMetadata,
     RecordType::MemberMetadata,
@@ -548,6 +548,7 @@ pub const RECORD_TYPES: [RecordType; 8] = [
     RecordType::CurrentMemberAssignment,
     RecordType::Topology,
     RecordType::OffsetCommit,
+    RecordType::ClassicGroupMetadata,
 ];
 
 /// Builds a `record_bytes` input.

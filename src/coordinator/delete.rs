@@ -16,6 +16,14 @@ impl Coordinator {
                 ErrorCode::InvalidGroupId
             } else {
                 match self.groups.get(gid) {
+                    // Kafka's simple classic group of an admin's commit is empty: deleted.
+                    None if self.offsets.is_simple_group(gid) => {
+                        let batch = self.simple_group_deletion_batch(gid, "DELETE_GROUPS");
+                        match self.commit_group(gid, batch, out) {
+                            Ok(()) => ErrorCode::None,
+                            Err(e) => e.code,
+                        }
+                    }
                     None => ErrorCode::GroupIdNotFound,
                     Some(g) if !g.members.is_empty() => ErrorCode::NonEmptyGroup,
                     Some(g) => {

@@ -155,25 +155,8 @@ impl Coordinator {
 
     /// The deletion records of a memberless group (5.5).
     pub(crate) fn deletion_batch(&self, group: &Group, cause: &'static str) -> Batch {
-        let mut batch = Batch::default();
         let g = group.group_id.clone();
-        // Kafka deletes a group's offsets first, in its map's order (`deleteAllOffsets`),
-        // then each partition that only has pending transactional offsets, in the order of
-        // its open transactions.
-        batch.records = self.offset_tombstones(&g, |_, _, _| true);
-        if let Some(offsets) = self.offsets.group(&g) {
-            let pending_only = offsets
-                .pending_partitions()
-                .filter(|(t, p)| offsets.get(t, *p).is_none());
-            let group_name: std::sync::Arc<str> = g.as_str().into();
-            batch.records.extend(pending_only.map(|(topic, partition)| {
-                crate::records::Record::tombstone(crate::records::RecordKey::OffsetCommit {
-                    group_id: group_name.clone(),
-                    topic: topic.to_string().into(),
-                    partition,
-                })
-            }));
-        }
+        let mut batch = self.all_offset_tombstones(&g);
         batch.records.extend(build::group_tombstones(
             &g,
             group.targets.keys(),
@@ -182,6 +165,43 @@ impl Coordinator {
         batch
             .explain
             .push(Explain::GroupDeleted { group_id: g, cause });
+        batch
+    }
+
+    /// The deletion records of Kafka's simple classic group of an admin's commit: its offsets'
+    /// tombstones, then its classic group tombstone (type 2), as Kafka's `deleteAllOffsets` and
+    /// `ClassicGroup.createGroupTombstoneRecords` write them.
+    pub(crate) fn simple_group_deletion_batch(&self, group_id: &str, cause: &'static str) -> Batch {
+        let mut batch = self.all_offset_tombstones(group_id);
+        batch.push(build::classic_group_tombstone(group_id));
+        batch.explain.push(Explain::GroupDeleted {
+            group_id: group_id.to_string(),
+            cause,
+        });
+        batch
+    }
+
+    /// A tombstone for every offset of the group: Kafka deletes a group's offsets in its map's
+    /// order (`deleteAllOffsets`), then each partition that only has pending transactional
+    /// offsets, in the order of its open transactions.
+    fn all_offset_tombstones(&self, g: &str) -> Batch {
+        let mut batch = Batch {
+            records: self.offset_tombstones(g, |_, _, _| true),
+            ..Batch::default()
+        };
+        if let Some(offsets) = self.offsets.group(g) {
+            let pending_only = offsets
+                .pending_partitions()
+                .filter(|(t, p)| offsets.get(t, *p).is_none());
+            let group_name: std::sync::Arc<str> = g.into();
+            batch.records.extend(pending_only.map(|(topic, partition)| {
+                crate::records::Record::tombstone(crate::records::RecordKey::OffsetCommit {
+                    group_id: group_name.clone(),
+                    topic: topic.to_string().into(),
+                    partition,
+                })
+            }));
+        }
         batch
     }
 

@@ -270,6 +270,11 @@ impl Coordinator {
         self.check_group_size(group, req)?; // R2
         let member_id = self.member_id_of(group, client, req, raw_now); // R3
         let mut batch = Batch::default();
+        if join && self.offsets.is_simple_group(gid) && !self.groups.contains_key(gid) {
+            // Kafka's `getOrCreateStreamsGroup`: the empty classic group of the id (the simple
+            // group of an admin's commit) is deleted first, by its tombstone; its offsets stay.
+            batch.push(build::classic_group_tombstone(gid));
+        }
         let Found {
             member: found,
             replaced,
@@ -421,6 +426,11 @@ impl Coordinator {
         match self.groups.get(gid) {
             Some(g) => Ok(Cow::Borrowed(g)),
             None if req.member_epoch == 0 => Ok(Cow::Owned(Group::new(gid, self.config.dialect))),
+            // Kafka's `castToStreamsGroup` of the simple classic group of an admin's commit.
+            None if self.offsets.is_simple_group(gid) => Err(ProtocolError::new(
+                ErrorCode::GroupIdNotFound,
+                format!("Group {gid} is not a streams group."),
+            )),
             None => Err(ProtocolError::new(
                 ErrorCode::GroupIdNotFound,
                 format!("Streams group {gid} not found."),

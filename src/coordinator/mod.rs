@@ -75,8 +75,10 @@ pub struct Coordinator {
 }
 
 /// Applies one record to the groups, or to the offsets when it is an offset commit (whose
-/// value creates Kafka's simple group when no streams group of the id exists); a streams
-/// group's record replaces the id's simple group. The one apply path of operations and replay.
+/// value creates Kafka's simple group when no streams group of the id exists) or a classic
+/// group tombstone (type 2, which deletes the simple group; a streams group of the id stays);
+/// a streams group's record replaces the id's simple group. The one apply path of operations
+/// and replay.
 pub(crate) fn apply_record(
     groups: &mut BTreeMap<String, Group>,
     offsets: &mut Offsets,
@@ -85,7 +87,8 @@ pub(crate) fn apply_record(
     dialect: crate::records::Dialect,
 ) -> Result<group::ApplyEffect, group::ApplyError> {
     let gid = record.key.group_id();
-    if let RecordKey::OffsetCommit { .. } = record.key {
+    if let RecordKey::OffsetCommit { .. } | RecordKey::ClassicGroupMetadata { .. } = record.key {
+        // (A classic group record is a tombstone: no value of its type exists.)
         if !record.is_consistent() {
             return Err(group::ApplyError::KeyValueMismatch);
         }
@@ -94,7 +97,7 @@ pub(crate) fn apply_record(
     }
     let effect = group::apply(groups, record, limits, dialect)?;
     if record.value.is_some() && offsets.is_simple_group(gid) {
-        offsets.streams_group_created(gid);
+        offsets.simple_group_deleted(gid);
     }
     Ok(effect)
 }

@@ -136,7 +136,9 @@ impl Coordinator {
                 all_expired &= gone;
                 gone
             });
-            let memberless = all_expired && group.is_some_and(|g| g.members.is_empty());
+            // Kafka's simple classic group of an admin's commit is memberless too.
+            let simple = group.is_none() && offsets.is_some_and(|o| o.simple_group);
+            let memberless = all_expired && (simple || group.is_some_and(|g| g.members.is_empty()));
             // `StreamsGroup.shouldExpire`: the store's cleanup comes first.
             let defers =
                 memberless && self.descriptions.enabled() && group.is_some_and(holds_description);
@@ -147,6 +149,11 @@ impl Coordinator {
             let expired_count = expired.len();
             let mut batch = match group {
                 Some(g) if deletes_group => self.deletion_batch(g, "RETENTION_EXPIRED"),
+                // Every offset expired (none is pending): the simple group goes as
+                // `DeleteGroups` deletes it.
+                None if deletes_group => {
+                    self.simple_group_deletion_batch(&gid, "RETENTION_EXPIRED")
+                }
                 _ if expired.is_empty() => continue,
                 _ => super::Batch {
                     records: expired,

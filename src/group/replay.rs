@@ -87,8 +87,9 @@ pub(crate) fn apply(
 ) -> Result<ApplyEffect, ApplyError> {
     let group_id = record.key.group_id();
     let mut effect = ApplyEffect::default();
-    // An offset commit is the offsets' state (`offsets::apply`), never a group's.
-    if let RecordKey::OffsetCommit { .. } = record.key {
+    // An offset commit is the offsets' state (`offsets::apply`), never a group's; so is the
+    // classic group record (the simple group is kept with the offsets).
+    if let RecordKey::OffsetCommit { .. } | RecordKey::ClassicGroupMetadata { .. } = record.key {
         return if record.is_consistent() {
             Ok(effect)
         } else {
@@ -352,7 +353,7 @@ fn apply_tombstone(
             group.topology = None;
             reconfigure(group, limits);
         }
-        RecordKey::OffsetCommit { .. } => {}
+        RecordKey::OffsetCommit { .. } | RecordKey::ClassicGroupMetadata { .. } => {}
         RecordKey::CurrentMemberAssignment { member_id, .. } => {
             if group.members.contains_key(member_id) {
                 (_, effect.member) = set_assignment(

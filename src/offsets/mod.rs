@@ -9,7 +9,8 @@
 //!
 //! Kafka also keeps a "simple" classic group for a group id whose offsets were committed (or
 //! replayed) while no group of that id existed; it decides how a later commit of that id is
-//! validated. It is kept here as a flag of the group's offsets.
+//! validated. It is kept here as a flag of the group's offsets, cleared by the classic group's
+//! tombstone (record type 2: `DeleteGroups`, the cleanup, or a streams group taking the id).
 //!
 //! An offset commit record of a transactional batch (its [`Record::producer`]) is pending
 //! (`pending`) until [`Offsets::complete_transaction`] applies its transaction's end marker.
@@ -76,7 +77,8 @@ pub struct CommittedRef<'a> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GroupOffsets {
     /// Kafka's simple classic group of this id exists (created by a commit or a replayed
-    /// offset while no group of the id existed; gone once a streams group takes the id).
+    /// offset while no group of the id existed; gone with its type-2 tombstone, or once a
+    /// streams group takes the id).
     pub simple_group: bool,
     topics: TimelineMap<String, Partitions>,
     count: usize,
@@ -242,13 +244,17 @@ impl Offsets {
         };
     }
 
-    /// Applies an offset commit record (any other record is left alone): a value stores the
-    /// offset, creating the simple group when no streams group of the id exists
-    /// (`streams_group_exists`), as committed or, in a transactional batch, as its
-    /// transaction's pending offset; a tombstone removes the committed and every pending offset
-    /// of the partition, the emptied topic and group with it (the simple group stays). Kafka's
-    /// `OffsetMetadataManager.replay`; it cannot fail.
+    /// Applies an offset commit record, or a classic group tombstone (type 2, Kafka's
+    /// `removeGroup`: the simple group is deleted, its offsets stay); any other record is left
+    /// alone. An offset commit value stores the offset, creating the simple group when no
+    /// streams group of the id exists (`streams_group_exists`), as committed or, in a
+    /// transactional batch, as its transaction's pending offset; a tombstone removes the
+    /// committed and every pending offset of the partition, the emptied topic and group with it
+    /// (the simple group stays). Kafka's `OffsetMetadataManager.replay`; it cannot fail.
     pub(crate) fn apply(&mut self, record: &Record, streams_group_exists: bool) {
+        if let RecordKey::ClassicGroupMetadata { group_id } = &record.key {
+            return self.simple_group_deleted(group_id);
+        }
         let RecordKey::OffsetCommit {
             group_id,
             topic,
@@ -380,9 +386,11 @@ impl Offsets {
         done
     }
 
-    /// A streams group took the id: Kafka's simple group of the id is gone (Kafka writes its
-    /// tombstone first, see docs/kafka-compatibility.md). Its offsets stay.
-    pub(crate) fn streams_group_created(&mut self, group_id: &str) {
+    /// Kafka's simple group of the id is gone: its classic group tombstone (type 2, Kafka's
+    /// `removeGroup`), which a streams group taking the id writes first, or a streams group's
+    /// record replayed over it (Kafka 4.3's `getOrMaybeCreatePersistedStreamsGroup`). Its
+    /// offsets stay.
+    pub(crate) fn simple_group_deleted(&mut self, group_id: &str) {
         if let Some(g) = self.groups.get_mut(group_id) {
             g.simple_group = false;
             if g.is_unused() {
@@ -439,7 +447,7 @@ mod tests {
         }
         let g = o.group("g").unwrap();
         assert!(g.is_empty() && g.simple_group);
-        o.streams_group_created("g");
+        o.simple_group_deleted("g");
         assert_eq!(o.group("g"), None);
         // With a streams group, no simple group; the emptied group goes.
         o.apply(&commit("t", 0, 1), true);

@@ -249,3 +249,11 @@ pub fn group_tombstones<'a>(
     }
     out
 }
+
+/// The tombstone of Kafka's classic group record (type 2, `GroupMetadataKey`), which deletes
+/// the simple classic group of an admin's commit (Kafka's `ClassicGroup.createGroupTombstoneRecords`).
+pub fn classic_group_tombstone(group_id: &str) -> Record {
+    Record::tombstone(RecordKey::ClassicGroupMetadata {
+        group_id: group_id.to_string(),
+    })
+}

@@ -113,7 +113,8 @@ impl Serialize for KeyDataJson<'_> {
             return object!(s, "group" => &**group_id, "topic" => &**topic, "partition" => partition);
         }
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("groupId", self.0.group_id())?;
+        let classic = matches!(self.0, RecordKey::ClassicGroupMetadata { .. });
+        m.serialize_entry(if classic { "group" } else { "groupId" }, self.0.group_id())?;
         if let Some(member_id) = self.0.member_id() {
             m.serialize_entry("memberId", member_id)?;
         }
@@ -210,8 +211,8 @@ fn json_form(
         return Ok(Parsed::Skipped(id));
     };
     let dp = kp.field("data");
-    if t == RecordType::OffsetCommit {
-        return offsets::record_from_json(obj, key, p);
+    if t == RecordType::OffsetCommit || t == RecordType::ClassicGroupMetadata {
+        return offsets::record_from_json(t, obj, key, id, p);
     }
     let allowed: &[&str] = if has_member_id(t) {
         &["groupId", "memberId"]
@@ -295,6 +296,9 @@ fn decoded_bytes_form(
     };
     let value = match value_bytes {
         None => None,
+        Some(_) if key.record_type() == RecordType::ClassicGroupMetadata => {
+            return Ok(Parsed::Skipped(wire_type_id(dialect, key.record_type())))
+        }
         Some(bytes) => Some(
             decode_value(dialect, key.record_type(), bytes)
                 .map_err(|e| err(&p.field("valueBytes"), e.to_string()))?,
@@ -560,8 +564,10 @@ fn value_from_json(
 ) -> Result<RecordValue, BoundaryError> {
     let v42 = dialect.is_kafka();
     Ok(match t {
-        // Read with its key and version (`offset_commit_from_json`); never asked here.
-        RecordType::OffsetCommit => return Err(err(p, "an offset commit value needs its version")),
+        // Read with its key and version, or skipped (a classic group's): never asked here.
+        RecordType::OffsetCommit | RecordType::ClassicGroupMetadata => {
+            return Err(err(p, "this value is read with its key"))
+        }
         RecordType::GroupMetadata => {
             let v44 = dialect == Dialect::Kafka44;
             let allowed: &[&str] = if v44 {

@@ -97,6 +97,11 @@ pub enum RecordType {
     Topology,
     /// Kafka's committed offset of one partition (type id 1 in every dialect).
     OffsetCommit,
+    /// Kafka's classic group record (`GroupMetadataKey`/`GroupMetadataValue`, type id 2 in
+    /// every dialect). Only its tombstone is modelled: it deletes Kafka's simple classic group
+    /// of an admin's commit. A value describes a classic group, which this coordinator does not
+    /// hold: replay skips it like the records of other group types.
+    ClassicGroupMetadata,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -135,6 +140,11 @@ pub enum RecordKey {
         topic: Arc<str>,
         partition: i32,
     },
+    /// `GroupMetadataKey` (type 2): the classic group (Kafka's `group`). Written and read as a
+    /// tombstone only (see [`RecordType::ClassicGroupMetadata`]).
+    ClassicGroupMetadata {
+        group_id: String,
+    },
 }
 
 impl RecordKey {
@@ -148,6 +158,7 @@ impl RecordKey {
             RecordKey::CurrentMemberAssignment { .. } => RecordType::CurrentMemberAssignment,
             RecordKey::Topology { .. } => RecordType::Topology,
             RecordKey::OffsetCommit { .. } => RecordType::OffsetCommit,
+            RecordKey::ClassicGroupMetadata { .. } => RecordType::ClassicGroupMetadata,
         }
     }
 
@@ -159,7 +170,8 @@ impl RecordKey {
             | RecordKey::TargetAssignmentMetadata { group_id }
             | RecordKey::TargetAssignmentMember { group_id, .. }
             | RecordKey::CurrentMemberAssignment { group_id, .. }
-            | RecordKey::Topology { group_id } => group_id,
+            | RecordKey::Topology { group_id }
+            | RecordKey::ClassicGroupMetadata { group_id } => group_id,
             RecordKey::OffsetCommit { group_id, .. } => group_id,
         }
     }

@@ -147,6 +147,7 @@ impl DialectRules for Draft {
             throttle_time_ms: 0,
             groups: describe::entries(
                 &c.groups,
+                &c.offsets,
                 &req.group_ids,
                 describe::draft_group,
                 describe::draft_error,

@@ -652,6 +652,7 @@ impl DialectRules for Kafka {
     fn describe(&self, c: &Coordinator, req: &DescribeRequest) -> Response {
         let mut groups = describe::entries(
             &c.groups,
+            &c.offsets,
             &req.group_ids,
             describe::kafka42_group,
             describe::kafka42_error,

@@ -11,13 +11,16 @@ use crate::coordinator::Coordinator;
 use crate::error::ErrorCode;
 use crate::group::Group;
 use crate::java::is_blank;
+use crate::offsets::Offsets;
 use crate::ordered::{self, Ordered};
 use crate::topology::{self, Configuration, Subtopology, TopicConfig, TopicInfo};
 
 /// One entry per requested group id, in request order: a blank id is `INVALID_GROUP_ID`, an
-/// unknown one `GROUP_ID_NOT_FOUND`, any other the group as `found` describes it.
+/// unknown one `GROUP_ID_NOT_FOUND` (Kafka's "not a streams group" for the simple classic
+/// group of an admin's commit), any other the group as `found` describes it.
 pub(crate) fn entries<G>(
     groups: &BTreeMap<String, Group>,
+    offsets: &Offsets,
     group_ids: &[String],
     found: impl Fn(&Group) -> G,
     error: impl Fn(&str, ErrorCode, String) -> G,
@@ -33,6 +36,11 @@ pub(crate) fn entries<G>(
                 );
             }
             match groups.get(gid) {
+                None if offsets.is_simple_group(gid) => error(
+                    gid,
+                    ErrorCode::GroupIdNotFound,
+                    format!("Group {gid} is not a streams group."),
+                ),
                 None => error(
                     gid,
                     ErrorCode::GroupIdNotFound,

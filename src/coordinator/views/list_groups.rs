@@ -20,7 +20,7 @@ impl Coordinator {
         ids.extend(
             self.offsets
                 .groups()
-                .filter(|(g, _)| !self.groups.contains_key(*g))
+                .filter(|(g, o)| o.simple_group && !self.groups.contains_key(*g))
                 .map(|(g, _)| g),
         );
         crate::java::timeline_keys(&ids, ids.len())

@@ -12,7 +12,8 @@ use super::ParsedLog;
 use crate::group::{self, Group};
 use crate::records::{RecordKey, RecordValue};
 use record::{
-    current_assignment, group_deleted, group_metadata, member_metadata, target_assignment, topology,
+    current_assignment, group_deleted, group_metadata, member_metadata, simple_group_deleted,
+    target_assignment, topology,
 };
 use tracker::{event, Before, Place, Removed, Tracker};
 
@@ -158,6 +159,9 @@ pub fn tell(log: &ParsedLog) -> Value {
                 }
             }
             (RecordKey::GroupMetadata { .. }, None) => group_deleted(t, &gid, &at),
+            (RecordKey::ClassicGroupMetadata { .. }, None) if g.is_none() => {
+                simple_group_deleted(t, &gid, &at)
+            }
             _ => {}
         }
         // Group states between coordinator writes (at a batch end when the log shows batches).

@@ -307,6 +307,27 @@ pub(super) fn current_assignment(
 
 /// A group metadata tombstone: the group was deleted.
 pub(super) fn group_deleted(t: &mut Tracker, gid: &str, at: &Place) {
+    deleted(
+        t,
+        gid,
+        at,
+        "The group was deleted (DeleteGroups or the retention timer: the records do not say which).",
+    );
+}
+
+/// Kafka's classic group tombstone (type 2) of an id without a streams group: the simple
+/// classic group of an admin's commit was deleted (`DeleteGroups`, the cleanup, or a streams
+/// group taking the id, whose records follow in the same write).
+pub(super) fn simple_group_deleted(t: &mut Tracker, gid: &str, at: &Place) {
+    deleted(
+        t,
+        gid,
+        at,
+        "The simple classic group of an admin's commit was deleted (its classic group tombstone, record type 2).",
+    );
+}
+
+fn deleted(t: &mut Tracker, gid: &str, at: &Place, text: &str) {
     t.deleted = true;
     // A group created again starts again: its first epoch is told from 0.
     t.epoch_seen = false;
@@ -319,6 +340,6 @@ pub(super) fn group_deleted(t: &mut Tracker, gid: &str, at: &Place) {
         gid,
         at,
         json!({"cause": "UNKNOWN"}),
-        "The group was deleted (DeleteGroups or the retention timer: the records do not say which).".to_string(),
+        text.to_string(),
     ));
 }

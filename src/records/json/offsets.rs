@@ -1,5 +1,6 @@
 //! The JSON form of offset commit records: key data `{group, topic, partition}` (Kafka's
-//! `OffsetCommitKey` names), value `{version, data}` with the fields of that version.
+//! `OffsetCommitKey` names), value `{version, data}` with the fields of that version; and of the
+//! classic group tombstone (type 2) that deletes the simple group of an admin's commit.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -12,11 +13,17 @@ use crate::records::model::*;
 
 /// An offset commit record in the JSON form: key data `{group, topic, partition}`, value
 /// `{version, data}` at any version Kafka reads (0-4), each version with its own fields.
+/// (`t`: an offset commit, or the classic group record of type id `id`.)
 pub(super) fn record_from_json(
+    t: RecordType,
     obj: &Map<String, Value>,
     key: &Map<String, Value>,
+    id: i16,
     p: &Path<'_>,
 ) -> Result<Parsed, BoundaryError> {
+    if t == RecordType::ClassicGroupMetadata {
+        return classic_group_from_json(obj, key, id, p);
+    }
     let kp = p.field("key");
     let dp = kp.field("data");
     let data = object(
@@ -128,4 +135,24 @@ pub(super) fn write_value<M: SerializeMap>(
         }
     }
     Ok(())
+}
+
+/// Kafka's classic group record (type 2): its tombstone, keyed by Kafka's `group`; a value (a
+/// classic group, which this coordinator does not hold) is skipped as a record of another kind.
+fn classic_group_from_json(
+    obj: &Map<String, Value>,
+    key: &Map<String, Value>,
+    id: i16,
+    p: &Path<'_>,
+) -> Result<Parsed, BoundaryError> {
+    if !matches!(required(obj, p, "value")?, Value::Null) {
+        return Ok(Parsed::Skipped(id));
+    }
+    let kp = p.field("key");
+    let dp = kp.field("data");
+    let data = object(required(key, &kp, "data")?, &dp, &["group"])?;
+    let group_id = field(data, &dp, "group", string)?;
+    Ok(Parsed::Record(Box::new(Record::tombstone(
+        RecordKey::ClassicGroupMetadata { group_id },
+    ))))
 }
