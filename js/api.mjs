@@ -386,6 +386,7 @@ export const ErrorCodes = ErrorCodesByDialect['kip1071-draft'];
 /** Released Kafka's record type ids (the schemas' `apiKey`s), the same in 4.2, 4.3 and 4.4. */
 const KAFKA_RECORD_TYPES = Object.freeze({
   OFFSET_COMMIT: 1,
+  CLASSIC_GROUP_METADATA: 2,
   GROUP_METADATA: 17,
   MEMBER_METADATA: 19,
   TARGET_ASSIGNMENT_METADATA: 20,
@@ -398,6 +399,7 @@ const KAFKA_RECORD_TYPES = Object.freeze({
 export const RecordTypesByDialect = Object.freeze({
   'kip1071-draft': Object.freeze({
     OFFSET_COMMIT: 1,
+    CLASSIC_GROUP_METADATA: 2,
     GROUP_METADATA: 15,
     PARTITION_METADATA: 16,
     MEMBER_METADATA: 17,

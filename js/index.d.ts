@@ -1147,6 +1147,19 @@ export interface OffsetCommitRecord {
   producerEpoch?: number;
 }
 
+/**
+ * Kafka's classic group record (`GroupMetadataKey`, type 2 in every dialect; key `{group}`),
+ * written only as a tombstone: the simple classic group of an admin's commit is deleted
+ * (`DeleteGroups`, the cleanup, or a streams group taking the id, whose records follow). A
+ * `Replay` record of type 2 with a value (a classic group) is skipped.
+ */
+export interface ClassicGroupMetadataRecord {
+  key: { type: 2; data: { group: string } };
+  value: null;
+  keyBytes?: string;
+  valueBytes?: null;
+}
+
 /** An offset commit record at any value version Kafka reads (0-4), as `Replay` accepts it. */
 export interface OffsetCommitReplayRecord {
   key: { type: 1; data: OffsetCommitKey };
@@ -1166,6 +1179,7 @@ export interface OffsetCommitReplayRecord {
 /** A record of the draft dialect, discriminated by `key.type`. */
 export type CoordinatorRecord =
   | OffsetCommitRecord
+  | ClassicGroupMetadataRecord
   | GroupMetadataRecord
   | PartitionMetadataRecord
   | MemberMetadataRecord
@@ -1185,6 +1199,7 @@ export declare const RecordTypes: DraftRecordTypes;
 
 export interface DraftRecordTypes {
   readonly OFFSET_COMMIT: 1;
+  readonly CLASSIC_GROUP_METADATA: 2;
   readonly GROUP_METADATA: 15;
   readonly PARTITION_METADATA: 16;
   readonly MEMBER_METADATA: 17;
@@ -1197,6 +1212,7 @@ export interface DraftRecordTypes {
 /** Released Kafka's record type ids (the same in 4.2, 4.3 and 4.4). */
 export interface KafkaRecordTypes {
   readonly OFFSET_COMMIT: 1;
+  readonly CLASSIC_GROUP_METADATA: 2;
   readonly GROUP_METADATA: 17;
   readonly MEMBER_METADATA: 19;
   readonly TARGET_ASSIGNMENT_METADATA: 20;
@@ -1219,9 +1235,10 @@ export declare const RecordTypesByDialect: {
  */
 export declare function isRecordType<T extends RecordType>(record: CoordinatorRecord, type: T): record is RecordWithType<T>;
 
-/** The kafka-4.2 dialect's records (type ids 1, 17, 19-23). */
+/** The kafka-4.2 dialect's records (type ids 1, 2, 17, 19-23). */
 export type Kafka42Record =
   | OffsetCommitRecord
+  | ClassicGroupMetadataRecord
   | RecordOf<17, GroupKey, GroupMetadataValue>
   | RecordOf<19, MemberKey, MemberMetadataValue>
   | RecordOf<20, GroupKey, TargetAssignmentMetadataValue>

@@ -270,8 +270,10 @@ export class GroupView {
     this.dialect = dialect;
     this.types = RecordTypesByDialect[numbering(dialect)];
     this.typeIds = new Set(Object.values(this.types));
-    // Offset commits (key `{group, topic, partition}`) change nothing a view draws.
+    // Offset commits (key `{group, topic, partition}`) and the simple classic group's tombstone
+    // (key `{group}`) change nothing a view draws.
     this.typeIds.delete(this.types.OFFSET_COMMIT);
+    this.typeIds.delete(this.types.CLASSIC_GROUP_METADATA);
     this.groups = new Map();
   }
 
