@@ -54,20 +54,21 @@ def unpack(result):
 
 
 class RawCall:
-    """Calls one export through wasmtime's unchecked call, for `(i32, ...) -> i32 | i64`
-    exports. wasmtime-py's `Func.__call__` reads the function's type back from the engine and
+    """Calls one export through wasmtime's unchecked call, for exports of `i32` and `i64`
+    parameters answering `i32` or `i64`. wasmtime-py's `Func.__call__` reads the function's type back from the engine and
     converts every value on each call, which costs several times the call itself; this checks
     the signature once. It uses wasmtime-py's ctypes bindings (`wasmtime._ffi`, pinned at
     50.0.1 by `make setup`); `RawCall.make` answers None where they differ, and the host then
     uses the public call."""
 
-    def __init__(self, ffi, store, func, n_params):
+    def __init__(self, ffi, store, func, params):
         self.ffi = ffi
         self.store = store
         self.ctx = store._context()
         self.func = ctypes.byref(func._func)
-        self.vals = (ffi.wasmtime_val_raw_t * max(n_params, 1))()
+        self.vals = (ffi.wasmtime_val_raw_t * max(len(params), 1))()
         self.n = len(self.vals)
+        self.wide = [t == "i64" for t in params]
         self.trap = ctypes.POINTER(ffi.wasm_trap_t)()
 
     @staticmethod
@@ -77,14 +78,17 @@ class RawCall:
             ty = func.type(store)
             if [str(t) for t in ty.params] != params or [str(t) for t in ty.results] != [result]:
                 return None
-            return RawCall(ffi, store, func, len(params))
+            return RawCall(ffi, store, func, params)
         except (ImportError, AttributeError):
             return None
 
     def __call__(self, *args):
         vals = self.vals
         for i, v in enumerate(args):
-            vals[i].i32 = v
+            if self.wide[i]:
+                vals[i].i64 = v
+            else:
+                vals[i].i32 = v
         error = self.ffi.wasmtime_func_call_unchecked(
             self.ctx, self.func, vals, self.n, ctypes.byref(self.trap))
         if self.trap:
@@ -140,6 +144,12 @@ class Plugin:
             raw = RawCall.make(self.store, self.fn["sgc_call2"], ["i32", "i32", "i32"], "i64")
             public = self.fn["sgc_call2"]
             self.raw_call2 = raw or (lambda h, p, n: public(self.store, h, p, n))
+        self.raw_call_frame = None
+        if self.has_v3:
+            frame_params = ["i32", "i32", "i32", "i64", "i32", "i32"]
+            raw = RawCall.make(self.store, self.fn["sgc_call_frame"], frame_params, "i64")
+            public_frame = self.fn["sgc_call_frame"]
+            self.raw_call_frame = raw or (lambda *a: public_frame(self.store, *a))
 
     def fuel_used(self):
         """Fuel spent so far (a plugin made with `fuel=True`)."""
@@ -224,8 +234,8 @@ class Plugin:
             raise RuntimeError("the module does not export ABI version 3")
         host = client_host.encode("utf-8")
         ptr, _ = self._put(bytes(frame) + host)
-        status, out = self._answer(self.fn["sgc_call_frame"](
-            self.store, handle, ptr, len(frame), now_ms, ptr + len(frame), len(host)))
+        status, out = self._answer(self.raw_call_frame(
+            handle, ptr, len(frame), now_ms, ptr + len(frame), len(host)))
         if status != STATUS_OK:
             return status, None, json.loads(out)
         size = int.from_bytes(out[:4], "big", signed=True)
