@@ -108,30 +108,46 @@ export class Plugin {
 
   /** A version 2 or 3 answer (a BigInt): { status, bytes }, the bytes a copy of the output. */
   answer(result) {
-    const { status, ptr, len } = unpack(result);
-    return { status, bytes: this.bytes().slice(ptr, ptr + len) };
+    packed64[0] = result;
+    const at = packed32[LOW];
+    const hi = packed32[HIGH];
+    return { status: hi >>> 30, bytes: this.bytes().slice(at, at + (hi & 0x3fffffff)) };
   }
 
   /**
    * Version 3: one Kafka request frame (a Uint8Array: header and body, without the 4-byte size)
    * at `nowMs` from `clientHost`, with one `sgc_call_frame`. Status 0 answers `{ status, frame,
    * fields }`: `frame` the response with its 4-byte size before it (the bytes to write to the
-   * connection), `fields` the output's records, topicsToCreate, explain and nextDeadlineMs;
-   * any other status `{ status, error }`.
+   * connection), `fields` the output's records, topicsToCreate, explain and nextDeadlineMs
+   * (parsed when first read: a broker that only writes the frame parses nothing); any other
+   * status `{ status, error }`.
    */
   callFrame(handle, frame, nowMs, clientHost = '') {
     if (!this.hasV3) throw new Error('the module does not export ABI version 3');
-    const host = this.encoder.encode(clientHost);
-    const all = new Uint8Array(frame.length + host.length);
-    all.set(frame);
-    all.set(host, frame.length);
-    const n = all.length === 0 ? 0 : this.putBytes(all);
-    const ptr = n === 0 ? 0 : this.buf;
-    const result = this.x.sgc_call_frame(handle, ptr, frame.length, BigInt(nowMs), ptr + frame.length, host.length);
+    // The frame goes straight into the guest's buffer, the client's address (if any) after it.
+    let input = frame;
+    if (clientHost !== '') {
+      const host = this.encoder.encode(clientHost);
+      input = new Uint8Array(frame.length + host.length);
+      input.set(frame);
+      input.set(host, frame.length);
+    }
+    const ptr = input.length === 0 ? 0 : (this.putBytes(input), this.buf);
+    const hostLen = input.length - frame.length;
+    const result = this.x.sgc_call_frame(handle, ptr, frame.length, BigInt(nowMs), ptr + frame.length, hostLen);
     const { status, bytes } = this.answer(result);
     if (status !== 0) return { status, error: JSON.parse(this.decoder.decode(bytes)).error };
     const size = new DataView(bytes.buffer, bytes.byteOffset).getInt32(0);
-    return { status, frame: bytes.subarray(0, 4 + size), fields: JSON.parse(this.decoder.decode(bytes.subarray(4 + size))) };
+    const decoder = this.decoder;
+    let fields;
+    return {
+      status,
+      frame: bytes.subarray(0, 4 + size),
+      get fields() {
+        fields ??= JSON.parse(decoder.decode(bytes.subarray(4 + size)));
+        return fields;
+      },
+    };
   }
 
   /** Version 3: the request frame of a JSON input (text or object): { status, frame } or { status, error }. */
