@@ -693,7 +693,10 @@ fn read_value(dialect: Dialect, t: RecordType, r: &mut Reader<'_>) -> WireResult
             RecordValue::Topology(v)
         }
         RecordType::OffsetCommit => return read_offset_commit(r),
-        RecordType::ClassicGroupMetadata => unreachable!("answered above"),
+        // Refused at the top of the function; an error, never a panic, on an input path.
+        RecordType::ClassicGroupMetadata => {
+            return Err(WireError::new("a classic group's value is not modelled"))
+        }
     };
     r.finish()?;
     Ok(value)
