@@ -1262,8 +1262,20 @@ export type ReplayRecord =
   | CoordinatorRecord
   | Kafka42Record
   | OffsetCommitReplayRecord
+  | ClassicGroupReplayRecord
   | RecordOf<number, { groupId: string; [field: string]: unknown }, unknown>
   | RecordBytes;
+
+/**
+ * A classic group's record (type 2) as a log holds it: its tombstone deletes the simple group
+ * of an admin's commit; a value (a classic group, any version) is skipped.
+ */
+export interface ClassicGroupReplayRecord {
+  key: { type: 2; data: { group: string } };
+  value: null | { version: number; data: { [field: string]: unknown } };
+  keyBytes?: string;
+  valueBytes?: string | null;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Explanations (DESIGN 3 `explain`); new codes may be added, these keep their meaning
