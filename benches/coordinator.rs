@@ -7,7 +7,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::json;
 use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, Input, InputKind};
-use streams_group_coordinator::wire::{encode_request, handle_frame_into, Peer};
+use streams_group_coordinator::wire::{handle_frame_into, Peer};
 use streams_group_coordinator::Coordinator;
 
 const MEMBERS: usize = 1000;
@@ -69,23 +69,7 @@ fn heartbeats(crit: &mut Criterion) {
         let mut c = coordinator.clone();
         let dialect = c.config().dialect;
         let peer = Peer::default();
-        let frames: Vec<Vec<u8>> = members
-            .iter()
-            .enumerate()
-            .filter_map(|(i, (id, epoch))| {
-                let kind = InputKind::StreamsGroupHeartbeat {
-                    client: ClientInfo::default(),
-                    request: Box::new(HeartbeatRequest {
-                        group_id: "g".into(),
-                        member_id: id.clone(),
-                        member_epoch: *epoch,
-                        rebalance_timeout_ms: -1,
-                        ..Default::default()
-                    }),
-                };
-                encode_request(dialect, &kind, 0, i as i32)
-            })
-            .collect();
+        let frames = harness::steady_heartbeat_frames(dialect, &members);
         // One response buffer, as a host keeps one per connection.
         let mut out = Vec::with_capacity(256);
         b.iter(|| {

@@ -59,23 +59,7 @@ fn main() {
     };
     let lists: Vec<Vec<TaskIdsJson>> = members.iter().map(|(id, _)| owned(&c, id)).collect();
     let dialect = c.config().dialect;
-    let frames: Vec<Vec<u8>> = members
-        .iter()
-        .enumerate()
-        .map(|(i, (id, epoch))| {
-            let kind = InputKind::StreamsGroupHeartbeat {
-                client: ClientInfo::default(),
-                request: Box::new(HeartbeatRequest {
-                    group_id: "g".into(),
-                    member_id: id.clone(),
-                    member_epoch: *epoch,
-                    rebalance_timeout_ms: -1,
-                    ..Default::default()
-                }),
-            };
-            wire::encode_request(dialect, &kind, 0, i as i32).expect("a heartbeat frame")
-        })
-        .collect();
+    let frames = harness::steady_heartbeat_frames(dialect, &members);
     let peer = wire::Peer::default();
     let mut response = Vec::with_capacity(1024);
     eprintln!("ready");

@@ -70,6 +70,34 @@ pub fn stable_group(
     drive_to_stable(config, count, partitions, &mut |_| {})
 }
 
+/// Each member's steady heartbeat (its id and epoch, nothing else) as a Kafka request frame of
+/// `dialect` (version 0, correlation id the member's index): what the wire benchmarks answer.
+pub fn steady_heartbeat_frames(
+    dialect: streams_group_coordinator::Dialect,
+    members: &[(String, i32)],
+) -> Vec<Vec<u8>> {
+    use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, InputKind};
+    members
+        .iter()
+        .enumerate()
+        .map(|(i, (id, epoch))| {
+            let kind = InputKind::StreamsGroupHeartbeat {
+                client: ClientInfo::default(),
+                request: Box::new(HeartbeatRequest {
+                    group_id: "g".into(),
+                    member_id: id.clone(),
+                    member_epoch: *epoch,
+                    rebalance_timeout_ms: -1,
+                    ..Default::default()
+                }),
+            };
+            let index = i32::try_from(i).expect("fewer members than i32::MAX");
+            streams_group_coordinator::wire::encode_request(dialect, &kind, 0, index)
+                .expect("every dialect serves heartbeat version 0")
+        })
+        .collect()
+}
+
 /// [`stable_group`]'s outputs, one JSON text a line: the log of the group's forming, as `sgc`
 /// writes it.
 pub fn stable_group_outputs(config: Config, count: usize, partitions: i32) -> String {
