@@ -7,7 +7,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use serde_json::json;
 use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, Input, InputKind};
-use streams_group_coordinator::wire::{handle_frame_into, Peer};
+use streams_group_coordinator::wire::{handle_frame_with, FrameScratch, Peer};
 use streams_group_coordinator::Coordinator;
 
 const MEMBERS: usize = 1000;
@@ -72,9 +72,10 @@ fn heartbeats(crit: &mut Criterion) {
         let frames = harness::steady_heartbeat_frames(dialect, &members);
         // One response buffer, as a host keeps one per connection.
         let mut out = Vec::with_capacity(256);
+        let mut scratch = FrameScratch::default();
         b.iter(|| {
             for frame in &frames {
-                let _ = handle_frame_into(&mut c, frame, now, &peer, &mut out);
+                let _ = handle_frame_with(&mut c, &mut scratch, frame, now, &peer, &mut out);
             }
         })
     });

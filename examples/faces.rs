@@ -193,8 +193,9 @@ fn main() -> Result<(), String> {
         let t0 = Clock::start();
         // One response buffer, as a host keeps one per connection.
         let mut out = Vec::with_capacity(256);
+        let mut scratch = wire::FrameScratch::default();
         for frame in &frames {
-            let fields = wire::handle_frame_into(&mut c, frame, now, &peer, &mut out)
+            let fields = wire::handle_frame_with(&mut c, &mut scratch, frame, now, &peer, &mut out)
                 .map_err(|e| e.message)?;
             if pass == 0 {
                 expected.push(out.clone());

@@ -2,7 +2,8 @@
 //! (`perf record -g target/release/examples/heartbeat_loop`); prints the time per heartbeat.
 //! `heartbeat_loop json` goes through `handle_json`; `heartbeat_loop owned` lists the member's
 //! owned tasks (20 of them) in every heartbeat; `heartbeat_loop wire` answers request frames
-//! (`wire::handle_frame_into`, one response buffer kept, as a host keeps one per connection).
+//! (`wire::handle_frame_with`, one response buffer and one `FrameScratch` kept, as a host keeps
+//! them).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -62,6 +63,7 @@ fn main() {
     let frames = harness::steady_heartbeat_frames(dialect, &members);
     let peer = wire::Peer::default();
     let mut response = Vec::with_capacity(1024);
+    let mut scratch = wire::FrameScratch::default();
     eprintln!("ready");
     let (allocs0, bytes0) = (
         ALLOCATIONS.load(Ordering::Relaxed),
@@ -74,8 +76,9 @@ fn main() {
     for _ in 0..rounds {
         for (((id, epoch), list), frame) in members.iter().zip(&lists).zip(&frames) {
             if mode == "wire" {
-                if let Ok(out) = std::hint::black_box(wire::handle_frame_into(
+                if let Ok(out) = std::hint::black_box(wire::handle_frame_with(
                     &mut c,
+                    &mut scratch,
                     frame,
                     now,
                     &peer,

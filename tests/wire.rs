@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use streams_group_coordinator::wire::{
-    encode_request, handle_frame, response_as_wire_json, response_json, served, Peer,
+    encode_request, handle_frame_with, response_as_wire_json, response_json, served, FrameOutput,
+    FrameScratch, Peer,
 };
 use streams_group_coordinator::{Coordinator, Input, InputKind, Response};
 
@@ -186,6 +187,10 @@ fn run(path: &Path) -> Result<usize, String> {
     let dialect = json.config().dialect;
     let apis = served(dialect);
     let mut sent = 0;
+    // One scratch and response buffer for the whole scenario, as a host keeps them: what a
+    // frame leaves in them must not reach the next one.
+    let mut scratch = FrameScratch::default();
+    let mut frame_out = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         let Ok(input) = Input::parse(&step["input"].to_string()) else {
             continue;
@@ -258,8 +263,13 @@ fn run(path: &Path) -> Result<usize, String> {
                 Some(wire.clone())
             };
             let c = target.as_mut().unwrap_or(&mut wire);
-            let out = handle_frame(c, &frame, input.now_ms, &peer)
-                .map_err(|e| format!("step {i} v{v}: {e}"))?;
+            let output =
+                handle_frame_with(c, &mut scratch, &frame, input.now_ms, &peer, &mut frame_out)
+                    .map_err(|e| format!("step {i} v{v}: {e}"))?;
+            let out = FrameOutput {
+                frame: frame_out.clone(),
+                output,
+            };
             sent += 1;
             let mut without = expected.clone();
             without.response = None;

@@ -858,14 +858,17 @@ pub fn frames_input(selector: u8, frames: &[Vec<u8>]) -> Vec<u8> {
     data
 }
 
-/// Target `frames`: request frames on a base coordinator, through `wire::handle_frame`.
-/// Invariants: the same state and frame give the same answer; a refused frame is a boundary
+/// Target `frames`: request frames on a base coordinator, through `wire::handle_frame_with`
+/// and one `FrameScratch` kept for the whole input, as a host keeps it.
+/// Invariants: the same state and frame give the same answer, with the kept scratch as with a
+/// fresh one (nothing a frame leaves in it reaches the next); a refused frame is a boundary
 /// error that changes nothing; an answered one echoes the correlation id, its response frame
 /// reads back (as the typed response's wire form, at the request's version), and its output is
 /// what the typed input the frame decodes to gives on the JSON face's way in.
 pub fn frames(data: &[u8]) {
     use streams_group_coordinator::wire::{
-        decode_request, handle_frame, response_as_wire_json, response_json, Peer,
+        decode_request, handle_frame, handle_frame_with, response_as_wire_json, response_json,
+        FrameOutput, FrameScratch, Peer,
     };
     let Some((&selector, mut rest)) = data.split_first() else {
         return;
@@ -876,6 +879,8 @@ pub fn frames(data: &[u8]) {
     let peer = Peer {
         client_host: "/127.0.0.1".into(),
     };
+    let mut scratch = FrameScratch::default();
+    let mut written = Vec::new();
     for _ in 0..MAX_FRAMES {
         let Some((len, tail)) = rest.split_first_chunk::<2>() else {
             return;
@@ -885,7 +890,13 @@ pub fn frames(data: &[u8]) {
         rest = tail;
         let now = c.now_ms() + 1_000;
         let before = c.clone();
-        let answer = handle_frame(c, frame, now, &peer);
+        let answer =
+            handle_frame_with(c, &mut scratch, frame, now, &peer, &mut written).map(|output| {
+                FrameOutput {
+                    frame: written.clone(),
+                    output,
+                }
+            });
         let again = handle_frame(&mut before.clone(), frame, now, &peer);
         assert_eq!(answer, again, "same state and frame, different answers");
         let out = match answer {

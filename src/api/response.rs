@@ -68,3 +68,62 @@ pub struct SetTargetAssignmentResponse {
     pub error_code: i16,
     pub error_message: Option<String>,
 }
+
+/// Heartbeat responses a host gave back once their frames were written
+/// ([`crate::Coordinator::recycle`]): the next response of the kind is built in the box and
+/// its member id in the old one's buffer, so a steady heartbeat's answer allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Recycled {
+    kafka: Option<Box<HeartbeatResponse42>>,
+    draft: Option<Box<HeartbeatResponse>>,
+}
+
+/// `member_id` written into `buffer` (cleared first, its capacity kept).
+fn reused(mut buffer: String, member_id: &str) -> String {
+    buffer.clear();
+    buffer.push_str(member_id);
+    buffer
+}
+
+impl Recycled {
+    /// Keeps a heartbeat response for the next one; any other response is dropped.
+    pub(crate) fn keep(&mut self, response: Response) {
+        match response {
+            Response::Heartbeat42(h) => self.kafka = Some(h),
+            Response::Heartbeat(h) => self.draft = Some(h),
+            _ => {}
+        }
+    }
+
+    /// A 4.2-family response `build` makes of the member id, in a kept box when there is one.
+    pub(crate) fn kafka(
+        &mut self,
+        member_id: &str,
+        build: impl FnOnce(String) -> HeartbeatResponse42,
+    ) -> Box<HeartbeatResponse42> {
+        match self.kafka.take() {
+            Some(mut kept) => {
+                let id = reused(std::mem::take(&mut kept.member_id), member_id);
+                *kept = build(id);
+                kept
+            }
+            None => Box::new(build(member_id.to_string())),
+        }
+    }
+
+    /// A draft response `build` makes of the member id, in a kept box when there is one.
+    pub(crate) fn draft(
+        &mut self,
+        member_id: &str,
+        build: impl FnOnce(String) -> HeartbeatResponse,
+    ) -> Box<HeartbeatResponse> {
+        match self.draft.take() {
+            Some(mut kept) => {
+                let id = reused(kept.member_id.take().unwrap_or_default(), member_id);
+                *kept = build(id);
+                kept
+            }
+            None => Box::new(build(member_id.to_string())),
+        }
+    }
+}

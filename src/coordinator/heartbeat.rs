@@ -32,8 +32,9 @@ fn owned(req: &HeartbeatRequest) -> Option<Assignment> {
 }
 
 /// Everything of a regular heartbeat that is decided before records are applied.
-struct Plan {
-    member_id: String,
+struct Plan<'q> {
+    /// The request's own id unless the draft generated one (no copy per heartbeat).
+    member_id: Cow<'q, str>,
     batch: Batch,
     /// Whether a current assignment record was written for it.
     current_written: bool,
@@ -137,7 +138,7 @@ impl Coordinator {
         let gid = req.group_id.as_str();
         let before = self.groups.get(gid).map(|g| g.soft.java_member_slots);
         let created = before.is_none();
-        let member_id = plan.member_id.as_str();
+        let member_id: &str = &plan.member_id;
         self.commit_group(gid, plan.batch, out)?;
         out.topics_to_create = plan.topics_to_create;
         self.heartbeat_timers(
@@ -256,13 +257,13 @@ impl Coordinator {
     }
 
     /// R1-R10: decides every record of a regular heartbeat without changing state.
-    fn plan_heartbeat(
+    fn plan_heartbeat<'q>(
         &self,
         now: i64,
         raw_now: i64,
         client: &ClientInfo,
-        req: &HeartbeatRequest,
-    ) -> Result<Plan, ProtocolError> {
+        req: &'q HeartbeatRequest,
+    ) -> Result<Plan<'q>, ProtocolError> {
         let gid = req.group_id.as_str();
         let join = req.member_epoch == 0;
         let group = self.find_group(req)?; // R1
@@ -467,15 +468,15 @@ impl Coordinator {
 
     /// R3: the member id; the draft generates one for a join with a blank id (4.2 never: its
     /// member ids are never blank, 4.3 #4).
-    fn member_id_of(
+    fn member_id_of<'q>(
         &self,
         group: &Group,
         client: &ClientInfo,
-        req: &HeartbeatRequest,
+        req: &'q HeartbeatRequest,
         raw_now: i64,
-    ) -> String {
+    ) -> Cow<'q, str> {
         if self.rules.generates_member_ids() && req.member_epoch == 0 && req.member_id.is_empty() {
-            generate(
+            Cow::Owned(generate(
                 &MemberIdSeed {
                     group_id: &group.group_id,
                     group_epoch: group.group_epoch,
@@ -485,9 +486,9 @@ impl Coordinator {
                     instance_id: req.instance_id.as_deref(),
                 },
                 Some(group),
-            )
+            ))
         } else {
-            req.member_id.clone()
+            Cow::Borrowed(&req.member_id)
         }
     }
 
@@ -898,4 +899,13 @@ fn offsets(list: &[crate::api::TaskOffsetJson]) -> Vec<TaskOffset> {
             offset: o.offset,
         })
         .collect()
+}
+
+impl Coordinator {
+    /// Gives a heartbeat response back once the host is done with it (its frame written): the
+    /// next heartbeat's response is built in its box and member id buffer, so a host that
+    /// recycles allocates nothing for a steady heartbeat's answer. Other responses are dropped.
+    pub fn recycle(&mut self, response: crate::api::Response) {
+        self.recycled.keep(response);
+    }
 }

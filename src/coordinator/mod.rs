@@ -72,6 +72,8 @@ pub struct Coordinator {
     descriptions: Descriptions,
     /// Group-level configs (the metadata image's, reported by the host).
     group_configs: GroupConfigs,
+    /// Heartbeat responses given back by the host, to build the next ones in.
+    recycled: crate::api::response::Recycled,
 }
 
 /// Applies one record to the groups, or to the offsets when it is an offset commit (whose
@@ -181,6 +183,7 @@ impl Coordinator {
             timers: Timers::default(),
             now_ms: 0,
             group_configs: GroupConfigs::default(),
+            recycled: Default::default(),
         })
     }
 
@@ -241,7 +244,14 @@ impl Coordinator {
     /// Atomic: an input answered with a boundary error changes nothing, not even through the
     /// timers due by its time; they stay pending and fire with the next input (DESIGN 2).
     pub fn handle(&mut self, input: Input) -> Result<Output, BoundaryError> {
-        self.precheck(&input)?;
+        self.handle_ref(&input)
+    }
+
+    /// [`Coordinator::handle`] of a borrowed input: a host that decodes into one input it
+    /// keeps (`wire::FrameScratch`) reuses its buffers, so a steady heartbeat allocates
+    /// nothing on its way in.
+    pub fn handle_ref(&mut self, input: &Input) -> Result<Output, BoundaryError> {
+        self.precheck(input)?;
         // A Replay's records are decoded once, here at the boundary.
         let replayed = match &input.kind {
             InputKind::Replay { records } => self.decode_records(records)?,
@@ -266,7 +276,7 @@ impl Coordinator {
             },
         };
         let records = records.iter().map(Replayed::Record).enumerate();
-        self.run(input, records)
+        self.run(&input, records)
     }
 
     /// A `Replay` of a log read back as a broker holds it: each record's key and value bytes
@@ -301,7 +311,7 @@ impl Coordinator {
         };
         let records = read.records.iter();
         self.run(
-            input,
+            &input,
             records.map(|(i, r)| (*i, Replayed::read(r, &read.tasks))),
         )
     }
@@ -309,7 +319,7 @@ impl Coordinator {
     /// [`Coordinator::handle`] after the boundary checks, with a `Replay`'s decoded records.
     fn run<'r>(
         &mut self,
-        input: Input,
+        input: &Input,
         replayed: impl Iterator<Item = (usize, Replayed<'r>)> + Clone,
     ) -> Result<Output, BoundaryError> {
         let raw_now = input.now_ms;
@@ -343,69 +353,67 @@ impl Coordinator {
                 return Err(e);
             }
         }
-        match input.kind {
+        match &input.kind {
             InputKind::StreamsGroupHeartbeat { client, request } => {
-                self.heartbeat(now, raw_now, &client, &request, &mut out)
+                self.heartbeat(now, raw_now, client, request, &mut out)
             }
             InputKind::StreamsGroupInitialize { request, .. } => {
                 if self.rules.supports_initialize() {
-                    self.initialize(now, &request, &mut out)
+                    self.initialize(now, request, &mut out)
                 } else {
                     initialize::unsupported(&mut out)
                 }
             }
             InputKind::StreamsGroupDescribe { request } => {
-                out.response = Some(self.rules.describe(self, &request));
+                out.response = Some(self.rules.describe(self, request));
             }
             InputKind::TopicMetadata {
                 topics,
                 deleted_topics,
-            } => self.topic_metadata(&topics, &deleted_topics, &mut out)?,
+            } => self.topic_metadata(topics, deleted_topics, &mut out)?,
             InputKind::AdvanceTime => {}
-            InputKind::DeleteGroups { group_ids } => self.delete_groups(&group_ids, &mut out),
+            InputKind::DeleteGroups { group_ids } => self.delete_groups(group_ids, &mut out),
             InputKind::Replay { .. } => {}
             InputKind::SetTargetAssignment {
                 group_id,
                 assignment,
-            } => self.set_target_assignment(&group_id, &assignment, &mut out),
+            } => self.set_target_assignment(group_id, assignment, &mut out),
             InputKind::OffsetCommit {
                 api_version,
                 request,
-            } => self.offset_commit(now, api_version, &request, &mut out),
+            } => self.offset_commit(now, *api_version, request, &mut out),
             InputKind::OffsetFetch {
                 api_version,
                 request,
-            } => self.offset_fetch(api_version, &request, &mut out),
+            } => self.offset_fetch(*api_version, request, &mut out),
             InputKind::ListGroups { request } => {
-                out.response = Some(Response::ListGroups(self.list_groups(&request)));
+                out.response = Some(Response::ListGroups(self.list_groups(request)));
             }
-            InputKind::OffsetDelete { request } => self.offset_delete(&request, &mut out),
+            InputKind::OffsetDelete { request } => self.offset_delete(request, &mut out),
             InputKind::DescribeGroups {
                 api_version,
                 request,
             } => {
-                let described = self.describe_groups(api_version, &request);
+                let described = self.describe_groups(*api_version, request);
                 out.response = Some(Response::DescribeGroups(described));
             }
             InputKind::ConsumerGroupDescribe { request } => {
-                let described = self.consumer_group_describe(&request);
+                let described = self.consumer_group_describe(request);
                 out.response = Some(Response::ConsumerGroupDescribe(described));
             }
             InputKind::TxnOffsetCommit {
                 api_version,
                 request,
-            } => self.txn_offset_commit(now, api_version, &request, &mut out),
+            } => self.txn_offset_commit(now, *api_version, request, &mut out),
             InputKind::TransactionCompleted {
                 producer_id,
                 result,
                 ..
-            } => self.transaction_completed(producer_id, result, &mut out),
+            } => self.transaction_completed(*producer_id, *result, &mut out),
             InputKind::StreamsGroupTopologyDescriptionUpdate { request } => {
-                self.topology_description_update(&request, &mut out)
+                self.topology_description_update(request, &mut out)
             }
-            InputKind::GroupConfig { group_id, configs } => {
-                self.group_config(&group_id, &configs)?
-            }
+            InputKind::GroupConfig { group_id, configs } => self.group_config(group_id, configs)?,
         }
         out.next_deadline_ms = self.timers.next_deadline();
         Ok(out)

@@ -196,6 +196,58 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| error(field, "null where the version does not allow it"))
     }
 
+    /// [`Reader::string`] into `s` (cleared first, its buffer kept): a message read again
+    /// into the same struct allocates nothing for a string that fits.
+    #[inline]
+    pub fn string_into(
+        &mut self,
+        flexible: bool,
+        field: &'static str,
+        s: &mut String,
+    ) -> Result<(), WireError> {
+        match self.length(flexible, false, field)? {
+            None => Err(error(field, "null where the version does not allow it")),
+            Some(n) => self.text_into(n, field, s),
+        }
+    }
+
+    /// [`Reader::nullable_string`] into `s`, a kept string's buffer reused.
+    #[inline]
+    pub fn nullable_string_into(
+        &mut self,
+        flexible: bool,
+        field: &'static str,
+        s: &mut Option<String>,
+    ) -> Result<(), WireError> {
+        match self.length(flexible, false, field)? {
+            None => {
+                *s = None;
+                Ok(())
+            }
+            Some(n) => self.text_into(n, field, s.get_or_insert_with(String::new)),
+        }
+    }
+
+    #[inline]
+    fn text_into(
+        &mut self,
+        len: usize,
+        field: &'static str,
+        s: &mut String,
+    ) -> Result<(), WireError> {
+        if len > i16::MAX as usize {
+            return Err(error(
+                field,
+                format!("string of {len} bytes, longer than 32767"),
+            ));
+        }
+        let b = self.take(len, field)?;
+        let text = std::str::from_utf8(b).map_err(|_| error(field, "invalid UTF-8"))?;
+        s.clear();
+        s.push_str(text);
+        Ok(())
+    }
+
     /// Bytes that may be null.
     pub fn nullable_bytes(
         &mut self,

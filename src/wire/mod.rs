@@ -78,6 +78,21 @@ fn flexible(v: i16, flexible_from: i16) -> bool {
 
 /// Reads a request header (version 2 for a flexible request version, else 1).
 pub fn read_header(frame: &[u8]) -> Result<(Header, usize), BoundaryError> {
+    let mut h = RequestHeader::default();
+    let at = read_header_into(frame, &mut h)?;
+    Ok((
+        Header {
+            api_key: h.request_api_key,
+            api_version: h.request_api_version,
+            correlation_id: h.correlation_id,
+            client_id: h.client_id,
+        },
+        at,
+    ))
+}
+
+/// [`read_header`] into a kept header (its client id's buffer reused); the body's offset.
+fn read_header_into(frame: &[u8], h: &mut RequestHeader) -> Result<usize, BoundaryError> {
     if frame.len() < 8 {
         return Err(frame_error(
             "header",
@@ -95,21 +110,13 @@ pub fn read_header(frame: &[u8]) -> Result<(Header, usize), BoundaryError> {
         1
     };
     let mut r = Reader::new(frame);
-    let h = RequestHeader::read(&mut r, header_version).map_err(|e| {
+    h.read_into(&mut r, header_version).map_err(|e| {
         frame_error(
             &format!("header.{}", e.field),
             format!("cannot read the request header: {e}"),
         )
     })?;
-    Ok((
-        Header {
-            api_key: h.request_api_key,
-            api_version: h.request_api_version,
-            correlation_id: h.correlation_id,
-            client_id: h.client_id,
-        },
-        r.position(),
-    ))
+    Ok(r.position())
 }
 
 /// `ApiVersions` answered for a host that serves more than the coordinator (a broker, `sgc
@@ -147,6 +154,33 @@ fn api(dialect: Dialect, key: i16) -> Option<ApiRange> {
     api_versions::lookup(dialect, key)
 }
 
+/// What a host keeps from one request frame to the next, beside its response buffer: the
+/// header, the heartbeat input and the generated messages they are read into. Read into again,
+/// they keep their strings' buffers, and the heartbeat's response goes back to the coordinator
+/// ([`Coordinator::recycle`]) once written: with it, a steady heartbeat allocates nothing.
+#[derive(Debug)]
+pub struct FrameScratch {
+    header: RequestHeader,
+    messages: requests::HeartbeatMessages,
+    heartbeat: Input,
+}
+
+impl Default for FrameScratch {
+    fn default() -> Self {
+        FrameScratch {
+            header: RequestHeader::default(),
+            messages: requests::HeartbeatMessages::default(),
+            heartbeat: Input {
+                now_ms: 0,
+                kind: InputKind::StreamsGroupHeartbeat {
+                    client: ClientInfo::default(),
+                    request: Box::default(),
+                },
+            },
+        }
+    }
+}
+
 /// Handles one request frame: decodes it, runs it through `coordinator` at `now_ms` (its
 /// `Input::now_ms`), and encodes the response. Errors change nothing.
 pub fn handle_frame(
@@ -170,6 +204,26 @@ pub fn handle_frame_into(
     peer: &Peer,
     out: &mut Vec<u8>,
 ) -> Result<Output, BoundaryError> {
+    handle_frame_with(
+        coordinator,
+        &mut FrameScratch::default(),
+        frame,
+        now_ms,
+        peer,
+        out,
+    )
+}
+
+/// [`handle_frame_into`] reading the frame into `scratch`, which the host keeps from one frame
+/// to the next (one per coordinator): a steady heartbeat allocates nothing.
+pub fn handle_frame_with(
+    coordinator: &mut Coordinator,
+    scratch: &mut FrameScratch,
+    frame: &[u8],
+    now_ms: i64,
+    peer: &Peer,
+    out: &mut Vec<u8>,
+) -> Result<Output, BoundaryError> {
     let dialect = coordinator.config().dialect;
     // The key first, as Kafka looks it up before it reads the rest of the header.
     let key = match frame {
@@ -188,10 +242,18 @@ pub fn handle_frame_into(
             ),
         ));
     };
-    let (mut header, at) = read_header(frame)?;
+    let at = read_header_into(frame, &mut scratch.header)?;
     let body = &frame[at..];
-    let v = header.api_version;
+    let read = &mut scratch.header;
+    let v = read.request_api_version;
+    let mut header = Header {
+        api_key: read.request_api_key,
+        api_version: v,
+        correlation_id: read.correlation_id,
+        client_id: None,
+    };
     if header.api_key == api_versions::API_KEY {
+        header.client_id = read.client_id.take();
         *out = api_versions::answer(dialect, &header, body, &[]);
         return Ok(Output::default());
     }
@@ -207,9 +269,13 @@ pub fn handle_frame_into(
             ),
         ));
     }
+    if requests::is_heartbeat(dialect, header.api_key) {
+        let request = (&header, served.name, body);
+        return heartbeat(coordinator, scratch, request, now_ms, peer, out);
+    }
     // The response header needs only the correlation id: the client id moves to the input.
     let client = ClientInfo {
-        client_id: header.client_id.take().unwrap_or_default(),
+        client_id: read.client_id.take().unwrap_or_default(),
         client_host: peer.client_host.clone(),
     };
     let mut kind = requests::decode(dialect, &header, body, client)
@@ -227,9 +293,55 @@ pub fn handle_frame_into(
             if let Some(u) = unresolved {
                 offsets::merge(u, &mut response);
             }
-            responses::encode_into(&header, response, out)
+            if let Some(kept) = responses::encode_into(&header, response, out) {
+                coordinator.recycle(kept);
+            }
         }
         None => return Err(frame_error("", format!("{} gave no response", served.name))),
+    }
+    Ok(output)
+}
+
+/// A heartbeat frame of [`handle_frame_with`]: its body read into the kept input, the client
+/// id and host copied into its buffers, the response written and handed back for reuse.
+fn heartbeat(
+    coordinator: &mut Coordinator,
+    scratch: &mut FrameScratch,
+    (header, api, body): (&Header, &str, &[u8]),
+    now_ms: i64,
+    peer: &Peer,
+    out: &mut Vec<u8>,
+) -> Result<Output, BoundaryError> {
+    let dialect = coordinator.config().dialect;
+    let input = &mut scratch.heartbeat;
+    input.now_ms = now_ms;
+    let InputKind::StreamsGroupHeartbeat { client, request } = &mut input.kind else {
+        return Err(frame_error(
+            "",
+            "the kept heartbeat input is not a heartbeat",
+        ));
+    };
+    requests::heartbeat_into(
+        dialect,
+        header.api_version,
+        body,
+        &mut scratch.messages,
+        request,
+    )
+    .map_err(|e| body_error(api, &e))?;
+    match &mut scratch.header.client_id {
+        // Swapped: the header keeps the input's old buffer for the next frame's id.
+        Some(id) => std::mem::swap(id, &mut client.client_id),
+        None => client.client_id.clear(),
+    }
+    client.client_host.clear();
+    client.client_host.push_str(&peer.client_host);
+    let mut output = coordinator.handle_ref(input)?;
+    let Some(response) = output.response.take() else {
+        return Err(frame_error("", format!("{api} gave no response")));
+    };
+    if let Some(kept) = responses::encode_into(header, response, out) {
+        coordinator.recycle(kept);
     }
     Ok(output)
 }

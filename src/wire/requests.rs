@@ -50,9 +50,10 @@ fn convert<T: Serialize, U: DeserializeOwned>(
         })
 }
 
-/// The heartbeat fields both families share, moved from a generated request `$r` into the
-/// JSON face's request `$h` in place (a heartbeat's request is boxed once and filled, not
-/// built on the stack and moved).
+/// The heartbeat fields both families share, from a generated request `$r` (a `&mut`) into
+/// the JSON face's request `$h` in place (a heartbeat's request is boxed once and filled, not
+/// built on the stack and moved). The strings are swapped, not moved: both structs keep a
+/// buffer, so a host that reads each frame into the same two allocates nothing for them.
 macro_rules! fill_common {
     ($h:expr, $r:expr) => {{
         let tasks = |l: Option<Vec<_>>| {
@@ -76,22 +77,23 @@ macro_rules! fill_common {
                     .collect()
             })
         };
-        let h = &mut *$h;
-        h.group_id = $r.group_id;
-        h.member_id = $r.member_id;
-        h.member_epoch = $r.member_epoch;
-        h.instance_id = $r.instance_id;
-        h.rack_id = $r.rack_id;
-        h.rebalance_timeout_ms = $r.rebalance_timeout_ms;
-        h.active_tasks = tasks($r.active_tasks);
-        h.standby_tasks = tasks($r.standby_tasks);
-        h.warmup_tasks = tasks($r.warmup_tasks);
-        h.process_id = $r.process_id;
-        h.user_endpoint = $r.user_endpoint.map(|e| EndpointJson {
+        let h: &mut HeartbeatRequest = $h;
+        let r = $r;
+        std::mem::swap(&mut h.group_id, &mut r.group_id);
+        std::mem::swap(&mut h.member_id, &mut r.member_id);
+        h.member_epoch = r.member_epoch;
+        std::mem::swap(&mut h.instance_id, &mut r.instance_id);
+        std::mem::swap(&mut h.rack_id, &mut r.rack_id);
+        h.rebalance_timeout_ms = r.rebalance_timeout_ms;
+        h.active_tasks = tasks(r.active_tasks.take());
+        h.standby_tasks = tasks(r.standby_tasks.take());
+        h.warmup_tasks = tasks(r.warmup_tasks.take());
+        std::mem::swap(&mut h.process_id, &mut r.process_id);
+        h.user_endpoint = r.user_endpoint.take().map(|e| EndpointJson {
             host: e.host,
             port: e.port,
         });
-        h.client_tags = $r.client_tags.map(|l| {
+        h.client_tags = r.client_tags.take().map(|l| {
             l.into_iter()
                 .map(|kv| KeyValueJson {
                     key: kv.key,
@@ -99,9 +101,9 @@ macro_rules! fill_common {
                 })
                 .collect()
         });
-        h.task_offsets = offsets($r.task_offsets);
-        h.task_end_offsets = offsets($r.task_end_offsets);
-        h.shutdown_application = $r.shutdown_application;
+        h.task_offsets = offsets(r.task_offsets.take());
+        h.task_end_offsets = offsets(r.task_end_offsets.take());
+        h.shutdown_application = r.shutdown_application;
     }};
 }
 
@@ -161,32 +163,88 @@ macro_rules! common_from_api {
     }};
 }
 
-fn kafka_heartbeat(body: &[u8], v: i16) -> Result<Box<HeartbeatRequest>, WireError> {
+/// A 4.2-family heartbeat body read into `r` and then `h`, both kept by the caller.
+fn kafka_heartbeat_into(
+    body: &[u8],
+    v: i16,
+    r: &mut kafka::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+    h: &mut HeartbeatRequest,
+) -> Result<(), WireError> {
     use kafka::streams_group_heartbeat_request as m;
     type TaskIdsOf = m::TaskIds;
     type TaskOffsetOf = m::TaskOffset;
-    let mut r = m::StreamsGroupHeartbeatRequest::read(&mut Reader::new(body), v)?;
-    let mut h = Box::<HeartbeatRequest>::default();
-    if let Some(t) = r.topology.take() {
-        h.topology = Some(TopologyJson {
+    r.read_into(&mut Reader::new(body), v)?;
+    h.topology = match r.topology.take() {
+        Some(t) => Some(TopologyJson {
             epoch: t.epoch,
             subtopologies: convert::<_, Vec<Subtopology>>(&t.subtopologies, "Topology")?,
-        });
-    }
+        }),
+        None => None,
+    };
+    h.topology_id = None;
     h.endpoint_information_epoch = Some(r.endpoint_information_epoch);
     h.api_version = v;
     fill_common!(h, r);
+    Ok(())
+}
+
+/// A draft heartbeat body read into `r` and then `h`, both kept by the caller.
+fn draft_heartbeat_into(
+    body: &[u8],
+    v: i16,
+    r: &mut draft::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+    h: &mut HeartbeatRequest,
+) -> Result<(), WireError> {
+    use draft::streams_group_heartbeat_request as m;
+    type TaskIdsOf = m::TaskIds;
+    type TaskOffsetOf = m::TaskOffset;
+    r.read_into(&mut Reader::new(body), v)?;
+    h.topology = None;
+    std::mem::swap(&mut h.topology_id, &mut r.topology_id);
+    h.endpoint_information_epoch = None;
+    h.api_version = v;
+    fill_common!(h, r);
+    Ok(())
+}
+
+/// The generated heartbeat requests a host keeps between frames ([`super::FrameScratch`]).
+#[derive(Debug, Default)]
+pub(super) struct HeartbeatMessages {
+    kafka: kafka::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+    draft: draft::streams_group_heartbeat_request::StreamsGroupHeartbeatRequest,
+}
+
+/// Whether `key` is the dialect's heartbeat.
+pub(super) fn is_heartbeat(dialect: Dialect, key: i16) -> bool {
+    match dialect {
+        Dialect::Kip1071Draft => key == draft::streams_group_heartbeat_request::API_KEY,
+        _ => key == kafka::streams_group_heartbeat_request::API_KEY,
+    }
+}
+
+/// A heartbeat body of the dialect read into `h` through `messages`, buffers reused.
+pub(super) fn heartbeat_into(
+    dialect: Dialect,
+    v: i16,
+    body: &[u8],
+    messages: &mut HeartbeatMessages,
+    h: &mut HeartbeatRequest,
+) -> Result<(), WireError> {
+    match dialect {
+        Dialect::Kip1071Draft => draft_heartbeat_into(body, v, &mut messages.draft, h),
+        _ => kafka_heartbeat_into(body, v, &mut messages.kafka, h),
+    }
+}
+
+fn kafka_heartbeat(body: &[u8], v: i16) -> Result<Box<HeartbeatRequest>, WireError> {
+    let mut h = Box::<HeartbeatRequest>::default();
+    kafka_heartbeat_into(body, v, &mut Default::default(), &mut h)?;
     Ok(h)
 }
 
 fn draft_heartbeat(body: &[u8], v: i16) -> Result<Box<HeartbeatRequest>, WireError> {
-    use draft::streams_group_heartbeat_request as m;
-    type TaskIdsOf = m::TaskIds;
-    type TaskOffsetOf = m::TaskOffset;
-    let mut r = m::StreamsGroupHeartbeatRequest::read(&mut Reader::new(body), v)?;
     let mut h = Box::<HeartbeatRequest>::default();
-    h.topology_id = r.topology_id.take();
-    fill_common!(h, r);
+    draft_heartbeat_into(body, v, &mut Default::default(), &mut h)?;
     Ok(h)
 }
 

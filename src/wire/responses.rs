@@ -222,8 +222,13 @@ fn body(response: Response, v: i16) -> Option<Body> {
 }
 
 /// Writes the response frame of a request into `out` (cleared first); the typed response is
-/// moved into the message, not copied.
-pub(super) fn encode_into(header: &Header, response: Response, out: &mut Vec<u8>) {
+/// moved into the message, not copied. A heartbeat's response comes back, its member id's
+/// buffer in it, for [`crate::Coordinator::recycle`].
+pub(super) fn encode_into(
+    header: &Header,
+    response: Response,
+    out: &mut Vec<u8>,
+) -> Option<Response> {
     let v = header.api_version;
     let header_version = i16::from(v >= flexible_from(header.api_key));
     out.clear();
@@ -231,8 +236,25 @@ pub(super) fn encode_into(header: &Header, response: Response, out: &mut Vec<u8>
         correlation_id: header.correlation_id,
     }
     .write(out, header_version);
-    if let Some(b) = body(response, v) {
-        b.write(out, v);
+    match response {
+        Response::Heartbeat42(mut h) => {
+            let mut m = kafka_heartbeat(std::mem::take(&mut *h));
+            m.write(out, v);
+            h.member_id = std::mem::take(&mut m.member_id);
+            Some(Response::Heartbeat42(h))
+        }
+        Response::Heartbeat(mut h) => {
+            let mut m = draft_heartbeat(std::mem::take(&mut *h));
+            m.write(out, v);
+            h.member_id = m.member_id.take();
+            Some(Response::Heartbeat(h))
+        }
+        response => {
+            if let Some(b) = body(response, v) {
+                b.write(out, v);
+            }
+            None
+        }
     }
 }
 

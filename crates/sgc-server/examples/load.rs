@@ -4,7 +4,7 @@
 //! 1. throughput: 1,000 members (100 groups of 10) joined and reconciled, then steady
 //!    heartbeats from 50 connections, each keeping 16 in flight, for `--seconds`;
 //! 2. latency: steady heartbeats sent at a fixed `--rate` (open loop), p50/p99/p99.9/max;
-//! 3. the same steady heartbeats through the core alone (`wire::handle_frame_into` on
+//! 3. the same steady heartbeats through the core alone (`wire::handle_frame_with` on
 //!    coordinators rebuilt from the server's own log), for the server's cost beside the
 //!    core's;
 //! 4. restart: a log of `--log-mb` MB written by churning groups through the core, then the
@@ -336,12 +336,14 @@ fn core_alone(data: &Path, frames: &[Vec<u8>], groups: &[String]) -> f64 {
         client_host: "/127.0.0.1".into(),
     };
     let mut out = Vec::with_capacity(512);
+    let mut scratch = wire::FrameScratch::default();
     let rounds = 20;
     let started = Instant::now();
     for _ in 0..rounds {
         for (f, g) in frames.iter().zip(groups) {
             let c = &mut coordinators[partition_for(g, PARTITIONS) as usize];
-            let o = wire::handle_frame_into(c, &f[4..], now, &peer, &mut out).unwrap();
+            let o =
+                wire::handle_frame_with(c, &mut scratch, &f[4..], now, &peer, &mut out).unwrap();
             assert!(o.records.is_empty(), "{:?}", o.explain);
         }
     }
@@ -522,7 +524,7 @@ fn main() -> Result<(), String> {
         cpu * 1e6 / n as f64
     );
     println!(
-        "| the core alone per heartbeat (`handle_frame_into`, same frames) | {:.2} us |",
+        "| the core alone per heartbeat (`handle_frame_with`, same frames) | {:.2} us |",
         core_us
     );
     println!("| latency at {} heartbeats/s (open loop): p50 / p99 / p99.9 / max | {} / {} / {} / {} us |", o.rate, pct(0.5), pct(0.99), pct(0.999), lat[lat.len() - 1]);

@@ -75,6 +75,9 @@ pub struct Shard {
     fsync: Fsync,
     segment_bytes: u64,
     stopped: Option<String>,
+    /// The decoded request kept from one frame to the next (no allocation to read a steady
+    /// heartbeat).
+    scratch: wire::FrameScratch,
 }
 
 /// Milliseconds since the epoch: the clock the coordinator is driven by.
@@ -194,6 +197,7 @@ impl Shard {
             fsync,
             segment_bytes,
             stopped: None,
+            scratch: wire::FrameScratch::default(),
         };
         shard.reload();
         Ok(shard)
@@ -258,7 +262,8 @@ impl Shard {
             return Pending::Done(unavailable::reply(self.dialect, &frame));
         }
         let mut out = Vec::with_capacity(256);
-        match wire::handle_frame_into(&mut self.coordinator, &frame, now, peer, &mut out) {
+        let (c, scratch) = (&mut self.coordinator, &mut self.scratch);
+        match wire::handle_frame_with(c, scratch, &frame, now, peer, &mut out) {
             Ok(output) => {
                 self.stage(now, &output);
                 Pending::Wait {

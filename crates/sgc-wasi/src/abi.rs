@@ -86,6 +86,9 @@ struct Slot {
     /// The handle's last output of a version 2 or 3 call (`sgc_call2`, `sgc_call_frame`,
     /// `sgc_encode_request`, `sgc_decode_response`).
     output: Vec<u8>,
+    /// What `sgc_call_frame` keeps from one frame to the next (no allocation for a steady
+    /// heartbeat).
+    frames: Frames,
 }
 
 /// The live allocations, by start address.
@@ -190,6 +193,7 @@ impl Abi {
                     Slot {
                         coordinator,
                         output: Vec::new(),
+                        frames: Frames::default(),
                     },
                 );
                 self.output.clear();
@@ -257,14 +261,27 @@ impl Abi {
         now_ms: i64,
         (host_ptr, host_len): (usize, usize),
     ) -> Answer {
-        self.on_handle(handle, |allocations, coordinator| {
-            let frame = bytes(allocations, ptr, len);
-            let host = bytes(allocations, host_ptr, host_len).and_then(|b| utf8(b, "clientHost"));
-            match (frame, host) {
-                (Err((status, e)), _) | (_, Err((status, e))) => (status, error_bytes(&e)),
-                (Ok(frame), Ok(host)) => frame_output(coordinator, frame, now_ms, host),
+        let Some(slot) = self.coordinators.get_mut(&handle) else {
+            self.stray = unknown_handle(handle);
+            return answer(STATUS_INTERNAL_ERROR, &self.stray);
+        };
+        let frame = bytes(&self.allocations, ptr, len);
+        let host = bytes(&self.allocations, host_ptr, host_len).and_then(|b| utf8(b, "clientHost"));
+        // The answer is written into the handle's output buffer, its capacity kept.
+        let mut out = std::mem::take(&mut slot.output);
+        let status = match (frame, host) {
+            (Err((status, e)), _) | (_, Err((status, e))) => {
+                out = error_bytes(&e);
+                status
             }
-        })
+            (Ok(frame), Ok(host)) => {
+                let call = (frame, now_ms, host);
+                frame_output(&mut slot.coordinator, &mut slot.frames, call, &mut out)
+            }
+        };
+        let (status, out) = bound_output(status, out, MAX_LEN);
+        slot.output = out;
+        answer(status, &slot.output)
     }
 
     /// `sgc_encode_request` (version 3): the request frame (without the size) a client sends
@@ -429,45 +446,64 @@ fn short(value: i32, path: &str) -> Result<i16, (i32, BoundaryError)> {
     })
 }
 
-/// What `sgc_call_frame` answers for `frame`: status 0 with the response frame, size first
+/// What a handle keeps for `sgc_call_frame` from one frame to the next: the frame's decoded
+/// request, the response frame and the client's address, each reused.
+#[derive(Debug, Default)]
+pub struct Frames {
+    scratch: wire::FrameScratch,
+    response: Vec<u8>,
+    peer: Peer,
+}
+
+/// What `sgc_call_frame` answers for `frame` at `now_ms` from `client_host`, written into
+/// `out` (cleared first), and its status: status 0 with the response frame, size first
 /// (Kafka's int32, big-endian: the bytes to write to the connection as they are), followed by
 /// the JSON object `{"records", "topicsToCreate", "explain", "nextDeadlineMs"}` of the JSON
 /// face's output (its `response` is the frame); or status 1 with the boundary error, and
 /// nothing changed.
 pub fn frame_output(
     coordinator: &mut Coordinator,
-    frame: &[u8],
-    now_ms: i64,
-    client_host: &str,
-) -> (i32, Vec<u8>) {
+    frames: &mut Frames,
+    (frame, now_ms, client_host): (&[u8], i64, &str),
+    out: &mut Vec<u8>,
+) -> i32 {
+    out.clear();
     if now_ms < 0 {
         let e = BoundaryError::input("nowMs", "must be a non-negative integer");
-        return (STATUS_INPUT_ERROR, error_bytes(&e));
+        *out = error_bytes(&e);
+        return STATUS_INPUT_ERROR;
     }
-    let peer = Peer {
-        client_host: client_host.to_string(),
+    frames.peer.client_host.clear();
+    frames.peer.client_host.push_str(client_host);
+    let Frames {
+        scratch,
+        response,
+        peer,
+    } = frames;
+    let output = match wire::handle_frame_with(coordinator, scratch, frame, now_ms, peer, response)
+    {
+        Ok(output) => output,
+        Err(e) => {
+            *out = error_bytes(&e);
+            return STATUS_INPUT_ERROR;
+        }
     };
-    let out = match wire::handle_frame(coordinator, frame, now_ms, &peer) {
-        Ok(out) => out,
-        Err(e) => return (STATUS_INPUT_ERROR, error_bytes(&e)),
-    };
-    let Ok(size) = i32::try_from(out.frame.len()) else {
+    let Ok(size) = i32::try_from(response.len()) else {
         let e = BoundaryError::input("", "the response frame is longer than Kafka's int32 size");
-        return (STATUS_INTERNAL_ERROR, error_bytes(&e));
+        *out = error_bytes(&e);
+        return STATUS_INTERNAL_ERROR;
     };
     let config = coordinator.config();
-    let mut bytes = Vec::with_capacity(4 + out.frame.len());
-    bytes.extend_from_slice(&size.to_be_bytes());
-    bytes.extend_from_slice(&out.frame);
+    out.reserve(4 + response.len());
+    out.extend_from_slice(&size.to_be_bytes());
+    out.extend_from_slice(response);
     // The other fields, written after the frame in the one buffer (no JSON tree).
-    if !out
-        .output
-        .append_fields_json(config.dialect, config.record_bytes, &mut bytes)
-    {
+    if !output.append_fields_json(config.dialect, config.record_bytes, out) {
         let e = BoundaryError::input("", "the output could not be written as JSON");
-        return (STATUS_INTERNAL_ERROR, error_bytes(&e));
+        *out = error_bytes(&e);
+        return STATUS_INTERNAL_ERROR;
     }
-    (STATUS_OK, bytes)
+    STATUS_OK
 }
 
 /// The request frame of the JSON input `text` (`nowMs` may be left out) in `dialect`.

@@ -147,6 +147,19 @@ fn to_js_walk(value: &Value) -> JsValue {
 #[wasm_bindgen(js_name = Coordinator)]
 pub struct JsCoordinator {
     inner: sgc::Coordinator,
+    /// What `handleRequest` keeps from one frame to the next.
+    frames: Frames,
+}
+
+/// `handleRequest`'s buffers, reused: the decoded request, the frame copied out of JS, the
+/// response frame, the output's text and the client's address.
+#[derive(Default)]
+struct Frames {
+    scratch: wire::FrameScratch,
+    request: Vec<u8>,
+    response: Vec<u8>,
+    text: Vec<u8>,
+    peer: Peer,
 }
 
 #[wasm_bindgen(js_class = Coordinator)]
@@ -166,7 +179,10 @@ impl JsCoordinator {
             })?
         };
         sgc::Coordinator::from_json_config(&config)
-            .map(|inner| JsCoordinator { inner })
+            .map(|inner| JsCoordinator {
+                inner,
+                frames: Frames::default(),
+            })
             .map_err(|e| js_error(&e))
     }
 
@@ -270,36 +286,44 @@ impl JsCoordinator {
             BoundaryError::new(BoundaryCode::InvalidFrame, "", "a frame is a Uint8Array")
         })?;
         let now_ms = int64(now_ms, "nowMs")?;
-        let client_host = if client_host.is_undefined() || client_host.is_null() {
-            String::new()
-        } else {
-            client_host
+        let frames = &mut self.frames;
+        frames.peer.client_host.clear();
+        if !(client_host.is_undefined() || client_host.is_null()) {
+            let host = client_host
                 .as_string()
-                .ok_or_else(|| BoundaryError::input("clientHost", "must be a string"))?
-        };
-        let out = wire::handle_frame(
+                .ok_or_else(|| BoundaryError::input("clientHost", "must be a string"))?;
+            frames.peer.client_host = host;
+        }
+        // The frame is copied out of JS memory into the kept buffer.
+        frames.request.resize(frame.length() as usize, 0);
+        frame.copy_to(&mut frames.request);
+        let output = wire::handle_frame_with(
             &mut self.inner,
-            &frame.to_vec(),
+            &mut frames.scratch,
+            &frames.request,
             now_ms,
-            &Peer { client_host },
+            &frames.peer,
+            &mut frames.response,
         )?;
         let config = self.inner.config();
         // `response` keeps its place, first, as in `handle`'s output; the other fields are
         // written as text, as `handle`'s are.
-        let mut text = b"{\"response\":null,".to_vec();
-        let mut fields = Vec::new();
-        if !out
-            .output
-            .append_fields_json(config.dialect, config.record_bytes, &mut fields)
-        {
+        let text = &mut frames.text;
+        text.clear();
+        text.extend_from_slice(b"{\"response\":null");
+        let at = text.len();
+        if !output.append_fields_json(config.dialect, config.record_bytes, text) {
             return Err(BoundaryError::input(
                 "",
                 "the output could not be written as JSON",
             ));
         }
-        text.extend_from_slice(fields.get(1..).unwrap_or_default());
-        let object = text_to_js(std::str::from_utf8(&text).unwrap_or("null"));
-        let response = js_sys::Uint8Array::from(&out.frame[..]);
+        // The fields' own object opens with `{`: it becomes the comma after `response`.
+        if let Some(open) = text.get_mut(at) {
+            *open = b',';
+        }
+        let object = text_to_js(std::str::from_utf8(text).unwrap_or("null"));
+        let response = js_sys::Uint8Array::from(&frames.response[..]);
         let _ = Reflect::set(&object, &"response".into(), &response);
         Ok(object)
     }

@@ -341,15 +341,18 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
         let tasks = |l: Vec<crate::records::TaskIds>| -> Option<Vec<TaskIdsJson>> {
             send_tasks.then(|| task_ids_json(&l))
         };
-        let response = HeartbeatResponse {
+        let heartbeat_interval_ms = c.heartbeat_interval_ms(gid);
+        let acceptable_recovery_lag = c.acceptable_recovery_lag(gid);
+        let task_offset_interval_ms = c.task_offset_interval_ms(gid);
+        let response = c.recycled.draft(member_id, |member_id| HeartbeatResponse {
             throttle_time_ms: 0,
             error_code: 0,
             error_message: None,
-            member_id: Some(member_id.to_string()),
+            member_id: Some(member_id),
             member_epoch,
-            heartbeat_interval_ms: c.heartbeat_interval_ms(gid),
-            acceptable_recovery_lag: c.acceptable_recovery_lag(gid),
-            task_offset_interval_ms: c.task_offset_interval_ms(gid),
+            heartbeat_interval_ms,
+            acceptable_recovery_lag,
+            task_offset_interval_ms,
             should_initialize_topology: should_initialize,
             group_topology_id,
             status: send_status.then(|| statuses::status_json(&statuses)),
@@ -357,7 +360,7 @@ fn respond(c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Respon
             standby_tasks: tasks(standby),
             warmup_tasks: tasks(warmup),
             partitions_by_user_endpoint: endpoints,
-        };
-        Response::Heartbeat(Box::new(response))
+        });
+        Response::Heartbeat(response)
     }
 }

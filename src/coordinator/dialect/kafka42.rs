@@ -306,6 +306,86 @@ pub(crate) struct Kafka {
     pub(crate) release: Release,
 }
 
+impl Kafka {
+    /// Kafka's assignment configs of the group, a `TreeMap`: in key order.
+    fn assignment_configs(&self, c: &Coordinator, group: &Group) -> Vec<KeyValue> {
+        let mut configs = vec![KeyValue {
+            key: NUM_STANDBY_REPLICAS.to_string(),
+            value: c.num_standby_replicas(&group.group_id).to_string(),
+        }];
+        let tags = c.rack_aware_assignment_tags(&group.group_id);
+        if self.release.assignment_configs_carry_rack_tags() && !tags.is_empty() {
+            configs.push(KeyValue {
+                key: RACK_AWARE_ASSIGNMENT_TAGS.to_string(),
+                value: tags.join(","),
+            });
+        }
+        configs
+    }
+
+    /// Whether `stored` is [`Kafka::assignment_configs`], compared without building them.
+    fn same_assignment_configs(
+        &self,
+        c: &Coordinator,
+        group: &Group,
+        stored: Option<&[KeyValue]>,
+    ) -> bool {
+        let tags = c.rack_aware_assignment_tags(&group.group_id);
+        let with_tags = self.release.assignment_configs_carry_rack_tags() && !tags.is_empty();
+        let standby = c.num_standby_replicas(&group.group_id);
+        match stored {
+            Some([s]) if !with_tags => {
+                s.key == NUM_STANDBY_REPLICAS && is_decimal(&s.value, standby)
+            }
+            Some([s, t]) if with_tags => {
+                s.key == NUM_STANDBY_REPLICAS
+                    && is_decimal(&s.value, standby)
+                    && t.key == RACK_AWARE_ASSIGNMENT_TAGS
+                    && is_joined(&t.value, tags)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether `text` is `n.to_string()`.
+fn is_decimal(text: &str, n: i32) -> bool {
+    use std::fmt::Write;
+    // i32's longest decimal form is 11 bytes.
+    struct Digits([u8; 12], usize);
+    impl Write for Digits {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let end = self.1 + s.len();
+            self.0
+                .get_mut(self.1..end)
+                .ok_or(std::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.1 = end;
+            Ok(())
+        }
+    }
+    let mut d = Digits([0; 12], 0);
+    write!(d, "{n}").is_ok() && d.0.get(..d.1) == Some(text.as_bytes())
+}
+
+/// Whether `text` is `parts.join(",")`.
+fn is_joined(text: &str, parts: &[String]) -> bool {
+    let mut rest = text;
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            match rest.strip_prefix(',') {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        }
+        match rest.strip_prefix(part.as_str()) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
 /// `kafka-4.2`.
 pub(crate) static KAFKA_4_2: Kafka = Kafka {
     release: Release::V4_2,
@@ -385,18 +465,6 @@ impl DialectRules for Kafka {
         topology_initialized: bool,
         bumps: bool,
     ) -> Result<TopicView, ProtocolError> {
-        // Kafka's assignment configs, a `TreeMap`: in key order.
-        let mut configs = vec![KeyValue {
-            key: NUM_STANDBY_REPLICAS.to_string(),
-            value: c.num_standby_replicas(&group.group_id).to_string(),
-        }];
-        let tags = c.rack_aware_assignment_tags(&group.group_id);
-        if self.release.assignment_configs_carry_rack_tags() && !tags.is_empty() {
-            configs.push(KeyValue {
-                key: RACK_AWARE_ASSIGNMENT_TAGS.to_string(),
-                value: tags.join(","),
-            });
-        }
         let default = Kafka42State::default();
         let stored = group.kafka42().unwrap_or(&default);
         let reconfigure = group.topology.is_none()
@@ -439,10 +507,12 @@ impl DialectRules for Kafka {
             if validated_topology_epoch != stored.validated_topology_epoch {
                 reasons.push("TOPOLOGY_READINESS_CHANGED");
             }
-            if stored.last_assignment_configs.as_ref() != Some(&configs) {
+            if !self.same_assignment_configs(c, group, stored.last_assignment_configs.as_deref()) {
                 reasons.push("ASSIGNMENT_CONFIG_CHANGED");
             }
         }
+        // The configs are written only by a bump: a steady heartbeat builds none.
+        let bump = bumps || topology_initialized || !reasons.is_empty();
         Ok(TopicView {
             refreshed,
             records: Vec::new(),
@@ -451,7 +521,7 @@ impl DialectRules for Kafka {
             fields: GroupMetadataFields {
                 metadata_hash,
                 validated_topology_epoch,
-                last_assignment_configs: Some(configs),
+                last_assignment_configs: bump.then(|| self.assignment_configs(c, group)),
                 stored_description_topology_epoch: stored.stored_description_topology_epoch,
                 failed_description_topology_epoch: stored.failed_description_topology_epoch,
             },
@@ -610,43 +680,45 @@ impl DialectRules for Kafka {
                 self.release.lists_warmups_in_endpoints(),
             )
         });
-        let response = HeartbeatResponse42 {
-            throttle_time_ms: 0,
-            error_code: 0,
-            error_message: None,
-            member_id: member_id.to_string(),
-            member_epoch: member.member_epoch,
-            heartbeat_interval_ms,
-            // Kafka 4.2 and 4.3 set neither field; 4.4's v0 answer has the offset interval, its
-            // v1 answer the recovery lag too (v0's int32 field is never set).
-            acceptable_recovery_lag: if req.api_version >= 1 {
-                i64::from(acceptable_recovery_lag)
-            } else {
-                0
-            },
-            task_offset_interval_ms: if self.release.answers_task_offset_interval() {
-                task_offset_interval_ms
-            } else {
-                0
-            },
-            status: Some(statuses::status_json(&statuses)),
-            active_tasks: tasks(active),
-            standby_tasks: tasks(standby),
-            warmup_tasks: tasks(warmup),
-            topology_description_required: (req.api_version >= 1).then_some(false),
-            // A group this heartbeat created keeps no epoch: the response says 0.
-            endpoint_information_epoch: if created {
-                0
-            } else {
-                group.soft.endpoint_epoch
-            },
-            partitions_by_user_endpoint: endpoints,
+        let endpoint_information_epoch = if created {
+            0
+        } else {
+            group.soft.endpoint_epoch
         };
-        let mut response = response;
+        let mut response = c
+            .recycled
+            .kafka(member_id, |member_id| HeartbeatResponse42 {
+                throttle_time_ms: 0,
+                error_code: 0,
+                error_message: None,
+                member_id,
+                member_epoch: member.member_epoch,
+                heartbeat_interval_ms,
+                // Kafka 4.2 and 4.3 set neither field; 4.4's v0 answer has the offset interval, its
+                // v1 answer the recovery lag too (v0's int32 field is never set).
+                acceptable_recovery_lag: if req.api_version >= 1 {
+                    i64::from(acceptable_recovery_lag)
+                } else {
+                    0
+                },
+                task_offset_interval_ms: if self.release.answers_task_offset_interval() {
+                    task_offset_interval_ms
+                } else {
+                    0
+                },
+                status: Some(statuses::status_json(&statuses)),
+                active_tasks: tasks(active),
+                standby_tasks: tasks(standby),
+                warmup_tasks: tasks(warmup),
+                topology_description_required: (req.api_version >= 1).then_some(false),
+                // A group this heartbeat created keeps no epoch: the response says 0.
+                endpoint_information_epoch,
+                partitions_by_user_endpoint: endpoints,
+            });
         if req.api_version >= 1 && description_required(c, group_id, &response, done.now) {
             response.topology_description_required = Some(true);
         }
-        Response::Heartbeat42(Box::new(response))
+        Response::Heartbeat42(response)
     }
 
     fn describe(&self, c: &Coordinator, req: &DescribeRequest) -> Response {
@@ -706,5 +778,37 @@ mod tests {
             ["0", "11", "1", "2", "10"]
         );
         assert_eq!(ids(&["0", "1", "2"]), ["0", "1", "2"]);
+    }
+}
+
+#[cfg(test)]
+mod config_text_tests {
+    use super::{is_decimal, is_joined};
+
+    #[test]
+    fn the_configs_compare_as_their_text_would() {
+        for n in [0, 1, -1, 7, 10, -42, i32::MAX, i32::MIN] {
+            assert!(is_decimal(&n.to_string(), n), "{n}");
+            assert!(!is_decimal(&(i64::from(n) + 1).to_string(), n), "{n}");
+        }
+        assert!(!is_decimal("01", 1));
+        assert!(!is_decimal("", 0));
+        assert!(!is_decimal("1 ", 1));
+        let parts = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for p in [
+            &[][..],
+            &["a"],
+            &["a", "b"],
+            &["", ""],
+            &["a,b", "c"],
+            &["zone", "rack"],
+        ] {
+            let p = parts(p);
+            assert!(is_joined(&p.join(","), &p), "{p:?}");
+            assert!(!is_joined(&format!("{},", p.join(",")), &p), "{p:?}");
+        }
+        assert!(!is_joined("a,b", &parts(&["a"])));
+        assert!(!is_joined("a", &parts(&["a", "b"])));
+        assert!(!is_joined("ab", &parts(&["a", "b"])));
     }
 }

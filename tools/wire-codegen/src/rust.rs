@@ -161,6 +161,27 @@ fn prim_size(t: &Ty) -> usize {
     }
 }
 
+/// Whether `read_into` keeps field `f` of the message's own struct: a string the newest
+/// version has, read into the buffer it held.
+fn kept(m: &Message, f: &Field) -> bool {
+    f.tag.is_none()
+        && matches!(f.ty, Ty::Str)
+        && f.versions.as_ref().is_some_and(|r| r.hi >= m.valid.hi)
+}
+
+/// Statements reading a kept string field into its own buffer.
+fn read_kept(f: &Field, flex: &str) -> String {
+    let id = ident(&f.name);
+    let name = &f.name;
+    if !is_nullable(f) {
+        return format!("r.string_into({flex}, {name:?}, &mut this.{id})?;");
+    }
+    format!(
+        "if {} {{ r.nullable_string_into({flex}, {name:?}, &mut this.{id})?; }} else {{ r.string_into({flex}, {name:?}, this.{id}.get_or_insert_with(String::new))?; }}",
+        range(&f.nullable)
+    )
+}
+
 /// Statements reading field `f` into `this.<field>`.
 fn read_field(f: &Field, flex: &str) -> String {
     let id = ident(&f.name);
@@ -273,12 +294,48 @@ fn struct_code(m: &Message, s: &Struct, out: &mut String) {
     let uses_v = !s.fields.is_empty() || m.flexible.is_some();
     let v = if uses_v { "v" } else { "_v" };
     let _ = writeln!(out, "impl {} {{", s.name);
-    let _ = writeln!(
-        out,
-        "    /// Reads version `v`; unknown tagged fields are skipped.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read(r: &mut Reader<'_>, {v}: i16) -> Result<Self, WireError> {{"
-    );
-    let _ = writeln!(out, "        let flexible = {flexible};");
-    let _ = writeln!(out, "        let mut this = Self::default();");
+    // The message's own struct is read into a kept one (`read_into`), its strings' buffers
+    // reused: what a host reads a steady heartbeat into allocates nothing.
+    let root = std::ptr::eq(s, &m.structs[0]);
+    let keep: Vec<&Field> = s.fields.iter().filter(|f| root && kept(m, f)).collect();
+    if root {
+        let _ = writeln!(
+            out,
+            "    /// Reads version `v`; unknown tagged fields are skipped.\n    pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {{\n        let mut this = Self::default();\n        this.read_into(r, v)?;\n        Ok(this)\n    }}\n"
+        );
+        let _ = writeln!(
+            out,
+            "    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no\n    /// allocation for one that fits), the other fields start from their defaults. After an\n    /// error `self` holds part of the message.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read_into(&mut self, r: &mut Reader<'_>, {v}: i16) -> Result<(), WireError> {{"
+        );
+        let _ = writeln!(out, "        let flexible = {flexible};");
+        let _ = writeln!(out, "        let this = self;");
+        let ids: Vec<String> = keep
+            .iter()
+            .map(|f| format!("this.{}", ident(&f.name)))
+            .collect();
+        let takes: Vec<String> = ids
+            .iter()
+            .map(|i| format!("std::mem::take(&mut {i})"))
+            .collect();
+        let comma = if takes.is_empty() { "" } else { "," };
+        let _ = writeln!(out, "        let kept = ({}{comma});", takes.join(", "));
+        let _ = writeln!(out, "        *this = Self::default();");
+        for (i, (f, id)) in keep.iter().zip(&ids).enumerate() {
+            // A field the version lacks stays at its default.
+            let _ = writeln!(
+                out,
+                "        if {} {{ {id} = kept.{i}; }}",
+                range(&f.versions)
+            );
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "    /// Reads version `v`; unknown tagged fields are skipped.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read(r: &mut Reader<'_>, {v}: i16) -> Result<Self, WireError> {{"
+        );
+        let _ = writeln!(out, "        let flexible = {flexible};");
+        let _ = writeln!(out, "        let mut this = Self::default();");
+    }
     let flex_of = |f: &Field| {
         if f.never_flexible {
             "false"
@@ -287,12 +344,12 @@ fn struct_code(m: &Message, s: &Struct, out: &mut String) {
         }
     };
     for f in s.fields.iter().filter(|f| f.tag.is_none()) {
-        let _ = writeln!(
-            out,
-            "        if {} {{ {} }}",
-            range(&f.versions),
+        let read = if keep.iter().any(|k| std::ptr::eq(*k, f)) {
+            read_kept(f, flex_of(f))
+        } else {
             read_field(f, flex_of(f))
-        );
+        };
+        let _ = writeln!(out, "        if {} {{ {read} }}", range(&f.versions));
     }
     let tagged: Vec<&Field> = s.fields.iter().filter(|f| f.tag.is_some()).collect();
     let _ = writeln!(out, "        if flexible {{");
@@ -326,7 +383,8 @@ fn struct_code(m: &Message, s: &Struct, out: &mut String) {
         let _ = writeln!(out, "                }}");
     }
     let _ = writeln!(out, "            }}\n        }}");
-    let _ = writeln!(out, "        Ok(this)\n    }}\n");
+    let done = if root { "Ok(())" } else { "Ok(this)" };
+    let _ = writeln!(out, "        {done}\n    }}\n");
 
     let _ = writeln!(
         out,

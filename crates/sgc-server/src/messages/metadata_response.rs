@@ -57,10 +57,24 @@ impl Default for MetadataResponse {
 
 impl MetadataResponse {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 9;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 9;
+        let this = self;
+        let kept = (std::mem::take(&mut this.cluster_id),);
+        *this = Self::default();
+        if v >= 2 {
+            this.cluster_id = kept.0;
+        }
         if v >= 3 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
@@ -75,11 +89,15 @@ impl MetadataResponse {
             };
         }
         if v >= 2 {
-            this.cluster_id = if v >= 2 {
-                r.nullable_string(flexible, "ClusterId")?
+            if v >= 2 {
+                r.nullable_string_into(flexible, "ClusterId", &mut this.cluster_id)?;
             } else {
-                Some(r.string(flexible, "ClusterId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ClusterId",
+                    this.cluster_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 1 {
             this.controller_id = r.i32("ControllerId")?;
@@ -109,7 +127,7 @@ impl MetadataResponse {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -89,10 +89,34 @@ impl Default for StreamsGroupHeartbeatResponse {
 
 impl StreamsGroupHeartbeatResponse {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.error_message),
+            std::mem::take(&mut this.member_id),
+            std::mem::take(&mut this.group_topology_id),
+        );
+        *this = Self::default();
+        if v >= 0 {
+            this.error_message = kept.0;
+        }
+        if v >= 0 {
+            this.member_id = kept.1;
+        }
+        if v >= 0 {
+            this.group_topology_id = kept.2;
+        }
         if v >= 0 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
@@ -100,18 +124,26 @@ impl StreamsGroupHeartbeatResponse {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 0 {
-            this.error_message = if v >= 0 {
-                r.nullable_string(flexible, "ErrorMessage")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "ErrorMessage", &mut this.error_message)?;
             } else {
-                Some(r.string(flexible, "ErrorMessage")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ErrorMessage",
+                    this.error_message.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.member_id = if v >= 0 {
-                r.nullable_string(flexible, "MemberId")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "MemberId", &mut this.member_id)?;
             } else {
-                Some(r.string(flexible, "MemberId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "MemberId",
+                    this.member_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
             this.member_epoch = r.i32("MemberEpoch")?;
@@ -129,11 +161,15 @@ impl StreamsGroupHeartbeatResponse {
             this.should_initialize_topology = r.bool("ShouldInitializeTopology")?;
         }
         if v >= 0 {
-            this.group_topology_id = if v >= 0 {
-                r.nullable_string(flexible, "GroupTopologyId")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "GroupTopologyId", &mut this.group_topology_id)?;
             } else {
-                Some(r.string(flexible, "GroupTopologyId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "GroupTopologyId",
+                    this.group_topology_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
             this.status = if v >= 0 {
@@ -259,7 +295,7 @@ impl StreamsGroupHeartbeatResponse {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

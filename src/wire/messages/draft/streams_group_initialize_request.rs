@@ -41,15 +41,35 @@ impl Default for StreamsGroupInitializeRequest {
 
 impl StreamsGroupInitializeRequest {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.topology_id),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
         }
         if v >= 0 {
-            this.topology_id = r.string(flexible, "TopologyId")?;
+            this.topology_id = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "TopologyId", &mut this.topology_id)?;
         }
         if v >= 0 {
             this.topology = {
@@ -70,7 +90,7 @@ impl StreamsGroupInitializeRequest {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -45,22 +45,58 @@ impl Default for ApiVersionsRequest {
 
 impl ApiVersionsRequest {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.client_software_name),
+            std::mem::take(&mut this.client_software_version),
+            std::mem::take(&mut this.cluster_id),
+        );
+        *this = Self::default();
         if v >= 3 {
-            this.client_software_name = r.string(flexible, "ClientSoftwareName")?;
+            this.client_software_name = kept.0;
         }
         if v >= 3 {
-            this.client_software_version = r.string(flexible, "ClientSoftwareVersion")?;
+            this.client_software_version = kept.1;
         }
         if v >= 5 {
-            this.cluster_id = if v >= 5 {
-                r.nullable_string(flexible, "ClusterId")?
+            this.cluster_id = kept.2;
+        }
+        if v >= 3 {
+            r.string_into(
+                flexible,
+                "ClientSoftwareName",
+                &mut this.client_software_name,
+            )?;
+        }
+        if v >= 3 {
+            r.string_into(
+                flexible,
+                "ClientSoftwareVersion",
+                &mut this.client_software_version,
+            )?;
+        }
+        if v >= 5 {
+            if v >= 5 {
+                r.nullable_string_into(flexible, "ClusterId", &mut this.cluster_id)?;
             } else {
-                Some(r.string(flexible, "ClusterId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ClusterId",
+                    this.cluster_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 5 {
             this.node_id = r.i32("NodeId")?;
@@ -74,7 +110,7 @@ impl ApiVersionsRequest {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

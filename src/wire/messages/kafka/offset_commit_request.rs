@@ -53,25 +53,53 @@ impl Default for OffsetCommitRequest {
 
 impl OffsetCommitRequest {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 8;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 8;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.member_id),
+            std::mem::take(&mut this.group_instance_id),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
+        }
+        if v >= 1 {
+            this.member_id = kept.1;
+        }
+        if v >= 7 {
+            this.group_instance_id = kept.2;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
         }
         if v >= 1 {
             this.generation_id_or_member_epoch = r.i32("GenerationIdOrMemberEpoch")?;
         }
         if v >= 1 {
-            this.member_id = r.string(flexible, "MemberId")?;
+            r.string_into(flexible, "MemberId", &mut this.member_id)?;
         }
         if v >= 7 {
-            this.group_instance_id = if v >= 7 {
-                r.nullable_string(flexible, "GroupInstanceId")?
+            if v >= 7 {
+                r.nullable_string_into(flexible, "GroupInstanceId", &mut this.group_instance_id)?;
             } else {
-                Some(r.string(flexible, "GroupInstanceId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "GroupInstanceId",
+                    this.group_instance_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if (2..=4).contains(&v) {
             this.retention_time_ms = r.i64("RetentionTimeMs")?;
@@ -95,7 +123,7 @@ impl OffsetCommitRequest {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

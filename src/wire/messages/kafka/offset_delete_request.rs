@@ -37,12 +37,26 @@ impl Default for OffsetDeleteRequest {
 
 impl OffsetDeleteRequest {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = false;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = false;
+        let this = self;
+        let kept = (std::mem::take(&mut this.group_id),);
+        *this = Self::default();
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
         }
         if v >= 0 {
             this.topics = {
@@ -63,7 +77,7 @@ impl OffsetDeleteRequest {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

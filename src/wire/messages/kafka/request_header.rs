@@ -43,10 +43,24 @@ impl Default for RequestHeader {
 
 impl RequestHeader {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 2;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 2;
+        let this = self;
+        let kept = (std::mem::take(&mut this.client_id),);
+        *this = Self::default();
+        if v >= 1 {
+            this.client_id = kept.0;
+        }
         if v >= 0 {
             this.request_api_key = r.i16("RequestApiKey")?;
         }
@@ -57,11 +71,15 @@ impl RequestHeader {
             this.correlation_id = r.i32("CorrelationId")?;
         }
         if v >= 1 {
-            this.client_id = if v >= 1 {
-                r.nullable_string(false, "ClientId")?
+            if v >= 1 {
+                r.nullable_string_into(false, "ClientId", &mut this.client_id)?;
             } else {
-                Some(r.string(false, "ClientId")?)
-            };
+                r.string_into(
+                    false,
+                    "ClientId",
+                    this.client_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -72,7 +90,7 @@ impl RequestHeader {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -97,15 +97,47 @@ impl Default for StreamsGroupHeartbeatRequest {
 
 impl StreamsGroupHeartbeatRequest {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
+    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.member_id),
+            std::mem::take(&mut this.instance_id),
+            std::mem::take(&mut this.rack_id),
+            std::mem::take(&mut this.process_id),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
         }
         if v >= 0 {
-            this.member_id = r.string(flexible, "MemberId")?;
+            this.member_id = kept.1;
+        }
+        if v >= 0 {
+            this.instance_id = kept.2;
+        }
+        if v >= 0 {
+            this.rack_id = kept.3;
+        }
+        if v >= 0 {
+            this.process_id = kept.4;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "MemberId", &mut this.member_id)?;
         }
         if v >= 0 {
             this.member_epoch = r.i32("MemberEpoch")?;
@@ -114,18 +146,26 @@ impl StreamsGroupHeartbeatRequest {
             this.endpoint_information_epoch = r.i32("EndpointInformationEpoch")?;
         }
         if v >= 0 {
-            this.instance_id = if v >= 0 {
-                r.nullable_string(flexible, "InstanceId")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "InstanceId", &mut this.instance_id)?;
             } else {
-                Some(r.string(flexible, "InstanceId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "InstanceId",
+                    this.instance_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.rack_id = if v >= 0 {
-                r.nullable_string(flexible, "RackId")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "RackId", &mut this.rack_id)?;
             } else {
-                Some(r.string(flexible, "RackId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "RackId",
+                    this.rack_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
             this.rebalance_timeout_ms = r.i32("RebalanceTimeoutMs")?;
@@ -211,11 +251,15 @@ impl StreamsGroupHeartbeatRequest {
             };
         }
         if v >= 0 {
-            this.process_id = if v >= 0 {
-                r.nullable_string(flexible, "ProcessId")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "ProcessId", &mut this.process_id)?;
             } else {
-                Some(r.string(flexible, "ProcessId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ProcessId",
+                    this.process_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
             this.user_endpoint = if v >= 0 {
@@ -309,7 +353,7 @@ impl StreamsGroupHeartbeatRequest {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
