@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{json, Value};
-use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest};
+use streams_group_coordinator::api::{ClientInfo, HeartbeatRequest, TaskIdsJson};
 use streams_group_coordinator::group::GroupState;
 use streams_group_coordinator::wire::{
     encode_request, handle_frame_with, response_json, FrameScratch, Peer,
@@ -132,68 +132,87 @@ fn a_steady_heartbeat_frame_allocates_nothing_with_a_kept_scratch() {
         Dialect::Kafka43,
         Dialect::Kafka44,
     ] {
-        let (mut c, members, now) = stable_group(dialect);
-        // Each member's steady heartbeat (no task lists: unchanged), its client id in the
-        // header as a client sends it.
-        let frames: Vec<Vec<u8>> = members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let kind = InputKind::StreamsGroupHeartbeat {
-                    client: ClientInfo {
-                        client_id: m.client_id.clone(),
-                        client_host: String::new(),
-                    },
-                    request: Box::new(HeartbeatRequest {
-                        group_id: "g".into(),
-                        member_id: m.id.clone(),
-                        member_epoch: m.epoch,
-                        rebalance_timeout_ms: -1,
-                        endpoint_information_epoch: (dialect != Dialect::Kip1071Draft)
-                            .then_some(m.endpoint_epoch),
-                        ..Default::default()
-                    }),
-                };
-                encode_request(dialect, &kind, 0, i as i32).expect("a heartbeat frame")
-            })
-            .collect();
-        let key = i16::from_be_bytes([frames[0][0], frames[0][1]]);
-        let peer = Peer {
-            client_host: HOST.into(),
-        };
-        let mut scratch = FrameScratch::default();
-        let mut out = Vec::new();
-        let mut round = |c: &mut Coordinator, check: bool| -> usize {
-            let before = ALLOCATIONS.load(Ordering::SeqCst);
-            let mut records = 0;
-            for frame in &frames {
-                let output = handle_frame_with(c, &mut scratch, frame, now, &peer, &mut out)
-                    .expect("a steady heartbeat is answered");
-                records += output.records.len();
-                if check {
-                    // (Reading the answer back allocates: not in the counted round.)
-                    let (_, read) = response_json(dialect, key, 0, &out).expect("a response");
-                    assert_eq!(read["errorCode"], 0, "{}: {read}", dialect.name());
-                    assert!(read["activeTasks"].is_null(), "{}: {read}", dialect.name());
-                }
+        let (c, members, now) = stable_group(dialect);
+        // Each member's steady heartbeat, its client id in the header as a client sends it:
+        // without task lists (unchanged), and with the tasks it owns.
+        for lists in [false, true] {
+            let mut c = c.clone();
+            steady_round_allocates_nothing(&mut c, dialect, &members, now, lists);
+        }
+    }
+}
+
+fn steady_round_allocates_nothing(
+    c: &mut Coordinator,
+    dialect: Dialect,
+    members: &[Member],
+    now: i64,
+    lists: bool,
+) {
+    let task_list = |v: &Value| -> Option<Vec<TaskIdsJson>> {
+        lists.then(|| serde_json::from_value(v.clone()).expect("task lists"))
+    };
+    let frames: Vec<Vec<u8>> = members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let kind = InputKind::StreamsGroupHeartbeat {
+                client: ClientInfo {
+                    client_id: m.client_id.clone(),
+                    client_host: String::new(),
+                },
+                request: Box::new(HeartbeatRequest {
+                    group_id: "g".into(),
+                    member_id: m.id.clone(),
+                    member_epoch: m.epoch,
+                    rebalance_timeout_ms: -1,
+                    endpoint_information_epoch: (dialect != Dialect::Kip1071Draft)
+                        .then_some(m.endpoint_epoch),
+                    active_tasks: task_list(&m.owned[0]),
+                    standby_tasks: task_list(&m.owned[1]),
+                    warmup_tasks: task_list(&m.owned[2]),
+                    ..Default::default()
+                }),
+            };
+            encode_request(dialect, &kind, 0, i as i32).expect("a heartbeat frame")
+        })
+        .collect();
+    let key = i16::from_be_bytes([frames[0][0], frames[0][1]]);
+    let peer = Peer {
+        client_host: HOST.into(),
+    };
+    let mut scratch = FrameScratch::default();
+    let mut out = Vec::new();
+    let mut round = |c: &mut Coordinator, check: bool| -> usize {
+        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        let mut records = 0;
+        for frame in &frames {
+            let output = handle_frame_with(c, &mut scratch, frame, now, &peer, &mut out)
+                .expect("a steady heartbeat is answered");
+            records += output.records.len();
+            if check {
+                // (Reading the answer back allocates: not in the counted round.)
+                let (_, read) = response_json(dialect, key, 0, &out).expect("a response");
+                assert_eq!(read["errorCode"], 0, "{}: {read}", dialect.name());
+                assert!(read["activeTasks"].is_null(), "{}: {read}", dialect.name());
             }
-            assert_eq!(
-                records,
-                0,
-                "{}: a steady heartbeat writes no record",
-                dialect.name()
-            );
-            ALLOCATIONS.load(Ordering::SeqCst) - before
-        };
-        // The first round grows the kept buffers and checks the answers; the second must not
-        // allocate.
-        round(&mut c, true);
-        let allocations = round(&mut c, false);
+        }
         assert_eq!(
-            allocations,
+            records,
             0,
-            "{}: {MEMBERS} steady heartbeat frames allocated {allocations} times",
+            "{}: a steady heartbeat writes no record",
             dialect.name()
         );
-    }
+        ALLOCATIONS.load(Ordering::SeqCst) - before
+    };
+    // The first round grows the kept buffers and checks the answers; the second must not
+    // allocate.
+    round(c, true);
+    let allocations = round(c, false);
+    assert_eq!(
+        allocations,
+        0,
+        "{} (task lists: {lists}): {MEMBERS} steady heartbeat frames allocated {allocations} times",
+        dialect.name()
+    );
 }

@@ -56,27 +56,31 @@ fn convert<T: Serialize, U: DeserializeOwned>(
 /// buffer, so a host that reads each frame into the same two allocates nothing for them.
 macro_rules! fill_common {
     ($h:expr, $r:expr) => {{
-        let tasks = |l: Option<Vec<_>>| {
-            l.map(|l: Vec<_>| {
-                l.into_iter()
-                    .map(|t: TaskIdsOf| TaskIdsJson {
-                        subtopology_id: t.subtopology_id,
-                        partitions: t.partitions,
-                    })
-                    .collect()
-            })
+        // Task lists element by element, buffers swapped as the strings are.
+        let tasks = |h: &mut Option<Vec<TaskIdsJson>>, r: &mut Option<Vec<TaskIdsOf>>| match r {
+            None => *h = None,
+            Some(list) => {
+                let into = h.get_or_insert_with(Vec::new);
+                into.resize_with(list.len(), TaskIdsJson::default);
+                for (a, b) in into.iter_mut().zip(list.iter_mut()) {
+                    std::mem::swap(&mut a.subtopology_id, &mut b.subtopology_id);
+                    std::mem::swap(&mut a.partitions, &mut b.partitions);
+                }
+            }
         };
-        let offsets = |l: Option<Vec<_>>| {
-            l.map(|l: Vec<_>| {
-                l.into_iter()
-                    .map(|o: TaskOffsetOf| TaskOffsetJson {
-                        subtopology_id: o.subtopology_id,
-                        partition: o.partition,
-                        offset: o.offset,
-                    })
-                    .collect()
-            })
-        };
+        let offsets =
+            |h: &mut Option<Vec<TaskOffsetJson>>, r: &mut Option<Vec<TaskOffsetOf>>| match r {
+                None => *h = None,
+                Some(list) => {
+                    let into = h.get_or_insert_with(Vec::new);
+                    into.resize_with(list.len(), TaskOffsetJson::default);
+                    for (a, b) in into.iter_mut().zip(list.iter_mut()) {
+                        std::mem::swap(&mut a.subtopology_id, &mut b.subtopology_id);
+                        a.partition = b.partition;
+                        a.offset = b.offset;
+                    }
+                }
+            };
         let h: &mut HeartbeatRequest = $h;
         let r = $r;
         std::mem::swap(&mut h.group_id, &mut r.group_id);
@@ -85,9 +89,9 @@ macro_rules! fill_common {
         std::mem::swap(&mut h.instance_id, &mut r.instance_id);
         std::mem::swap(&mut h.rack_id, &mut r.rack_id);
         h.rebalance_timeout_ms = r.rebalance_timeout_ms;
-        h.active_tasks = tasks(r.active_tasks.take());
-        h.standby_tasks = tasks(r.standby_tasks.take());
-        h.warmup_tasks = tasks(r.warmup_tasks.take());
+        tasks(&mut h.active_tasks, &mut r.active_tasks);
+        tasks(&mut h.standby_tasks, &mut r.standby_tasks);
+        tasks(&mut h.warmup_tasks, &mut r.warmup_tasks);
         std::mem::swap(&mut h.process_id, &mut r.process_id);
         h.user_endpoint = r.user_endpoint.take().map(|e| EndpointJson {
             host: e.host,
@@ -101,8 +105,8 @@ macro_rules! fill_common {
                 })
                 .collect()
         });
-        h.task_offsets = offsets(r.task_offsets.take());
-        h.task_end_offsets = offsets(r.task_end_offsets.take());
+        offsets(&mut h.task_offsets, &mut r.task_offsets);
+        offsets(&mut h.task_end_offsets, &mut r.task_end_offsets);
         h.shutdown_application = r.shutdown_application;
     }};
 }

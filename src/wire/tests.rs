@@ -402,3 +402,58 @@ fn listed_groups_carry_what_their_version_has() {
     assert!(encode_request(Dialect::Kafka42, &typed.kind, 4, 1).is_none());
     assert!(encode_request(Dialect::Kafka42, &typed.kind, 5, 1).is_some());
 }
+
+#[test]
+fn a_message_read_into_a_kept_one_is_the_message_read_fresh() {
+    use messages::kafka::streams_group_heartbeat_request as m;
+    let tasks = |n: usize| {
+        (0..n)
+            .map(|i| m::TaskIds {
+                subtopology_id: format!("sub-{i}-{}", "x".repeat(i)),
+                partitions: (0..i as i32 * 3).collect(),
+            })
+            .collect::<Vec<_>>()
+    };
+    // Longer lists, then shorter, null, longer again; strings null and back.
+    let messages = [
+        m::StreamsGroupHeartbeatRequest {
+            group_id: "a-long-group-id".into(),
+            member_id: "member".into(),
+            instance_id: Some("instance".into()),
+            active_tasks: Some(tasks(3)),
+            standby_tasks: Some(tasks(2)),
+            client_tags: Some(vec![m::KeyValue {
+                key: "k".into(),
+                value: "v".into(),
+            }]),
+            ..Default::default()
+        },
+        m::StreamsGroupHeartbeatRequest {
+            group_id: "g".into(),
+            member_id: "another-member".into(),
+            active_tasks: Some(tasks(1)),
+            warmup_tasks: Some(Vec::new()),
+            ..Default::default()
+        },
+        m::StreamsGroupHeartbeatRequest::default(),
+        m::StreamsGroupHeartbeatRequest {
+            group_id: "g2".into(),
+            member_id: "m".into(),
+            rack_id: Some("rack".into()),
+            active_tasks: Some(tasks(4)),
+            ..Default::default()
+        },
+    ];
+    for v in 0..=1 {
+        let mut kept = m::StreamsGroupHeartbeatRequest::default();
+        for message in messages.iter().chain(messages.iter().rev()) {
+            let mut bytes = Vec::new();
+            message.write(&mut bytes, v);
+            kept.read_into(&mut codec::Reader::new(&bytes), v)
+                .expect("reads");
+            let fresh = m::StreamsGroupHeartbeatRequest::read(&mut codec::Reader::new(&bytes), v)
+                .expect("reads");
+            assert_eq!(kept, fresh, "v{v}");
+        }
+    }
+}

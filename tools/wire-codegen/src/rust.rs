@@ -161,25 +161,61 @@ fn prim_size(t: &Ty) -> usize {
     }
 }
 
-/// Whether `read_into` keeps field `f` of the message's own struct: a string the newest
-/// version has, read into the buffer it held.
+/// Whether `read_into` keeps field `f`: a string or an array (of values, strings or structs)
+/// the newest version has, read into the buffers it held.
 fn kept(m: &Message, f: &Field) -> bool {
-    f.tag.is_none()
-        && matches!(f.ty, Ty::Str)
-        && f.versions.as_ref().is_some_and(|r| r.hi >= m.valid.hi)
+    let reusable = match &f.ty {
+        Ty::Str => true,
+        Ty::Array(i) => prim(i).is_some() || matches!(**i, Ty::Str | Ty::Struct(_)),
+        _ => false,
+    };
+    reusable && f.tag.is_none() && f.versions.as_ref().is_some_and(|r| r.hi >= m.valid.hi)
 }
 
-/// Statements reading a kept string field into its own buffer.
+/// Statements reading `n` elements of `inner` into the vector `a`, its elements' buffers
+/// reused.
+fn read_elements(inner: &Ty, name: &str, flex: &str) -> String {
+    match inner {
+        t if prim(t).is_some() => format!(
+            "a.clear(); a.reserve(n); for _ in 0..n {{ a.push({}); }}",
+            read_value(t, name, flex)
+        ),
+        Ty::Str => format!(
+            "a.truncate(n); for i in 0..n {{ match a.get_mut(i) {{ Some(x) => r.string_into({flex}, {name:?}, x)?, None => a.push(r.string({flex}, {name:?})?) }} }}"
+        ),
+        Ty::Struct(s) => format!(
+            "a.truncate(n); for i in 0..n {{ match a.get_mut(i) {{ Some(x) => x.read_into(r, v)?, None => a.push({s}::read(r, v)?) }} }}"
+        ),
+        _ => unreachable!(),
+    }
+}
+
+/// Statements reading a kept field into its own buffers.
 fn read_kept(f: &Field, flex: &str) -> String {
     let id = ident(&f.name);
     let name = &f.name;
-    if !is_nullable(f) {
-        return format!("r.string_into({flex}, {name:?}, &mut this.{id})?;");
+    let nullable_now = range(&f.nullable);
+    match &f.ty {
+        Ty::Str if !is_nullable(f) => format!("r.string_into({flex}, {name:?}, &mut this.{id})?;"),
+        Ty::Str => format!(
+            "if {nullable_now} {{ r.nullable_string_into({flex}, {name:?}, &mut this.{id})?; }} else {{ r.string_into({flex}, {name:?}, this.{id}.get_or_insert_with(String::new))?; }}"
+        ),
+        Ty::Array(i) => {
+            let min = match prim(i) {
+                Some(_) => prim_size(i),
+                None => 1,
+            };
+            let elements = read_elements(i, name, flex);
+            let len = format!("r.array_len({flex}, {min}, {name:?})?");
+            if !is_nullable(f) {
+                return format!("let n = {len}; let a = &mut this.{id}; {elements}");
+            }
+            format!(
+                "if {nullable_now} {{ match r.nullable_array_len({flex}, {min}, {name:?})? {{ None => this.{id} = None, Some(n) => {{ let a = this.{id}.get_or_insert_with(Vec::new); {elements} }} }} }} else {{ let n = {len}; let a = this.{id}.get_or_insert_with(Vec::new); {elements} }}"
+            )
+        }
+        _ => unreachable!(),
     }
-    format!(
-        "if {} {{ r.nullable_string_into({flex}, {name:?}, &mut this.{id})?; }} else {{ r.string_into({flex}, {name:?}, this.{id}.get_or_insert_with(String::new))?; }}",
-        range(&f.nullable)
-    )
 }
 
 /// Statements reading field `f` into `this.<field>`.
@@ -294,18 +330,17 @@ fn struct_code(m: &Message, s: &Struct, out: &mut String) {
     let uses_v = !s.fields.is_empty() || m.flexible.is_some();
     let v = if uses_v { "v" } else { "_v" };
     let _ = writeln!(out, "impl {} {{", s.name);
-    // The message's own struct is read into a kept one (`read_into`), its strings' buffers
+    // Every struct is read into a kept one (`read_into`), its strings' and arrays' buffers
     // reused: what a host reads a steady heartbeat into allocates nothing.
-    let root = std::ptr::eq(s, &m.structs[0]);
-    let keep: Vec<&Field> = s.fields.iter().filter(|f| root && kept(m, f)).collect();
-    if root {
+    let keep: Vec<&Field> = s.fields.iter().filter(|f| kept(m, f)).collect();
+    {
         let _ = writeln!(
             out,
             "    /// Reads version `v`; unknown tagged fields are skipped.\n    pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {{\n        let mut this = Self::default();\n        this.read_into(r, v)?;\n        Ok(this)\n    }}\n"
         );
         let _ = writeln!(
             out,
-            "    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no\n    /// allocation for one that fits), the other fields start from their defaults. After an\n    /// error `self` holds part of the message.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read_into(&mut self, r: &mut Reader<'_>, {v}: i16) -> Result<(), WireError> {{"
+            "    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers\n    /// (no allocation for one that fits), the other fields start from their defaults. After an\n    /// error `self` holds part of the message.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read_into(&mut self, r: &mut Reader<'_>, {v}: i16) -> Result<(), WireError> {{"
         );
         let _ = writeln!(out, "        let flexible = {flexible};");
         let _ = writeln!(out, "        let this = self;");
@@ -328,13 +363,6 @@ fn struct_code(m: &Message, s: &Struct, out: &mut String) {
                 range(&f.versions)
             );
         }
-    } else {
-        let _ = writeln!(
-            out,
-            "    /// Reads version `v`; unknown tagged fields are skipped.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read(r: &mut Reader<'_>, {v}: i16) -> Result<Self, WireError> {{"
-        );
-        let _ = writeln!(out, "        let flexible = {flexible};");
-        let _ = writeln!(out, "        let mut this = Self::default();");
     }
     let flex_of = |f: &Field| {
         if f.never_flexible {
@@ -383,8 +411,7 @@ fn struct_code(m: &Message, s: &Struct, out: &mut String) {
         let _ = writeln!(out, "                }}");
     }
     let _ = writeln!(out, "            }}\n        }}");
-    let done = if root { "Ok(())" } else { "Ok(this)" };
-    let _ = writeln!(out, "        {done}\n    }}\n");
+    let _ = writeln!(out, "        Ok(())\n    }}\n");
 
     let _ = writeln!(
         out,

@@ -47,24 +47,28 @@ impl CreateTopicsRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 5;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.topics),);
         *this = Self::default();
         if v >= 0 {
-            this.topics = {
-                let n = r.array_len(flexible, 1, "Topics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(CreatableTopic::read(r, v)?);
+            this.topics = kept.0;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "Topics")?;
+            let a = &mut this.topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(CreatableTopic::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
             this.timeout_ms = r.i32("timeoutMs")?;
@@ -140,12 +144,36 @@ impl Default for CreatableTopic {
 
 impl CreatableTopic {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 5;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 5;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.assignments),
+            std::mem::take(&mut this.configs),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 0 {
+            this.assignments = kept.1;
+        }
+        if v >= 0 {
+            this.configs = kept.2;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 0 {
             this.num_partitions = r.i32("NumPartitions")?;
@@ -154,24 +182,26 @@ impl CreatableTopic {
             this.replication_factor = r.i16("ReplicationFactor")?;
         }
         if v >= 0 {
-            this.assignments = {
-                let n = r.array_len(flexible, 1, "Assignments")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(CreatableReplicaAssignment::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Assignments")?;
+            let a = &mut this.assignments;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(CreatableReplicaAssignment::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
-            this.configs = {
-                let n = r.array_len(flexible, 1, "Configs")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(CreatableTopicConfig::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Configs")?;
+            let a = &mut this.configs;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(CreatableTopicConfig::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -182,7 +212,7 @@ impl CreatableTopic {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -238,22 +268,35 @@ impl Default for CreatableReplicaAssignment {
 
 impl CreatableReplicaAssignment {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 5;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 5;
+        let this = self;
+        let kept = (std::mem::take(&mut this.broker_ids),);
+        *this = Self::default();
+        if v >= 0 {
+            this.broker_ids = kept.0;
+        }
         if v >= 0 {
             this.partition_index = r.i32("PartitionIndex")?;
         }
         if v >= 0 {
-            this.broker_ids = {
-                let n = r.array_len(flexible, 4, "BrokerIds")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("BrokerIds")?);
-                }
-                a
-            };
+            let n = r.array_len(flexible, 4, "BrokerIds")?;
+            let a = &mut this.broker_ids;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("BrokerIds")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -264,7 +307,7 @@ impl CreatableReplicaAssignment {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -308,19 +351,43 @@ impl Default for CreatableTopicConfig {
 
 impl CreatableTopicConfig {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 5;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 5;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.value),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
         }
         if v >= 0 {
-            this.value = if v >= 0 {
-                r.nullable_string(flexible, "Value")?
+            this.value = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Name", &mut this.name)?;
+        }
+        if v >= 0 {
+            if v >= 0 {
+                r.nullable_string_into(flexible, "Value", &mut this.value)?;
             } else {
-                Some(r.string(flexible, "Value")?)
-            };
+                r.string_into(
+                    flexible,
+                    "Value",
+                    this.value.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -331,7 +398,7 @@ impl CreatableTopicConfig {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

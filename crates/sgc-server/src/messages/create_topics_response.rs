@@ -43,27 +43,31 @@ impl CreateTopicsResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 5;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.topics),);
         *this = Self::default();
+        if v >= 0 {
+            this.topics = kept.0;
+        }
         if v >= 2 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
         if v >= 0 {
-            this.topics = {
-                let n = r.array_len(flexible, 1, "Topics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(CreatableTopicResult::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Topics")?;
+            let a = &mut this.topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(CreatableTopicResult::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -142,12 +146,36 @@ impl Default for CreatableTopicResult {
 
 impl CreatableTopicResult {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 5;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 5;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.error_message),
+            std::mem::take(&mut this.configs),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 1 {
+            this.error_message = kept.1;
+        }
+        if v >= 5 {
+            this.configs = kept.2;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 7 {
             this.topic_id = r.uuid("TopicId")?;
@@ -156,11 +184,15 @@ impl CreatableTopicResult {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 1 {
-            this.error_message = if v >= 0 {
-                r.nullable_string(flexible, "ErrorMessage")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "ErrorMessage", &mut this.error_message)?;
             } else {
-                Some(r.string(flexible, "ErrorMessage")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ErrorMessage",
+                    this.error_message.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 5 {
             this.num_partitions = r.i32("NumPartitions")?;
@@ -169,27 +201,31 @@ impl CreatableTopicResult {
             this.replication_factor = r.i16("ReplicationFactor")?;
         }
         if v >= 5 {
-            this.configs = if v >= 5 {
+            if v >= 5 {
                 match r.nullable_array_len(flexible, 1, "Configs")? {
-                    None => None,
+                    None => this.configs = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(CreatableTopicConfigs::read(r, v)?);
+                        let a = this.configs.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(CreatableTopicConfigs::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "Configs")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(CreatableTopicConfigs::read(r, v)?);
+                let n = r.array_len(flexible, 1, "Configs")?;
+                let a = this.configs.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(CreatableTopicConfigs::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -206,7 +242,7 @@ impl CreatableTopicResult {
                 }
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -313,19 +349,43 @@ impl Default for CreatableTopicConfigs {
 
 impl CreatableTopicConfigs {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 5;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 5;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.value),
+        );
+        *this = Self::default();
         if v >= 5 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
         }
         if v >= 5 {
-            this.value = if v >= 5 {
-                r.nullable_string(flexible, "Value")?
+            this.value = kept.1;
+        }
+        if v >= 5 {
+            r.string_into(flexible, "Name", &mut this.name)?;
+        }
+        if v >= 5 {
+            if v >= 5 {
+                r.nullable_string_into(flexible, "Value", &mut this.value)?;
             } else {
-                Some(r.string(flexible, "Value")?)
-            };
+                r.string_into(
+                    flexible,
+                    "Value",
+                    this.value.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 5 {
             this.read_only = r.bool("ReadOnly")?;
@@ -345,7 +405,7 @@ impl CreatableTopicConfigs {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -47,15 +47,18 @@ impl FindCoordinatorRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 3;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.coordinator_keys),);
         *this = Self::default();
+        if v >= 4 {
+            this.coordinator_keys = kept.0;
+        }
         if (0..=3).contains(&v) {
             this.key = r.string(flexible, "Key")?;
         }
@@ -63,14 +66,15 @@ impl FindCoordinatorRequest {
             this.key_type = r.i8("KeyType")?;
         }
         if v >= 4 {
-            this.coordinator_keys = {
-                let n = r.array_len(flexible, 1, "CoordinatorKeys")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "CoordinatorKeys")?);
+            let n = r.array_len(flexible, 1, "CoordinatorKeys")?;
+            let a = &mut this.coordinator_keys;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "CoordinatorKeys", x)?,
+                    None => a.push(r.string(flexible, "CoordinatorKeys")?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;

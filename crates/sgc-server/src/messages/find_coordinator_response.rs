@@ -63,15 +63,18 @@ impl FindCoordinatorResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 3;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.coordinators),);
         *this = Self::default();
+        if v >= 4 {
+            this.coordinators = kept.0;
+        }
         if v >= 1 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
@@ -95,14 +98,15 @@ impl FindCoordinatorResponse {
             this.port = r.i32("Port")?;
         }
         if v >= 4 {
-            this.coordinators = {
-                let n = r.array_len(flexible, 1, "Coordinators")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(Coordinator::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Coordinators")?;
+            let a = &mut this.coordinators;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(Coordinator::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -199,18 +203,42 @@ impl Default for Coordinator {
 
 impl Coordinator {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.key),
+            std::mem::take(&mut this.host),
+            std::mem::take(&mut this.error_message),
+        );
+        *this = Self::default();
         if v >= 4 {
-            this.key = r.string(flexible, "Key")?;
+            this.key = kept.0;
+        }
+        if v >= 4 {
+            this.host = kept.1;
+        }
+        if v >= 4 {
+            this.error_message = kept.2;
+        }
+        if v >= 4 {
+            r.string_into(flexible, "Key", &mut this.key)?;
         }
         if v >= 4 {
             this.node_id = r.i32("NodeId")?;
         }
         if v >= 4 {
-            this.host = r.string(flexible, "Host")?;
+            r.string_into(flexible, "Host", &mut this.host)?;
         }
         if v >= 4 {
             this.port = r.i32("Port")?;
@@ -219,11 +247,15 @@ impl Coordinator {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 4 {
-            this.error_message = if v >= 4 {
-                r.nullable_string(flexible, "ErrorMessage")?
+            if v >= 4 {
+                r.nullable_string_into(flexible, "ErrorMessage", &mut this.error_message)?;
             } else {
-                Some(r.string(flexible, "ErrorMessage")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ErrorMessage",
+                    this.error_message.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -234,7 +266,7 @@ impl Coordinator {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -51,37 +51,44 @@ impl MetadataRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 9;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.topics),);
         *this = Self::default();
         if v >= 0 {
-            this.topics = if v >= 1 {
+            this.topics = kept.0;
+        }
+        if v >= 0 {
+            if v >= 1 {
                 match r.nullable_array_len(flexible, 1, "Topics")? {
-                    None => None,
+                    None => this.topics = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(MetadataRequestTopic::read(r, v)?);
+                        let a = this.topics.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(MetadataRequestTopic::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "Topics")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(MetadataRequestTopic::read(r, v)?);
+                let n = r.array_len(flexible, 1, "Topics")?;
+                let a = this.topics.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(MetadataRequestTopic::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 4 {
             this.allow_auto_topic_creation = r.bool("AllowAutoTopicCreation")?;
@@ -164,19 +171,33 @@ impl Default for MetadataRequestTopic {
 
 impl MetadataRequestTopic {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 9;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 9;
+        let this = self;
+        let kept = (std::mem::take(&mut this.name),);
+        *this = Self::default();
+        if v >= 0 {
+            this.name = kept.0;
+        }
         if v >= 10 {
             this.topic_id = r.uuid("TopicId")?;
         }
         if v >= 0 {
-            this.name = if v >= 10 {
-                r.nullable_string(flexible, "Name")?
+            if v >= 10 {
+                r.nullable_string_into(flexible, "Name", &mut this.name)?;
             } else {
-                Some(r.string(flexible, "Name")?)
-            };
+                r.string_into(flexible, "Name", this.name.get_or_insert_with(String::new))?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -187,7 +208,7 @@ impl MetadataRequestTopic {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -63,30 +63,41 @@ impl MetadataResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 9;
         let this = self;
-        let kept = (std::mem::take(&mut this.cluster_id),);
+        let kept = (
+            std::mem::take(&mut this.brokers),
+            std::mem::take(&mut this.cluster_id),
+            std::mem::take(&mut this.topics),
+        );
         *this = Self::default();
+        if v >= 0 {
+            this.brokers = kept.0;
+        }
         if v >= 2 {
-            this.cluster_id = kept.0;
+            this.cluster_id = kept.1;
+        }
+        if v >= 0 {
+            this.topics = kept.2;
         }
         if v >= 3 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
         if v >= 0 {
-            this.brokers = {
-                let n = r.array_len(flexible, 1, "Brokers")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(MetadataResponseBroker::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Brokers")?;
+            let a = &mut this.brokers;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(MetadataResponseBroker::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 2 {
             if v >= 2 {
@@ -103,14 +114,15 @@ impl MetadataResponse {
             this.controller_id = r.i32("ControllerId")?;
         }
         if v >= 0 {
-            this.topics = {
-                let n = r.array_len(flexible, 1, "Topics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(MetadataResponseTopic::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Topics")?;
+            let a = &mut this.topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(MetadataResponseTopic::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if (8..=10).contains(&v) {
             this.cluster_authorized_operations = r.i32("ClusterAuthorizedOperations")?;
@@ -208,25 +220,45 @@ impl Default for MetadataResponseBroker {
 
 impl MetadataResponseBroker {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 9;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 9;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.host),
+            std::mem::take(&mut this.rack),
+        );
+        *this = Self::default();
+        if v >= 0 {
+            this.host = kept.0;
+        }
+        if v >= 1 {
+            this.rack = kept.1;
+        }
         if v >= 0 {
             this.node_id = r.i32("NodeId")?;
         }
         if v >= 0 {
-            this.host = r.string(flexible, "Host")?;
+            r.string_into(flexible, "Host", &mut this.host)?;
         }
         if v >= 0 {
             this.port = r.i32("Port")?;
         }
         if v >= 1 {
-            this.rack = if v >= 1 {
-                r.nullable_string(flexible, "Rack")?
+            if v >= 1 {
+                r.nullable_string_into(flexible, "Rack", &mut this.rack)?;
             } else {
-                Some(r.string(flexible, "Rack")?)
-            };
+                r.string_into(flexible, "Rack", this.rack.get_or_insert_with(String::new))?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -237,7 +269,7 @@ impl MetadataResponseBroker {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -311,19 +343,39 @@ impl Default for MetadataResponseTopic {
 
 impl MetadataResponseTopic {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 9;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 9;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.partitions),
+        );
+        *this = Self::default();
+        if v >= 0 {
+            this.name = kept.0;
+        }
+        if v >= 0 {
+            this.partitions = kept.1;
+        }
         if v >= 0 {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 0 {
-            this.name = if v >= 12 {
-                r.nullable_string(flexible, "Name")?
+            if v >= 12 {
+                r.nullable_string_into(flexible, "Name", &mut this.name)?;
             } else {
-                Some(r.string(flexible, "Name")?)
-            };
+                r.string_into(flexible, "Name", this.name.get_or_insert_with(String::new))?;
+            }
         }
         if v >= 10 {
             this.topic_id = r.uuid("TopicId")?;
@@ -332,14 +384,15 @@ impl MetadataResponseTopic {
             this.is_internal = r.bool("IsInternal")?;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 1, "Partitions")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(MetadataResponsePartition::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Partitions")?;
+            let a = &mut this.partitions;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(MetadataResponsePartition::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 8 {
             this.topic_authorized_operations = r.i32("TopicAuthorizedOperations")?;
@@ -353,7 +406,7 @@ impl MetadataResponseTopic {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -440,10 +493,34 @@ impl Default for MetadataResponsePartition {
 
 impl MetadataResponsePartition {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 9;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 9;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.replica_nodes),
+            std::mem::take(&mut this.isr_nodes),
+            std::mem::take(&mut this.offline_replicas),
+        );
+        *this = Self::default();
+        if v >= 0 {
+            this.replica_nodes = kept.0;
+        }
+        if v >= 0 {
+            this.isr_nodes = kept.1;
+        }
+        if v >= 5 {
+            this.offline_replicas = kept.2;
+        }
         if v >= 0 {
             this.error_code = r.i16("ErrorCode")?;
         }
@@ -457,34 +534,31 @@ impl MetadataResponsePartition {
             this.leader_epoch = r.i32("LeaderEpoch")?;
         }
         if v >= 0 {
-            this.replica_nodes = {
-                let n = r.array_len(flexible, 4, "ReplicaNodes")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("ReplicaNodes")?);
-                }
-                a
-            };
+            let n = r.array_len(flexible, 4, "ReplicaNodes")?;
+            let a = &mut this.replica_nodes;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("ReplicaNodes")?);
+            }
         }
         if v >= 0 {
-            this.isr_nodes = {
-                let n = r.array_len(flexible, 4, "IsrNodes")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("IsrNodes")?);
-                }
-                a
-            };
+            let n = r.array_len(flexible, 4, "IsrNodes")?;
+            let a = &mut this.isr_nodes;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("IsrNodes")?);
+            }
         }
         if v >= 5 {
-            this.offline_replicas = {
-                let n = r.array_len(flexible, 4, "OfflineReplicas")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("OfflineReplicas")?);
-                }
-                a
-            };
+            let n = r.array_len(flexible, 4, "OfflineReplicas")?;
+            let a = &mut this.offline_replicas;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("OfflineReplicas")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -495,7 +569,7 @@ impl MetadataResponsePartition {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

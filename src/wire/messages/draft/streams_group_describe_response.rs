@@ -43,27 +43,31 @@ impl StreamsGroupDescribeResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 0;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.groups),);
         *this = Self::default();
+        if v >= 0 {
+            this.groups = kept.0;
+        }
         if v >= 0 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
         if v >= 0 {
-            this.groups = {
-                let n = r.array_len(flexible, 1, "Groups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(DescribedGroup::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Groups")?;
+            let a = &mut this.groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(DescribedGroup::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -146,25 +150,61 @@ impl Default for DescribedGroup {
 
 impl DescribedGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.error_message),
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.group_state),
+            std::mem::take(&mut this.topology),
+            std::mem::take(&mut this.members),
+        );
+        *this = Self::default();
+        if v >= 0 {
+            this.error_message = kept.0;
+        }
+        if v >= 0 {
+            this.group_id = kept.1;
+        }
+        if v >= 0 {
+            this.group_state = kept.2;
+        }
+        if v >= 0 {
+            this.topology = kept.3;
+        }
+        if v >= 0 {
+            this.members = kept.4;
+        }
         if v >= 0 {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 0 {
-            this.error_message = if v >= 0 {
-                r.nullable_string(flexible, "ErrorMessage")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "ErrorMessage", &mut this.error_message)?;
             } else {
-                Some(r.string(flexible, "ErrorMessage")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ErrorMessage",
+                    this.error_message.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
         }
         if v >= 0 {
-            this.group_state = r.string(flexible, "GroupState")?;
+            r.string_into(flexible, "GroupState", &mut this.group_state)?;
         }
         if v >= 0 {
             this.group_epoch = r.i32("GroupEpoch")?;
@@ -173,37 +213,42 @@ impl DescribedGroup {
             this.assignment_epoch = r.i32("AssignmentEpoch")?;
         }
         if v >= 0 {
-            this.topology = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "Topology")? {
-                    None => None,
+                    None => this.topology = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(Subtopology::read(r, v)?);
+                        let a = this.topology.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(Subtopology::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "Topology")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(Subtopology::read(r, v)?);
+                let n = r.array_len(flexible, 1, "Topology")?;
+                let a = this.topology.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(Subtopology::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.members = {
-                let n = r.array_len(flexible, 1, "Members")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(Member::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Members")?;
+            let a = &mut this.members;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(Member::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
             this.authorized_operations = r.i32("AuthorizedOperations")?;
@@ -217,7 +262,7 @@ impl DescribedGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -323,62 +368,103 @@ impl Default for Subtopology {
 
 impl Subtopology {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.source_topics),
+            std::mem::take(&mut this.repartition_sink_topics),
+            std::mem::take(&mut this.source_topic_regex),
+            std::mem::take(&mut this.state_changelog_topics),
+            std::mem::take(&mut this.repartition_source_topics),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.source_topics = {
-                let n = r.array_len(flexible, 1, "SourceTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SourceTopics")?);
-                }
-                a
-            };
+            this.source_topics = kept.1;
         }
         if v >= 0 {
-            this.repartition_sink_topics = {
-                let n = r.array_len(flexible, 1, "RepartitionSinkTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "RepartitionSinkTopics")?);
-                }
-                a
-            };
+            this.repartition_sink_topics = kept.2;
         }
         if v >= 0 {
-            this.source_topic_regex = {
-                let n = r.array_len(flexible, 1, "SourceTopicRegex")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SourceTopicRegex")?);
-                }
-                a
-            };
+            this.source_topic_regex = kept.3;
         }
         if v >= 0 {
-            this.state_changelog_topics = {
-                let n = r.array_len(flexible, 1, "StateChangelogTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicInfo::read(r, v)?);
-                }
-                a
-            };
+            this.state_changelog_topics = kept.4;
         }
         if v >= 0 {
-            this.repartition_source_topics = {
-                let n = r.array_len(flexible, 1, "RepartitionSourceTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicInfo::read(r, v)?);
+            this.repartition_source_topics = kept.5;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "SourceTopics")?;
+            let a = &mut this.source_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SourceTopics", x)?,
+                    None => a.push(r.string(flexible, "SourceTopics")?),
                 }
-                a
-            };
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "RepartitionSinkTopics")?;
+            let a = &mut this.repartition_sink_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "RepartitionSinkTopics", x)?,
+                    None => a.push(r.string(flexible, "RepartitionSinkTopics")?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "SourceTopicRegex")?;
+            let a = &mut this.source_topic_regex;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SourceTopicRegex", x)?,
+                    None => a.push(r.string(flexible, "SourceTopicRegex")?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "StateChangelogTopics")?;
+            let a = &mut this.state_changelog_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicInfo::read(r, v)?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "RepartitionSourceTopics")?;
+            let a = &mut this.repartition_source_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicInfo::read(r, v)?),
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -389,7 +475,7 @@ impl Subtopology {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -465,12 +551,32 @@ impl Default for TopicInfo {
 
 impl TopicInfo {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.topic_configs),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 0 {
+            this.topic_configs = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 0 {
             this.partitions = r.i32("Partitions")?;
@@ -479,14 +585,15 @@ impl TopicInfo {
             this.replication_factor = r.i16("ReplicationFactor")?;
         }
         if v >= 0 {
-            this.topic_configs = {
-                let n = r.array_len(flexible, 1, "TopicConfigs")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(KeyValue::read(r, v)?);
+            let n = r.array_len(flexible, 1, "TopicConfigs")?;
+            let a = &mut this.topic_configs;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(KeyValue::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -497,7 +604,7 @@ impl TopicInfo {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -547,15 +654,35 @@ impl Default for KeyValue {
 
 impl KeyValue {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.key),
+            std::mem::take(&mut this.value),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.key = r.string(flexible, "Key")?;
+            this.key = kept.0;
         }
         if v >= 0 {
-            this.value = r.string(flexible, "Value")?;
+            this.value = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Key", &mut this.key)?;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Value", &mut this.value)?;
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -566,7 +693,7 @@ impl KeyValue {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -651,71 +778,134 @@ impl Default for Member {
 
 impl Member {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.member_id),
+            std::mem::take(&mut this.instance_id),
+            std::mem::take(&mut this.rack_id),
+            std::mem::take(&mut this.client_id),
+            std::mem::take(&mut this.client_host),
+            std::mem::take(&mut this.topology_id),
+            std::mem::take(&mut this.process_id),
+            std::mem::take(&mut this.client_tags),
+            std::mem::take(&mut this.task_offsets),
+            std::mem::take(&mut this.task_end_offsets),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.member_id = r.string(flexible, "MemberId")?;
+            this.member_id = kept.0;
+        }
+        if v >= 0 {
+            this.instance_id = kept.1;
+        }
+        if v >= 0 {
+            this.rack_id = kept.2;
+        }
+        if v >= 0 {
+            this.client_id = kept.3;
+        }
+        if v >= 0 {
+            this.client_host = kept.4;
+        }
+        if v >= 0 {
+            this.topology_id = kept.5;
+        }
+        if v >= 0 {
+            this.process_id = kept.6;
+        }
+        if v >= 0 {
+            this.client_tags = kept.7;
+        }
+        if v >= 0 {
+            this.task_offsets = kept.8;
+        }
+        if v >= 0 {
+            this.task_end_offsets = kept.9;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "MemberId", &mut this.member_id)?;
         }
         if v >= 0 {
             this.member_epoch = r.i32("MemberEpoch")?;
         }
         if v >= 0 {
-            this.instance_id = if v >= 0 {
-                r.nullable_string(flexible, "InstanceId")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "InstanceId", &mut this.instance_id)?;
             } else {
-                Some(r.string(flexible, "InstanceId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "InstanceId",
+                    this.instance_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.rack_id = if v >= 0 {
-                r.nullable_string(flexible, "RackId")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "RackId", &mut this.rack_id)?;
             } else {
-                Some(r.string(flexible, "RackId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "RackId",
+                    this.rack_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.client_id = r.string(flexible, "ClientId")?;
+            r.string_into(flexible, "ClientId", &mut this.client_id)?;
         }
         if v >= 0 {
-            this.client_host = r.string(flexible, "ClientHost")?;
+            r.string_into(flexible, "ClientHost", &mut this.client_host)?;
         }
         if v >= 0 {
-            this.topology_id = r.string(flexible, "TopologyId")?;
+            r.string_into(flexible, "TopologyId", &mut this.topology_id)?;
         }
         if v >= 0 {
-            this.process_id = r.string(flexible, "ProcessId")?;
+            r.string_into(flexible, "ProcessId", &mut this.process_id)?;
         }
         if v >= 0 {
-            this.client_tags = {
-                let n = r.array_len(flexible, 1, "ClientTags")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(KeyValue::read(r, v)?);
+            let n = r.array_len(flexible, 1, "ClientTags")?;
+            let a = &mut this.client_tags;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(KeyValue::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
-            this.task_offsets = {
-                let n = r.array_len(flexible, 1, "TaskOffsets")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TaskOffset::read(r, v)?);
+            let n = r.array_len(flexible, 1, "TaskOffsets")?;
+            let a = &mut this.task_offsets;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TaskOffset::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
-            this.task_end_offsets = {
-                let n = r.array_len(flexible, 1, "TaskEndOffsets")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TaskOffset::read(r, v)?);
+            let n = r.array_len(flexible, 1, "TaskEndOffsets")?;
+            let a = &mut this.task_end_offsets;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TaskOffset::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
             this.assignment = Assignment::read(r, v)?;
@@ -732,7 +922,7 @@ impl Member {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -841,12 +1031,26 @@ impl Default for TaskOffset {
 
 impl TaskOffset {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.subtopology_id),);
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
         }
         if v >= 0 {
             this.partition = r.i32("Partition")?;
@@ -863,7 +1067,7 @@ impl TaskOffset {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -911,39 +1115,66 @@ impl Default for Assignment {
 
 impl Assignment {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.active_tasks),
+            std::mem::take(&mut this.standby_tasks),
+            std::mem::take(&mut this.warmup_tasks),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.active_tasks = {
-                let n = r.array_len(flexible, 1, "ActiveTasks")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TaskIds::read(r, v)?);
-                }
-                a
-            };
+            this.active_tasks = kept.0;
         }
         if v >= 0 {
-            this.standby_tasks = {
-                let n = r.array_len(flexible, 1, "StandbyTasks")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TaskIds::read(r, v)?);
-                }
-                a
-            };
+            this.standby_tasks = kept.1;
         }
         if v >= 0 {
-            this.warmup_tasks = {
-                let n = r.array_len(flexible, 1, "WarmupTasks")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TaskIds::read(r, v)?);
+            this.warmup_tasks = kept.2;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "ActiveTasks")?;
+            let a = &mut this.active_tasks;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TaskIds::read(r, v)?),
                 }
-                a
-            };
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "StandbyTasks")?;
+            let a = &mut this.standby_tasks;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TaskIds::read(r, v)?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "WarmupTasks")?;
+            let a = &mut this.warmup_tasks;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TaskIds::read(r, v)?),
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -954,7 +1185,7 @@ impl Assignment {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -1007,22 +1238,41 @@ impl Default for TaskIds {
 
 impl TaskIds {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.partitions),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 4, "Partitions")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("Partitions")?);
-                }
-                a
-            };
+            this.partitions = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 4, "Partitions")?;
+            let a = &mut this.partitions;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("Partitions")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -1033,7 +1283,7 @@ impl TaskIds {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

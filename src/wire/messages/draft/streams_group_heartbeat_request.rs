@@ -99,8 +99,8 @@ impl StreamsGroupHeartbeatRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
@@ -112,7 +112,13 @@ impl StreamsGroupHeartbeatRequest {
             std::mem::take(&mut this.instance_id),
             std::mem::take(&mut this.rack_id),
             std::mem::take(&mut this.topology_id),
+            std::mem::take(&mut this.active_tasks),
+            std::mem::take(&mut this.standby_tasks),
+            std::mem::take(&mut this.warmup_tasks),
             std::mem::take(&mut this.process_id),
+            std::mem::take(&mut this.client_tags),
+            std::mem::take(&mut this.task_offsets),
+            std::mem::take(&mut this.task_end_offsets),
         );
         *this = Self::default();
         if v >= 0 {
@@ -131,7 +137,25 @@ impl StreamsGroupHeartbeatRequest {
             this.topology_id = kept.4;
         }
         if v >= 0 {
-            this.process_id = kept.5;
+            this.active_tasks = kept.5;
+        }
+        if v >= 0 {
+            this.standby_tasks = kept.6;
+        }
+        if v >= 0 {
+            this.warmup_tasks = kept.7;
+        }
+        if v >= 0 {
+            this.process_id = kept.8;
+        }
+        if v >= 0 {
+            this.client_tags = kept.9;
+        }
+        if v >= 0 {
+            this.task_offsets = kept.10;
+        }
+        if v >= 0 {
+            this.task_end_offsets = kept.11;
         }
         if v >= 0 {
             r.string_into(flexible, "GroupId", &mut this.group_id)?;
@@ -179,73 +203,85 @@ impl StreamsGroupHeartbeatRequest {
             }
         }
         if v >= 0 {
-            this.active_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "ActiveTasks")? {
-                    None => None,
+                    None => this.active_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.active_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "ActiveTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "ActiveTasks")?;
+                let a = this.active_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.standby_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "StandbyTasks")? {
-                    None => None,
+                    None => this.standby_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.standby_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "StandbyTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "StandbyTasks")?;
+                let a = this.standby_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.warmup_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "WarmupTasks")? {
-                    None => None,
+                    None => this.warmup_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.warmup_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "WarmupTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "WarmupTasks")?;
+                let a = this.warmup_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
             if v >= 0 {
@@ -270,73 +306,85 @@ impl StreamsGroupHeartbeatRequest {
             };
         }
         if v >= 0 {
-            this.client_tags = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "ClientTags")? {
-                    None => None,
+                    None => this.client_tags = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(KeyValue::read(r, v)?);
+                        let a = this.client_tags.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(KeyValue::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "ClientTags")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(KeyValue::read(r, v)?);
+                let n = r.array_len(flexible, 1, "ClientTags")?;
+                let a = this.client_tags.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(KeyValue::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.task_offsets = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "TaskOffsets")? {
-                    None => None,
+                    None => this.task_offsets = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskOffset::read(r, v)?);
+                        let a = this.task_offsets.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskOffset::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "TaskOffsets")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskOffset::read(r, v)?);
+                let n = r.array_len(flexible, 1, "TaskOffsets")?;
+                let a = this.task_offsets.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskOffset::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.task_end_offsets = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "TaskEndOffsets")? {
-                    None => None,
+                    None => this.task_end_offsets = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskOffset::read(r, v)?);
+                        let a = this.task_end_offsets.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskOffset::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "TaskEndOffsets")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskOffset::read(r, v)?);
+                let n = r.array_len(flexible, 1, "TaskEndOffsets")?;
+                let a = this.task_end_offsets.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskOffset::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
             this.shutdown_application = r.bool("ShutdownApplication")?;
@@ -575,22 +623,41 @@ impl Default for TaskIds {
 
 impl TaskIds {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.partitions),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 4, "Partitions")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("Partitions")?);
-                }
-                a
-            };
+            this.partitions = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 4, "Partitions")?;
+            let a = &mut this.partitions;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("Partitions")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -601,7 +668,7 @@ impl TaskIds {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -645,12 +712,26 @@ impl Default for Endpoint {
 
 impl Endpoint {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.host),);
+        *this = Self::default();
         if v >= 0 {
-            this.host = r.string(flexible, "Host")?;
+            this.host = kept.0;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Host", &mut this.host)?;
         }
         if v >= 0 {
             this.port = r.u16("Port")?;
@@ -664,7 +745,7 @@ impl Endpoint {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -705,15 +786,35 @@ impl Default for KeyValue {
 
 impl KeyValue {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.key),
+            std::mem::take(&mut this.value),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.key = r.string(flexible, "Key")?;
+            this.key = kept.0;
         }
         if v >= 0 {
-            this.value = r.string(flexible, "Value")?;
+            this.value = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Key", &mut this.key)?;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Value", &mut this.value)?;
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -724,7 +825,7 @@ impl KeyValue {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -769,12 +870,26 @@ impl Default for TaskOffset {
 
 impl TaskOffset {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.subtopology_id),);
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
         }
         if v >= 0 {
             this.partition = r.i32("Partition")?;
@@ -791,7 +906,7 @@ impl TaskOffset {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

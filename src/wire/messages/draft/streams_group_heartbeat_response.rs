@@ -95,8 +95,8 @@ impl StreamsGroupHeartbeatResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
@@ -106,6 +106,11 @@ impl StreamsGroupHeartbeatResponse {
             std::mem::take(&mut this.error_message),
             std::mem::take(&mut this.member_id),
             std::mem::take(&mut this.group_topology_id),
+            std::mem::take(&mut this.status),
+            std::mem::take(&mut this.active_tasks),
+            std::mem::take(&mut this.standby_tasks),
+            std::mem::take(&mut this.warmup_tasks),
+            std::mem::take(&mut this.partitions_by_user_endpoint),
         );
         *this = Self::default();
         if v >= 0 {
@@ -116,6 +121,21 @@ impl StreamsGroupHeartbeatResponse {
         }
         if v >= 0 {
             this.group_topology_id = kept.2;
+        }
+        if v >= 0 {
+            this.status = kept.3;
+        }
+        if v >= 0 {
+            this.active_tasks = kept.4;
+        }
+        if v >= 0 {
+            this.standby_tasks = kept.5;
+        }
+        if v >= 0 {
+            this.warmup_tasks = kept.6;
+        }
+        if v >= 0 {
+            this.partitions_by_user_endpoint = kept.7;
         }
         if v >= 0 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
@@ -172,119 +192,143 @@ impl StreamsGroupHeartbeatResponse {
             }
         }
         if v >= 0 {
-            this.status = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "Status")? {
-                    None => None,
+                    None => this.status = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(Status::read(r, v)?);
+                        let a = this.status.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(Status::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "Status")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(Status::read(r, v)?);
+                let n = r.array_len(flexible, 1, "Status")?;
+                let a = this.status.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(Status::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.active_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "ActiveTasks")? {
-                    None => None,
+                    None => this.active_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.active_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "ActiveTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "ActiveTasks")?;
+                let a = this.active_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.standby_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "StandbyTasks")? {
-                    None => None,
+                    None => this.standby_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.standby_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "StandbyTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "StandbyTasks")?;
+                let a = this.standby_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.warmup_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "WarmupTasks")? {
-                    None => None,
+                    None => this.warmup_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.warmup_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "WarmupTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "WarmupTasks")?;
+                let a = this.warmup_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.partitions_by_user_endpoint = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "PartitionsByUserEndpoint")? {
-                    None => None,
+                    None => this.partitions_by_user_endpoint = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(EndpointToPartitions::read(r, v)?);
+                        let a = this
+                            .partitions_by_user_endpoint
+                            .get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(EndpointToPartitions::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "PartitionsByUserEndpoint")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(EndpointToPartitions::read(r, v)?);
+                let n = r.array_len(flexible, 1, "PartitionsByUserEndpoint")?;
+                let a = this
+                    .partitions_by_user_endpoint
+                    .get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(EndpointToPartitions::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -478,15 +522,29 @@ impl Default for Status {
 
 impl Status {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.status_detail),);
+        *this = Self::default();
+        if v >= 0 {
+            this.status_detail = kept.0;
+        }
         if v >= 0 {
             this.status_code = r.i8("StatusCode")?;
         }
         if v >= 0 {
-            this.status_detail = r.string(flexible, "StatusDetail")?;
+            r.string_into(flexible, "StatusDetail", &mut this.status_detail)?;
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -497,7 +555,7 @@ impl Status {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -538,22 +596,41 @@ impl Default for TaskIds {
 
 impl TaskIds {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.partitions),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 4, "Partitions")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("Partitions")?);
-                }
-                a
-            };
+            this.partitions = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 4, "Partitions")?;
+            let a = &mut this.partitions;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("Partitions")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -564,7 +641,7 @@ impl TaskIds {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -608,22 +685,37 @@ impl Default for EndpointToPartitions {
 
 impl EndpointToPartitions {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.partitions),);
+        *this = Self::default();
+        if v >= 0 {
+            this.partitions = kept.0;
+        }
         if v >= 0 {
             this.user_endpoint = Endpoint::read(r, v)?;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 1, "Partitions")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicPartition::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Partitions")?;
+            let a = &mut this.partitions;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicPartition::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -634,7 +726,7 @@ impl EndpointToPartitions {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -678,12 +770,26 @@ impl Default for Endpoint {
 
 impl Endpoint {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.host),);
+        *this = Self::default();
         if v >= 0 {
-            this.host = r.string(flexible, "Host")?;
+            this.host = kept.0;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Host", &mut this.host)?;
         }
         if v >= 0 {
             this.port = r.u16("Port")?;
@@ -697,7 +803,7 @@ impl Endpoint {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -738,22 +844,41 @@ impl Default for TopicPartition {
 
 impl TopicPartition {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.topic),
+            std::mem::take(&mut this.partitions),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.topic = r.string(flexible, "Topic")?;
+            this.topic = kept.0;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 4, "Partitions")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("Partitions")?);
-                }
-                a
-            };
+            this.partitions = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Topic", &mut this.topic)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 4, "Partitions")?;
+            let a = &mut this.partitions;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("Partitions")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -764,7 +889,7 @@ impl TopicPartition {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

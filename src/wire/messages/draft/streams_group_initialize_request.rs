@@ -47,8 +47,8 @@ impl StreamsGroupInitializeRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
@@ -57,6 +57,7 @@ impl StreamsGroupInitializeRequest {
         let kept = (
             std::mem::take(&mut this.group_id),
             std::mem::take(&mut this.topology_id),
+            std::mem::take(&mut this.topology),
         );
         *this = Self::default();
         if v >= 0 {
@@ -66,20 +67,24 @@ impl StreamsGroupInitializeRequest {
             this.topology_id = kept.1;
         }
         if v >= 0 {
+            this.topology = kept.2;
+        }
+        if v >= 0 {
             r.string_into(flexible, "GroupId", &mut this.group_id)?;
         }
         if v >= 0 {
             r.string_into(flexible, "TopologyId", &mut this.topology_id)?;
         }
         if v >= 0 {
-            this.topology = {
-                let n = r.array_len(flexible, 1, "Topology")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(Subtopology::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Topology")?;
+            let a = &mut this.topology;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(Subtopology::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -157,72 +162,118 @@ impl Default for Subtopology {
 
 impl Subtopology {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.source_topics),
+            std::mem::take(&mut this.source_topic_regex),
+            std::mem::take(&mut this.state_changelog_topics),
+            std::mem::take(&mut this.repartition_sink_topics),
+            std::mem::take(&mut this.repartition_source_topics),
+            std::mem::take(&mut this.copartition_groups),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.source_topics = {
-                let n = r.array_len(flexible, 1, "SourceTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SourceTopics")?);
-                }
-                a
-            };
+            this.source_topics = kept.1;
         }
         if v >= 0 {
-            this.source_topic_regex = {
-                let n = r.array_len(flexible, 1, "SourceTopicRegex")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SourceTopicRegex")?);
-                }
-                a
-            };
+            this.source_topic_regex = kept.2;
         }
         if v >= 0 {
-            this.state_changelog_topics = {
-                let n = r.array_len(flexible, 1, "StateChangelogTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicInfo::read(r, v)?);
-                }
-                a
-            };
+            this.state_changelog_topics = kept.3;
         }
         if v >= 0 {
-            this.repartition_sink_topics = {
-                let n = r.array_len(flexible, 1, "RepartitionSinkTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "RepartitionSinkTopics")?);
-                }
-                a
-            };
+            this.repartition_sink_topics = kept.4;
         }
         if v >= 0 {
-            this.repartition_source_topics = {
-                let n = r.array_len(flexible, 1, "RepartitionSourceTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicInfo::read(r, v)?);
-                }
-                a
-            };
+            this.repartition_source_topics = kept.5;
         }
         if v >= 0 {
-            this.copartition_groups = {
-                let n = r.array_len(flexible, 1, "CopartitionGroups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(CopartitionGroup::read(r, v)?);
+            this.copartition_groups = kept.6;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "SourceTopics")?;
+            let a = &mut this.source_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SourceTopics", x)?,
+                    None => a.push(r.string(flexible, "SourceTopics")?),
                 }
-                a
-            };
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "SourceTopicRegex")?;
+            let a = &mut this.source_topic_regex;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SourceTopicRegex", x)?,
+                    None => a.push(r.string(flexible, "SourceTopicRegex")?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "StateChangelogTopics")?;
+            let a = &mut this.state_changelog_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicInfo::read(r, v)?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "RepartitionSinkTopics")?;
+            let a = &mut this.repartition_sink_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "RepartitionSinkTopics", x)?,
+                    None => a.push(r.string(flexible, "RepartitionSinkTopics")?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "RepartitionSourceTopics")?;
+            let a = &mut this.repartition_source_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicInfo::read(r, v)?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "CopartitionGroups")?;
+            let a = &mut this.copartition_groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(CopartitionGroup::read(r, v)?),
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -233,7 +284,7 @@ impl Subtopology {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -315,12 +366,32 @@ impl Default for TopicInfo {
 
 impl TopicInfo {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.topic_configs),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 0 {
+            this.topic_configs = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 0 {
             this.partitions = r.i32("Partitions")?;
@@ -329,14 +400,15 @@ impl TopicInfo {
             this.replication_factor = r.i16("ReplicationFactor")?;
         }
         if v >= 0 {
-            this.topic_configs = {
-                let n = r.array_len(flexible, 1, "TopicConfigs")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicConfig::read(r, v)?);
+            let n = r.array_len(flexible, 1, "TopicConfigs")?;
+            let a = &mut this.topic_configs;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicConfig::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -347,7 +419,7 @@ impl TopicInfo {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -397,15 +469,35 @@ impl Default for TopicConfig {
 
 impl TopicConfig {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.key),
+            std::mem::take(&mut this.value),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.key = r.string(flexible, "key")?;
+            this.key = kept.0;
         }
         if v >= 0 {
-            this.value = r.string(flexible, "value")?;
+            this.value = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "key", &mut this.key)?;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "value", &mut this.value)?;
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -416,7 +508,7 @@ impl TopicConfig {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -461,39 +553,60 @@ impl Default for CopartitionGroup {
 
 impl CopartitionGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.source_topics),
+            std::mem::take(&mut this.source_topic_regex),
+            std::mem::take(&mut this.repartition_source_topics),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.source_topics = {
-                let n = r.array_len(flexible, 2, "SourceTopics")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i16("SourceTopics")?);
-                }
-                a
-            };
+            this.source_topics = kept.0;
         }
         if v >= 0 {
-            this.source_topic_regex = {
-                let n = r.array_len(flexible, 2, "SourceTopicRegex")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i16("SourceTopicRegex")?);
-                }
-                a
-            };
+            this.source_topic_regex = kept.1;
         }
         if v >= 0 {
-            this.repartition_source_topics = {
-                let n = r.array_len(flexible, 2, "RepartitionSourceTopics")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i16("RepartitionSourceTopics")?);
-                }
-                a
-            };
+            this.repartition_source_topics = kept.2;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 2, "SourceTopics")?;
+            let a = &mut this.source_topics;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i16("SourceTopics")?);
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 2, "SourceTopicRegex")?;
+            let a = &mut this.source_topic_regex;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i16("SourceTopicRegex")?);
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 2, "RepartitionSourceTopics")?;
+            let a = &mut this.repartition_source_topics;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i16("RepartitionSourceTopics")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -504,7 +617,7 @@ impl CopartitionGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -63,27 +63,31 @@ impl ApiVersionsResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 3;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.api_keys),);
         *this = Self::default();
+        if v >= 0 {
+            this.api_keys = kept.0;
+        }
         if v >= 0 {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 0 {
-            this.api_keys = {
-                let n = r.array_len(flexible, 1, "ApiKeys")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(ApiVersion::read(r, v)?);
+            let n = r.array_len(flexible, 1, "ApiKeys")?;
+            let a = &mut this.api_keys;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(ApiVersion::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 1 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
@@ -236,10 +240,21 @@ impl Default for ApiVersion {
 
 impl ApiVersion {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = ();
+        *this = Self::default();
         if v >= 0 {
             this.api_key = r.i16("ApiKey")?;
         }
@@ -258,7 +273,7 @@ impl ApiVersion {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -306,12 +321,26 @@ impl Default for SupportedFeatureKey {
 
 impl SupportedFeatureKey {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = (std::mem::take(&mut this.name),);
+        *this = Self::default();
         if v >= 3 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 3 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 3 {
             this.min_version = r.i16("MinVersion")?;
@@ -328,7 +357,7 @@ impl SupportedFeatureKey {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -376,12 +405,26 @@ impl Default for FinalizedFeatureKey {
 
 impl FinalizedFeatureKey {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = (std::mem::take(&mut this.name),);
+        *this = Self::default();
         if v >= 3 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 3 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 3 {
             this.max_version_level = r.i16("MaxVersionLevel")?;
@@ -398,7 +441,7 @@ impl FinalizedFeatureKey {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -43,27 +43,31 @@ impl ConsumerGroupDescribeResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 0;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.groups),);
         *this = Self::default();
+        if v >= 0 {
+            this.groups = kept.0;
+        }
         if v >= 0 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
         if v >= 0 {
-            this.groups = {
-                let n = r.array_len(flexible, 1, "Groups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(DescribedGroup::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Groups")?;
+            let a = &mut this.groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(DescribedGroup::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -146,25 +150,61 @@ impl Default for DescribedGroup {
 
 impl DescribedGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.error_message),
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.group_state),
+            std::mem::take(&mut this.assignor_name),
+            std::mem::take(&mut this.members),
+        );
+        *this = Self::default();
+        if v >= 0 {
+            this.error_message = kept.0;
+        }
+        if v >= 0 {
+            this.group_id = kept.1;
+        }
+        if v >= 0 {
+            this.group_state = kept.2;
+        }
+        if v >= 0 {
+            this.assignor_name = kept.3;
+        }
+        if v >= 0 {
+            this.members = kept.4;
+        }
         if v >= 0 {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 0 {
-            this.error_message = if v >= 0 {
-                r.nullable_string(flexible, "ErrorMessage")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "ErrorMessage", &mut this.error_message)?;
             } else {
-                Some(r.string(flexible, "ErrorMessage")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ErrorMessage",
+                    this.error_message.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
         }
         if v >= 0 {
-            this.group_state = r.string(flexible, "GroupState")?;
+            r.string_into(flexible, "GroupState", &mut this.group_state)?;
         }
         if v >= 0 {
             this.group_epoch = r.i32("GroupEpoch")?;
@@ -173,17 +213,18 @@ impl DescribedGroup {
             this.assignment_epoch = r.i32("AssignmentEpoch")?;
         }
         if v >= 0 {
-            this.assignor_name = r.string(flexible, "AssignorName")?;
+            r.string_into(flexible, "AssignorName", &mut this.assignor_name)?;
         }
         if v >= 0 {
-            this.members = {
-                let n = r.array_len(flexible, 1, "Members")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(Member::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Members")?;
+            let a = &mut this.members;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(Member::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
             this.authorized_operations = r.i32("AuthorizedOperations")?;
@@ -197,7 +238,7 @@ impl DescribedGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -309,52 +350,109 @@ impl Default for Member {
 
 impl Member {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.member_id),
+            std::mem::take(&mut this.instance_id),
+            std::mem::take(&mut this.rack_id),
+            std::mem::take(&mut this.client_id),
+            std::mem::take(&mut this.client_host),
+            std::mem::take(&mut this.subscribed_topic_names),
+            std::mem::take(&mut this.subscribed_topic_regex),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.member_id = r.string(flexible, "MemberId")?;
+            this.member_id = kept.0;
         }
         if v >= 0 {
-            this.instance_id = if v >= 0 {
-                r.nullable_string(flexible, "InstanceId")?
-            } else {
-                Some(r.string(flexible, "InstanceId")?)
-            };
+            this.instance_id = kept.1;
         }
         if v >= 0 {
-            this.rack_id = if v >= 0 {
-                r.nullable_string(flexible, "RackId")?
+            this.rack_id = kept.2;
+        }
+        if v >= 0 {
+            this.client_id = kept.3;
+        }
+        if v >= 0 {
+            this.client_host = kept.4;
+        }
+        if v >= 0 {
+            this.subscribed_topic_names = kept.5;
+        }
+        if v >= 0 {
+            this.subscribed_topic_regex = kept.6;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "MemberId", &mut this.member_id)?;
+        }
+        if v >= 0 {
+            if v >= 0 {
+                r.nullable_string_into(flexible, "InstanceId", &mut this.instance_id)?;
             } else {
-                Some(r.string(flexible, "RackId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "InstanceId",
+                    this.instance_id.get_or_insert_with(String::new),
+                )?;
+            }
+        }
+        if v >= 0 {
+            if v >= 0 {
+                r.nullable_string_into(flexible, "RackId", &mut this.rack_id)?;
+            } else {
+                r.string_into(
+                    flexible,
+                    "RackId",
+                    this.rack_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
             this.member_epoch = r.i32("MemberEpoch")?;
         }
         if v >= 0 {
-            this.client_id = r.string(flexible, "ClientId")?;
+            r.string_into(flexible, "ClientId", &mut this.client_id)?;
         }
         if v >= 0 {
-            this.client_host = r.string(flexible, "ClientHost")?;
+            r.string_into(flexible, "ClientHost", &mut this.client_host)?;
         }
         if v >= 0 {
-            this.subscribed_topic_names = {
-                let n = r.array_len(flexible, 1, "SubscribedTopicNames")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SubscribedTopicNames")?);
+            let n = r.array_len(flexible, 1, "SubscribedTopicNames")?;
+            let a = &mut this.subscribed_topic_names;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SubscribedTopicNames", x)?,
+                    None => a.push(r.string(flexible, "SubscribedTopicNames")?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
-            this.subscribed_topic_regex = if v >= 0 {
-                r.nullable_string(flexible, "SubscribedTopicRegex")?
+            if v >= 0 {
+                r.nullable_string_into(
+                    flexible,
+                    "SubscribedTopicRegex",
+                    &mut this.subscribed_topic_regex,
+                )?;
             } else {
-                Some(r.string(flexible, "SubscribedTopicRegex")?)
-            };
+                r.string_into(
+                    flexible,
+                    "SubscribedTopicRegex",
+                    this.subscribed_topic_regex.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
             this.assignment = Assignment::read(r, v)?;
@@ -374,7 +472,7 @@ impl Member {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -474,19 +572,34 @@ impl Default for Assignment {
 
 impl Assignment {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.topic_partitions),);
+        *this = Self::default();
         if v >= 0 {
-            this.topic_partitions = {
-                let n = r.array_len(flexible, 1, "TopicPartitions")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicPartitions::read(r, v)?);
+            this.topic_partitions = kept.0;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "TopicPartitions")?;
+            let a = &mut this.topic_partitions;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicPartitions::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -497,7 +610,7 @@ impl Assignment {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -542,25 +655,44 @@ impl Default for TopicPartitions {
 
 impl TopicPartitions {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.topic_name),
+            std::mem::take(&mut this.partitions),
+        );
+        *this = Self::default();
+        if v >= 0 {
+            this.topic_name = kept.0;
+        }
+        if v >= 0 {
+            this.partitions = kept.1;
+        }
         if v >= 0 {
             this.topic_id = r.uuid("TopicId")?;
         }
         if v >= 0 {
-            this.topic_name = r.string(flexible, "TopicName")?;
+            r.string_into(flexible, "TopicName", &mut this.topic_name)?;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 4, "Partitions")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("Partitions")?);
-                }
-                a
-            };
+            let n = r.array_len(flexible, 4, "Partitions")?;
+            let a = &mut this.partitions;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("Partitions")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -571,7 +703,7 @@ impl TopicPartitions {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -39,24 +39,28 @@ impl DeleteGroupsRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 2;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.groups_names),);
         *this = Self::default();
         if v >= 0 {
-            this.groups_names = {
-                let n = r.array_len(flexible, 1, "GroupsNames")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "GroupsNames")?);
+            this.groups_names = kept.0;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "GroupsNames")?;
+            let a = &mut this.groups_names;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "GroupsNames", x)?,
+                    None => a.push(r.string(flexible, "GroupsNames")?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;

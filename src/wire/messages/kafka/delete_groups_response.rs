@@ -43,27 +43,31 @@ impl DeleteGroupsResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 2;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.results),);
         *this = Self::default();
+        if v >= 0 {
+            this.results = kept.0;
+        }
         if v >= 0 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
         if v >= 0 {
-            this.results = {
-                let n = r.array_len(flexible, 1, "Results")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(DeletableGroupResult::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Results")?;
+            let a = &mut this.results;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(DeletableGroupResult::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -122,22 +126,46 @@ impl Default for DeletableGroupResult {
 
 impl DeletableGroupResult {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 2;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 2;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.error_message),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
+        }
+        if v >= 3 {
+            this.error_message = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
         }
         if v >= 0 {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 3 {
-            this.error_message = if v >= 3 {
-                r.nullable_string(flexible, "ErrorMessage")?
+            if v >= 3 {
+                r.nullable_string_into(flexible, "ErrorMessage", &mut this.error_message)?;
             } else {
-                Some(r.string(flexible, "ErrorMessage")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ErrorMessage",
+                    this.error_message.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -148,7 +176,7 @@ impl DeletableGroupResult {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -43,27 +43,31 @@ impl DescribeGroupsResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 5;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.groups),);
         *this = Self::default();
+        if v >= 0 {
+            this.groups = kept.0;
+        }
         if v >= 1 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
         if v >= 0 {
-            this.groups = {
-                let n = r.array_len(flexible, 1, "Groups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(DescribedGroup::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Groups")?;
+            let a = &mut this.groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(DescribedGroup::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -142,41 +146,82 @@ impl Default for DescribedGroup {
 
 impl DescribedGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 5;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 5;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.error_message),
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.group_state),
+            std::mem::take(&mut this.protocol_type),
+            std::mem::take(&mut this.protocol_data),
+            std::mem::take(&mut this.members),
+        );
+        *this = Self::default();
+        if v >= 6 {
+            this.error_message = kept.0;
+        }
+        if v >= 0 {
+            this.group_id = kept.1;
+        }
+        if v >= 0 {
+            this.group_state = kept.2;
+        }
+        if v >= 0 {
+            this.protocol_type = kept.3;
+        }
+        if v >= 0 {
+            this.protocol_data = kept.4;
+        }
+        if v >= 0 {
+            this.members = kept.5;
+        }
         if v >= 0 {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 6 {
-            this.error_message = if v >= 6 {
-                r.nullable_string(flexible, "ErrorMessage")?
+            if v >= 6 {
+                r.nullable_string_into(flexible, "ErrorMessage", &mut this.error_message)?;
             } else {
-                Some(r.string(flexible, "ErrorMessage")?)
-            };
+                r.string_into(
+                    flexible,
+                    "ErrorMessage",
+                    this.error_message.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
         }
         if v >= 0 {
-            this.group_state = r.string(flexible, "GroupState")?;
+            r.string_into(flexible, "GroupState", &mut this.group_state)?;
         }
         if v >= 0 {
-            this.protocol_type = r.string(flexible, "ProtocolType")?;
+            r.string_into(flexible, "ProtocolType", &mut this.protocol_type)?;
         }
         if v >= 0 {
-            this.protocol_data = r.string(flexible, "ProtocolData")?;
+            r.string_into(flexible, "ProtocolData", &mut this.protocol_data)?;
         }
         if v >= 0 {
-            this.members = {
-                let n = r.array_len(flexible, 1, "Members")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(DescribedGroupMember::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Members")?;
+            let a = &mut this.members;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(DescribedGroupMember::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 3 {
             this.authorized_operations = r.i32("AuthorizedOperations")?;
@@ -190,7 +235,7 @@ impl DescribedGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -279,25 +324,57 @@ impl Default for DescribedGroupMember {
 
 impl DescribedGroupMember {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 5;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 5;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.member_id),
+            std::mem::take(&mut this.group_instance_id),
+            std::mem::take(&mut this.client_id),
+            std::mem::take(&mut this.client_host),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.member_id = r.string(flexible, "MemberId")?;
+            this.member_id = kept.0;
         }
         if v >= 4 {
-            this.group_instance_id = if v >= 4 {
-                r.nullable_string(flexible, "GroupInstanceId")?
+            this.group_instance_id = kept.1;
+        }
+        if v >= 0 {
+            this.client_id = kept.2;
+        }
+        if v >= 0 {
+            this.client_host = kept.3;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "MemberId", &mut this.member_id)?;
+        }
+        if v >= 4 {
+            if v >= 4 {
+                r.nullable_string_into(flexible, "GroupInstanceId", &mut this.group_instance_id)?;
             } else {
-                Some(r.string(flexible, "GroupInstanceId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "GroupInstanceId",
+                    this.group_instance_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.client_id = r.string(flexible, "ClientId")?;
+            r.string_into(flexible, "ClientId", &mut this.client_id)?;
         }
         if v >= 0 {
-            this.client_host = r.string(flexible, "ClientHost")?;
+            r.string_into(flexible, "ClientHost", &mut this.client_host)?;
         }
         if v >= 0 {
             this.member_metadata = r.bytes(flexible, "MemberMetadata")?;
@@ -314,7 +391,7 @@ impl DescribedGroupMember {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

@@ -43,34 +43,45 @@ impl ListGroupsRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 3;
         let this = self;
-        let kept = ();
+        let kept = (
+            std::mem::take(&mut this.states_filter),
+            std::mem::take(&mut this.types_filter),
+        );
         *this = Self::default();
         if v >= 4 {
-            this.states_filter = {
-                let n = r.array_len(flexible, 1, "StatesFilter")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "StatesFilter")?);
-                }
-                a
-            };
+            this.states_filter = kept.0;
         }
         if v >= 5 {
-            this.types_filter = {
-                let n = r.array_len(flexible, 1, "TypesFilter")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "TypesFilter")?);
+            this.types_filter = kept.1;
+        }
+        if v >= 4 {
+            let n = r.array_len(flexible, 1, "StatesFilter")?;
+            let a = &mut this.states_filter;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "StatesFilter", x)?,
+                    None => a.push(r.string(flexible, "StatesFilter")?),
                 }
-                a
-            };
+            }
+        }
+        if v >= 5 {
+            let n = r.array_len(flexible, 1, "TypesFilter")?;
+            let a = &mut this.types_filter;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "TypesFilter", x)?,
+                    None => a.push(r.string(flexible, "TypesFilter")?),
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;

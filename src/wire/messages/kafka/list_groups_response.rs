@@ -47,15 +47,18 @@ impl ListGroupsResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 3;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.groups),);
         *this = Self::default();
+        if v >= 0 {
+            this.groups = kept.0;
+        }
         if v >= 1 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
@@ -63,14 +66,15 @@ impl ListGroupsResponse {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 0 {
-            this.groups = {
-                let n = r.array_len(flexible, 1, "Groups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(ListedGroup::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Groups")?;
+            let a = &mut this.groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(ListedGroup::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -136,21 +140,49 @@ impl Default for ListedGroup {
 
 impl ListedGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.protocol_type),
+            std::mem::take(&mut this.group_state),
+            std::mem::take(&mut this.group_type),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
         }
         if v >= 0 {
-            this.protocol_type = r.string(flexible, "ProtocolType")?;
+            this.protocol_type = kept.1;
         }
         if v >= 4 {
-            this.group_state = r.string(flexible, "GroupState")?;
+            this.group_state = kept.2;
         }
         if v >= 5 {
-            this.group_type = r.string(flexible, "GroupType")?;
+            this.group_type = kept.3;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "ProtocolType", &mut this.protocol_type)?;
+        }
+        if v >= 4 {
+            r.string_into(flexible, "GroupState", &mut this.group_state)?;
+        }
+        if v >= 5 {
+            r.string_into(flexible, "GroupType", &mut this.group_type)?;
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -161,7 +193,7 @@ impl ListedGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

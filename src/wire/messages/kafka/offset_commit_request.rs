@@ -59,8 +59,8 @@ impl OffsetCommitRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
@@ -70,6 +70,7 @@ impl OffsetCommitRequest {
             std::mem::take(&mut this.group_id),
             std::mem::take(&mut this.member_id),
             std::mem::take(&mut this.group_instance_id),
+            std::mem::take(&mut this.topics),
         );
         *this = Self::default();
         if v >= 0 {
@@ -80,6 +81,9 @@ impl OffsetCommitRequest {
         }
         if v >= 7 {
             this.group_instance_id = kept.2;
+        }
+        if v >= 0 {
+            this.topics = kept.3;
         }
         if v >= 0 {
             r.string_into(flexible, "GroupId", &mut this.group_id)?;
@@ -105,14 +109,15 @@ impl OffsetCommitRequest {
             this.retention_time_ms = r.i64("RetentionTimeMs")?;
         }
         if v >= 0 {
-            this.topics = {
-                let n = r.array_len(flexible, 1, "Topics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(OffsetCommitRequestTopic::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Topics")?;
+            let a = &mut this.topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(OffsetCommitRequestTopic::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -194,10 +199,24 @@ impl Default for OffsetCommitRequestTopic {
 
 impl OffsetCommitRequestTopic {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 8;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 8;
+        let this = self;
+        let kept = (std::mem::take(&mut this.partitions),);
+        *this = Self::default();
+        if v >= 0 {
+            this.partitions = kept.0;
+        }
         if (0..=9).contains(&v) {
             this.name = r.string(flexible, "Name")?;
         }
@@ -205,14 +224,15 @@ impl OffsetCommitRequestTopic {
             this.topic_id = r.uuid("TopicId")?;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 1, "Partitions")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(OffsetCommitRequestPartition::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Partitions")?;
+            let a = &mut this.partitions;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(OffsetCommitRequestPartition::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -223,7 +243,7 @@ impl OffsetCommitRequestTopic {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -278,10 +298,24 @@ impl Default for OffsetCommitRequestPartition {
 
 impl OffsetCommitRequestPartition {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 8;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 8;
+        let this = self;
+        let kept = (std::mem::take(&mut this.committed_metadata),);
+        *this = Self::default();
+        if v >= 0 {
+            this.committed_metadata = kept.0;
+        }
         if v >= 0 {
             this.partition_index = r.i32("PartitionIndex")?;
         }
@@ -292,11 +326,19 @@ impl OffsetCommitRequestPartition {
             this.committed_leader_epoch = r.i32("CommittedLeaderEpoch")?;
         }
         if v >= 0 {
-            this.committed_metadata = if v >= 0 {
-                r.nullable_string(flexible, "CommittedMetadata")?
+            if v >= 0 {
+                r.nullable_string_into(
+                    flexible,
+                    "CommittedMetadata",
+                    &mut this.committed_metadata,
+                )?;
             } else {
-                Some(r.string(flexible, "CommittedMetadata")?)
-            };
+                r.string_into(
+                    flexible,
+                    "CommittedMetadata",
+                    this.committed_metadata.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -307,7 +349,7 @@ impl OffsetCommitRequestPartition {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

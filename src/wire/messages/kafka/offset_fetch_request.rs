@@ -51,15 +51,18 @@ impl OffsetFetchRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 6;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.groups),);
         *this = Self::default();
+        if v >= 8 {
+            this.groups = kept.0;
+        }
         if (0..=7).contains(&v) {
             this.group_id = r.string(flexible, "GroupId")?;
         }
@@ -87,14 +90,15 @@ impl OffsetFetchRequest {
             };
         }
         if v >= 8 {
-            this.groups = {
-                let n = r.array_len(flexible, 1, "Groups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(OffsetFetchRequestGroup::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Groups")?;
+            let a = &mut this.groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(OffsetFetchRequestGroup::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 7 {
             this.require_stable = r.bool("RequireStable")?;
@@ -172,10 +176,21 @@ impl Default for OffsetFetchRequestTopic {
 
 impl OffsetFetchRequestTopic {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = ();
+        *this = Self::default();
         if (0..=7).contains(&v) {
             this.name = r.string(flexible, "Name")?;
         }
@@ -198,7 +213,7 @@ impl OffsetFetchRequestTopic {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -250,45 +265,77 @@ impl Default for OffsetFetchRequestGroup {
 
 impl OffsetFetchRequestGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.member_id),
+            std::mem::take(&mut this.topics),
+        );
+        *this = Self::default();
         if v >= 8 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
         }
         if v >= 9 {
-            this.member_id = if v >= 9 {
-                r.nullable_string(flexible, "MemberId")?
+            this.member_id = kept.1;
+        }
+        if v >= 8 {
+            this.topics = kept.2;
+        }
+        if v >= 8 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
+        }
+        if v >= 9 {
+            if v >= 9 {
+                r.nullable_string_into(flexible, "MemberId", &mut this.member_id)?;
             } else {
-                Some(r.string(flexible, "MemberId")?)
-            };
+                r.string_into(
+                    flexible,
+                    "MemberId",
+                    this.member_id.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 9 {
             this.member_epoch = r.i32("MemberEpoch")?;
         }
         if v >= 8 {
-            this.topics = if v >= 8 {
+            if v >= 8 {
                 match r.nullable_array_len(flexible, 1, "Topics")? {
-                    None => None,
+                    None => this.topics = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(OffsetFetchRequestTopics::read(r, v)?);
+                        let a = this.topics.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(OffsetFetchRequestTopics::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "Topics")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(OffsetFetchRequestTopics::read(r, v)?);
+                let n = r.array_len(flexible, 1, "Topics")?;
+                let a = this.topics.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(OffsetFetchRequestTopics::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -299,7 +346,7 @@ impl OffsetFetchRequestGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -375,10 +422,24 @@ impl Default for OffsetFetchRequestTopics {
 
 impl OffsetFetchRequestTopics {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = (std::mem::take(&mut this.partition_indexes),);
+        *this = Self::default();
+        if v >= 8 {
+            this.partition_indexes = kept.0;
+        }
         if (8..=9).contains(&v) {
             this.name = r.string(flexible, "Name")?;
         }
@@ -386,14 +447,13 @@ impl OffsetFetchRequestTopics {
             this.topic_id = r.uuid("TopicId")?;
         }
         if v >= 8 {
-            this.partition_indexes = {
-                let n = r.array_len(flexible, 4, "PartitionIndexes")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("PartitionIndexes")?);
-                }
-                a
-            };
+            let n = r.array_len(flexible, 4, "PartitionIndexes")?;
+            let a = &mut this.partition_indexes;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("PartitionIndexes")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -404,7 +464,7 @@ impl OffsetFetchRequestTopics {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

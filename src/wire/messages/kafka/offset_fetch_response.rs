@@ -51,15 +51,18 @@ impl OffsetFetchResponse {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 6;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.groups),);
         *this = Self::default();
+        if v >= 8 {
+            this.groups = kept.0;
+        }
         if v >= 3 {
             this.throttle_time_ms = r.i32("ThrottleTimeMs")?;
         }
@@ -77,14 +80,15 @@ impl OffsetFetchResponse {
             this.error_code = r.i16("ErrorCode")?;
         }
         if v >= 8 {
-            this.groups = {
-                let n = r.array_len(flexible, 1, "Groups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(OffsetFetchResponseGroup::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Groups")?;
+            let a = &mut this.groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(OffsetFetchResponseGroup::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -148,10 +152,21 @@ impl Default for OffsetFetchResponseTopic {
 
 impl OffsetFetchResponseTopic {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = ();
+        *this = Self::default();
         if (0..=7).contains(&v) {
             this.name = r.string(flexible, "Name")?;
         }
@@ -174,7 +189,7 @@ impl OffsetFetchResponseTopic {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -230,10 +245,21 @@ impl Default for OffsetFetchResponsePartition {
 
 impl OffsetFetchResponsePartition {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = ();
+        *this = Self::default();
         if (0..=7).contains(&v) {
             this.partition_index = r.i32("PartitionIndex")?;
         }
@@ -262,7 +288,7 @@ impl OffsetFetchResponsePartition {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -327,22 +353,43 @@ impl Default for OffsetFetchResponseGroup {
 
 impl OffsetFetchResponseGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.group_id),
+            std::mem::take(&mut this.topics),
+        );
+        *this = Self::default();
         if v >= 8 {
-            this.group_id = r.string(flexible, "GroupId")?;
+            this.group_id = kept.0;
         }
         if v >= 8 {
-            this.topics = {
-                let n = r.array_len(flexible, 1, "Topics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(OffsetFetchResponseTopics::read(r, v)?);
+            this.topics = kept.1;
+        }
+        if v >= 8 {
+            r.string_into(flexible, "GroupId", &mut this.group_id)?;
+        }
+        if v >= 8 {
+            let n = r.array_len(flexible, 1, "Topics")?;
+            let a = &mut this.topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(OffsetFetchResponseTopics::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if v >= 8 {
             this.error_code = r.i16("ErrorCode")?;
@@ -356,7 +403,7 @@ impl OffsetFetchResponseGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -407,10 +454,24 @@ impl Default for OffsetFetchResponseTopics {
 
 impl OffsetFetchResponseTopics {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = (std::mem::take(&mut this.partitions),);
+        *this = Self::default();
+        if v >= 8 {
+            this.partitions = kept.0;
+        }
         if (8..=9).contains(&v) {
             this.name = r.string(flexible, "Name")?;
         }
@@ -418,14 +479,15 @@ impl OffsetFetchResponseTopics {
             this.topic_id = r.uuid("TopicId")?;
         }
         if v >= 8 {
-            this.partitions = {
-                let n = r.array_len(flexible, 1, "Partitions")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(OffsetFetchResponsePartitions::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Partitions")?;
+            let a = &mut this.partitions;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(OffsetFetchResponsePartitions::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -436,7 +498,7 @@ impl OffsetFetchResponseTopics {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -495,10 +557,24 @@ impl Default for OffsetFetchResponsePartitions {
 
 impl OffsetFetchResponsePartitions {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 6;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 6;
+        let this = self;
+        let kept = (std::mem::take(&mut this.metadata),);
+        *this = Self::default();
+        if v >= 8 {
+            this.metadata = kept.0;
+        }
         if v >= 8 {
             this.partition_index = r.i32("PartitionIndex")?;
         }
@@ -509,11 +585,15 @@ impl OffsetFetchResponsePartitions {
             this.committed_leader_epoch = r.i32("CommittedLeaderEpoch")?;
         }
         if v >= 8 {
-            this.metadata = if v >= 8 {
-                r.nullable_string(flexible, "Metadata")?
+            if v >= 8 {
+                r.nullable_string_into(flexible, "Metadata", &mut this.metadata)?;
             } else {
-                Some(r.string(flexible, "Metadata")?)
-            };
+                r.string_into(
+                    flexible,
+                    "Metadata",
+                    this.metadata.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 8 {
             this.error_code = r.i16("ErrorCode")?;
@@ -527,7 +607,7 @@ impl OffsetFetchResponsePartitions {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

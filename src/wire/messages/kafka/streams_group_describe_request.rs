@@ -47,24 +47,28 @@ impl StreamsGroupDescribeRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
         let flexible = v >= 0;
         let this = self;
-        let kept = ();
+        let kept = (std::mem::take(&mut this.group_ids),);
         *this = Self::default();
         if v >= 0 {
-            this.group_ids = {
-                let n = r.array_len(flexible, 1, "GroupIds")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "GroupIds")?);
+            this.group_ids = kept.0;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "GroupIds")?;
+            let a = &mut this.group_ids;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "GroupIds", x)?,
+                    None => a.push(r.string(flexible, "GroupIds")?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
             this.include_authorized_operations = r.bool("IncludeAuthorizedOperations")?;

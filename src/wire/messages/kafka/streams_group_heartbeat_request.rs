@@ -103,8 +103,8 @@ impl StreamsGroupHeartbeatRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
@@ -115,7 +115,13 @@ impl StreamsGroupHeartbeatRequest {
             std::mem::take(&mut this.member_id),
             std::mem::take(&mut this.instance_id),
             std::mem::take(&mut this.rack_id),
+            std::mem::take(&mut this.active_tasks),
+            std::mem::take(&mut this.standby_tasks),
+            std::mem::take(&mut this.warmup_tasks),
             std::mem::take(&mut this.process_id),
+            std::mem::take(&mut this.client_tags),
+            std::mem::take(&mut this.task_offsets),
+            std::mem::take(&mut this.task_end_offsets),
         );
         *this = Self::default();
         if v >= 0 {
@@ -131,7 +137,25 @@ impl StreamsGroupHeartbeatRequest {
             this.rack_id = kept.3;
         }
         if v >= 0 {
-            this.process_id = kept.4;
+            this.active_tasks = kept.4;
+        }
+        if v >= 0 {
+            this.standby_tasks = kept.5;
+        }
+        if v >= 0 {
+            this.warmup_tasks = kept.6;
+        }
+        if v >= 0 {
+            this.process_id = kept.7;
+        }
+        if v >= 0 {
+            this.client_tags = kept.8;
+        }
+        if v >= 0 {
+            this.task_offsets = kept.9;
+        }
+        if v >= 0 {
+            this.task_end_offsets = kept.10;
         }
         if v >= 0 {
             r.string_into(flexible, "GroupId", &mut this.group_id)?;
@@ -182,73 +206,85 @@ impl StreamsGroupHeartbeatRequest {
             };
         }
         if v >= 0 {
-            this.active_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "ActiveTasks")? {
-                    None => None,
+                    None => this.active_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.active_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "ActiveTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "ActiveTasks")?;
+                let a = this.active_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.standby_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "StandbyTasks")? {
-                    None => None,
+                    None => this.standby_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.standby_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "StandbyTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "StandbyTasks")?;
+                let a = this.standby_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.warmup_tasks = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "WarmupTasks")? {
-                    None => None,
+                    None => this.warmup_tasks = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskIds::read(r, v)?);
+                        let a = this.warmup_tasks.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskIds::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "WarmupTasks")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskIds::read(r, v)?);
+                let n = r.array_len(flexible, 1, "WarmupTasks")?;
+                let a = this.warmup_tasks.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskIds::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
             if v >= 0 {
@@ -273,73 +309,85 @@ impl StreamsGroupHeartbeatRequest {
             };
         }
         if v >= 0 {
-            this.client_tags = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "ClientTags")? {
-                    None => None,
+                    None => this.client_tags = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(KeyValue::read(r, v)?);
+                        let a = this.client_tags.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(KeyValue::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "ClientTags")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(KeyValue::read(r, v)?);
+                let n = r.array_len(flexible, 1, "ClientTags")?;
+                let a = this.client_tags.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(KeyValue::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.task_offsets = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "TaskOffsets")? {
-                    None => None,
+                    None => this.task_offsets = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskOffset::read(r, v)?);
+                        let a = this.task_offsets.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskOffset::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "TaskOffsets")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskOffset::read(r, v)?);
+                let n = r.array_len(flexible, 1, "TaskOffsets")?;
+                let a = this.task_offsets.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskOffset::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
-            this.task_end_offsets = if v >= 0 {
+            if v >= 0 {
                 match r.nullable_array_len(flexible, 1, "TaskEndOffsets")? {
-                    None => None,
+                    None => this.task_end_offsets = None,
                     Some(n) => {
-                        let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                        for _ in 0..n {
-                            a.push(TaskOffset::read(r, v)?);
+                        let a = this.task_end_offsets.get_or_insert_with(Vec::new);
+                        a.truncate(n);
+                        for i in 0..n {
+                            match a.get_mut(i) {
+                                Some(x) => x.read_into(r, v)?,
+                                None => a.push(TaskOffset::read(r, v)?),
+                            }
                         }
-                        Some(a)
                     }
                 }
             } else {
-                Some({
-                    let n = r.array_len(flexible, 1, "TaskEndOffsets")?;
-                    let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                    for _ in 0..n {
-                        a.push(TaskOffset::read(r, v)?);
+                let n = r.array_len(flexible, 1, "TaskEndOffsets")?;
+                let a = this.task_end_offsets.get_or_insert_with(Vec::new);
+                a.truncate(n);
+                for i in 0..n {
+                    match a.get_mut(i) {
+                        Some(x) => x.read_into(r, v)?,
+                        None => a.push(TaskOffset::read(r, v)?),
                     }
-                    a
-                })
-            };
+                }
+            }
         }
         if v >= 0 {
             this.shutdown_application = r.bool("ShutdownApplication")?;
@@ -584,22 +632,37 @@ impl Default for Topology {
 
 impl Topology {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.subtopologies),);
+        *this = Self::default();
+        if v >= 0 {
+            this.subtopologies = kept.0;
+        }
         if v >= 0 {
             this.epoch = r.i32("Epoch")?;
         }
         if v >= 0 {
-            this.subtopologies = {
-                let n = r.array_len(flexible, 1, "Subtopologies")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(Subtopology::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Subtopologies")?;
+            let a = &mut this.subtopologies;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(Subtopology::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -610,7 +673,7 @@ impl Topology {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -674,72 +737,118 @@ impl Default for Subtopology {
 
 impl Subtopology {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.source_topics),
+            std::mem::take(&mut this.source_topic_regex),
+            std::mem::take(&mut this.state_changelog_topics),
+            std::mem::take(&mut this.repartition_sink_topics),
+            std::mem::take(&mut this.repartition_source_topics),
+            std::mem::take(&mut this.copartition_groups),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.source_topics = {
-                let n = r.array_len(flexible, 1, "SourceTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SourceTopics")?);
-                }
-                a
-            };
+            this.source_topics = kept.1;
         }
         if v >= 0 {
-            this.source_topic_regex = {
-                let n = r.array_len(flexible, 1, "SourceTopicRegex")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SourceTopicRegex")?);
-                }
-                a
-            };
+            this.source_topic_regex = kept.2;
         }
         if v >= 0 {
-            this.state_changelog_topics = {
-                let n = r.array_len(flexible, 1, "StateChangelogTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicInfo::read(r, v)?);
-                }
-                a
-            };
+            this.state_changelog_topics = kept.3;
         }
         if v >= 0 {
-            this.repartition_sink_topics = {
-                let n = r.array_len(flexible, 1, "RepartitionSinkTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "RepartitionSinkTopics")?);
-                }
-                a
-            };
+            this.repartition_sink_topics = kept.4;
         }
         if v >= 0 {
-            this.repartition_source_topics = {
-                let n = r.array_len(flexible, 1, "RepartitionSourceTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopicInfo::read(r, v)?);
-                }
-                a
-            };
+            this.repartition_source_topics = kept.5;
         }
         if v >= 0 {
-            this.copartition_groups = {
-                let n = r.array_len(flexible, 1, "CopartitionGroups")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(CopartitionGroup::read(r, v)?);
+            this.copartition_groups = kept.6;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "SourceTopics")?;
+            let a = &mut this.source_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SourceTopics", x)?,
+                    None => a.push(r.string(flexible, "SourceTopics")?),
                 }
-                a
-            };
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "SourceTopicRegex")?;
+            let a = &mut this.source_topic_regex;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SourceTopicRegex", x)?,
+                    None => a.push(r.string(flexible, "SourceTopicRegex")?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "StateChangelogTopics")?;
+            let a = &mut this.state_changelog_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicInfo::read(r, v)?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "RepartitionSinkTopics")?;
+            let a = &mut this.repartition_sink_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "RepartitionSinkTopics", x)?,
+                    None => a.push(r.string(flexible, "RepartitionSinkTopics")?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "RepartitionSourceTopics")?;
+            let a = &mut this.repartition_source_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopicInfo::read(r, v)?),
+                }
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "CopartitionGroups")?;
+            let a = &mut this.copartition_groups;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(CopartitionGroup::read(r, v)?),
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -750,7 +859,7 @@ impl Subtopology {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -832,12 +941,32 @@ impl Default for TopicInfo {
 
 impl TopicInfo {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.topic_configs),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 0 {
+            this.topic_configs = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 0 {
             this.partitions = r.i32("Partitions")?;
@@ -846,14 +975,15 @@ impl TopicInfo {
             this.replication_factor = r.i16("ReplicationFactor")?;
         }
         if v >= 0 {
-            this.topic_configs = {
-                let n = r.array_len(flexible, 1, "TopicConfigs")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(KeyValue::read(r, v)?);
+            let n = r.array_len(flexible, 1, "TopicConfigs")?;
+            let a = &mut this.topic_configs;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(KeyValue::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -864,7 +994,7 @@ impl TopicInfo {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -914,15 +1044,35 @@ impl Default for KeyValue {
 
 impl KeyValue {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.key),
+            std::mem::take(&mut this.value),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.key = r.string(flexible, "Key")?;
+            this.key = kept.0;
         }
         if v >= 0 {
-            this.value = r.string(flexible, "Value")?;
+            this.value = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Key", &mut this.key)?;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Value", &mut this.value)?;
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -933,7 +1083,7 @@ impl KeyValue {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -978,39 +1128,60 @@ impl Default for CopartitionGroup {
 
 impl CopartitionGroup {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.source_topics),
+            std::mem::take(&mut this.source_topic_regex),
+            std::mem::take(&mut this.repartition_source_topics),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.source_topics = {
-                let n = r.array_len(flexible, 2, "SourceTopics")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i16("SourceTopics")?);
-                }
-                a
-            };
+            this.source_topics = kept.0;
         }
         if v >= 0 {
-            this.source_topic_regex = {
-                let n = r.array_len(flexible, 2, "SourceTopicRegex")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i16("SourceTopicRegex")?);
-                }
-                a
-            };
+            this.source_topic_regex = kept.1;
         }
         if v >= 0 {
-            this.repartition_source_topics = {
-                let n = r.array_len(flexible, 2, "RepartitionSourceTopics")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i16("RepartitionSourceTopics")?);
-                }
-                a
-            };
+            this.repartition_source_topics = kept.2;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 2, "SourceTopics")?;
+            let a = &mut this.source_topics;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i16("SourceTopics")?);
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 2, "SourceTopicRegex")?;
+            let a = &mut this.source_topic_regex;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i16("SourceTopicRegex")?);
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 2, "RepartitionSourceTopics")?;
+            let a = &mut this.repartition_source_topics;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i16("RepartitionSourceTopics")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -1021,7 +1192,7 @@ impl CopartitionGroup {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -1074,22 +1245,41 @@ impl Default for TaskIds {
 
 impl TaskIds {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.partitions),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 4, "Partitions")?;
-                let mut a = Vec::with_capacity(n);
-                for _ in 0..n {
-                    a.push(r.i32("Partitions")?);
-                }
-                a
-            };
+            this.partitions = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 4, "Partitions")?;
+            let a = &mut this.partitions;
+            a.clear();
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(r.i32("Partitions")?);
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -1100,7 +1290,7 @@ impl TaskIds {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -1144,12 +1334,26 @@ impl Default for Endpoint {
 
 impl Endpoint {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.host),);
+        *this = Self::default();
         if v >= 0 {
-            this.host = r.string(flexible, "Host")?;
+            this.host = kept.0;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Host", &mut this.host)?;
         }
         if v >= 0 {
             this.port = r.u16("Port")?;
@@ -1163,7 +1367,7 @@ impl Endpoint {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -1208,12 +1412,26 @@ impl Default for TaskOffset {
 
 impl TaskOffset {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (std::mem::take(&mut this.subtopology_id),);
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
         }
         if v >= 0 {
             this.partition = r.i32("Partition")?;
@@ -1230,7 +1448,7 @@ impl TaskOffset {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

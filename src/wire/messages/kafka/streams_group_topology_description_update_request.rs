@@ -51,8 +51,8 @@ impl StreamsGroupTopologyDescriptionUpdateRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
@@ -137,29 +137,51 @@ impl Default for TopologyDescription {
 
 impl TopologyDescription {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopologies),
+            std::mem::take(&mut this.global_stores),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopologies = {
-                let n = r.array_len(flexible, 1, "Subtopologies")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopologyDescriptionSubtopology::read(r, v)?);
-                }
-                a
-            };
+            this.subtopologies = kept.0;
         }
         if v >= 0 {
-            this.global_stores = {
-                let n = r.array_len(flexible, 1, "GlobalStores")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopologyDescriptionGlobalStore::read(r, v)?);
+            this.global_stores = kept.1;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "Subtopologies")?;
+            let a = &mut this.subtopologies;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopologyDescriptionSubtopology::read(r, v)?),
                 }
-                a
-            };
+            }
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "GlobalStores")?;
+            let a = &mut this.global_stores;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopologyDescriptionGlobalStore::read(r, v)?),
+                }
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -170,7 +192,7 @@ impl TopologyDescription {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -217,22 +239,43 @@ impl Default for TopologyDescriptionSubtopology {
 
 impl TopologyDescriptionSubtopology {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.subtopology_id),
+            std::mem::take(&mut this.nodes),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.subtopology_id = r.string(flexible, "SubtopologyId")?;
+            this.subtopology_id = kept.0;
         }
         if v >= 0 {
-            this.nodes = {
-                let n = r.array_len(flexible, 1, "Nodes")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TopologyDescriptionNode::read(r, v)?);
+            this.nodes = kept.1;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "SubtopologyId", &mut this.subtopology_id)?;
+        }
+        if v >= 0 {
+            let n = r.array_len(flexible, 1, "Nodes")?;
+            let a = &mut this.nodes;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TopologyDescriptionNode::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -243,7 +286,7 @@ impl TopologyDescriptionSubtopology {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -303,52 +346,91 @@ impl Default for TopologyDescriptionNode {
 
 impl TopologyDescriptionNode {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = (
+            std::mem::take(&mut this.name),
+            std::mem::take(&mut this.source_topics),
+            std::mem::take(&mut this.sink_topic),
+            std::mem::take(&mut this.stores),
+            std::mem::take(&mut this.successors),
+        );
+        *this = Self::default();
         if v >= 0 {
-            this.name = r.string(flexible, "Name")?;
+            this.name = kept.0;
+        }
+        if v >= 0 {
+            this.source_topics = kept.1;
+        }
+        if v >= 0 {
+            this.sink_topic = kept.2;
+        }
+        if v >= 0 {
+            this.stores = kept.3;
+        }
+        if v >= 0 {
+            this.successors = kept.4;
+        }
+        if v >= 0 {
+            r.string_into(flexible, "Name", &mut this.name)?;
         }
         if v >= 0 {
             this.node_type = r.i8("NodeType")?;
         }
         if v >= 0 {
-            this.source_topics = {
-                let n = r.array_len(flexible, 1, "SourceTopics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "SourceTopics")?);
+            let n = r.array_len(flexible, 1, "SourceTopics")?;
+            let a = &mut this.source_topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "SourceTopics", x)?,
+                    None => a.push(r.string(flexible, "SourceTopics")?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
-            this.sink_topic = if v >= 0 {
-                r.nullable_string(flexible, "SinkTopic")?
+            if v >= 0 {
+                r.nullable_string_into(flexible, "SinkTopic", &mut this.sink_topic)?;
             } else {
-                Some(r.string(flexible, "SinkTopic")?)
-            };
+                r.string_into(
+                    flexible,
+                    "SinkTopic",
+                    this.sink_topic.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if v >= 0 {
-            this.stores = {
-                let n = r.array_len(flexible, 1, "Stores")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "Stores")?);
+            let n = r.array_len(flexible, 1, "Stores")?;
+            let a = &mut this.stores;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "Stores", x)?,
+                    None => a.push(r.string(flexible, "Stores")?),
                 }
-                a
-            };
+            }
         }
         if v >= 0 {
-            this.successors = {
-                let n = r.array_len(flexible, 1, "Successors")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(r.string(flexible, "Successors")?);
+            let n = r.array_len(flexible, 1, "Successors")?;
+            let a = &mut this.successors;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => r.string_into(flexible, "Successors", x)?,
+                    None => a.push(r.string(flexible, "Successors")?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -359,7 +441,7 @@ impl TopologyDescriptionNode {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -432,10 +514,21 @@ impl Default for TopologyDescriptionGlobalStore {
 
 impl TopologyDescriptionGlobalStore {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 0;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 0;
+        let this = self;
+        let kept = ();
+        *this = Self::default();
         if v >= 0 {
             this.source = TopologyDescriptionNode::read(r, v)?;
         }
@@ -451,7 +544,7 @@ impl TopologyDescriptionGlobalStore {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.

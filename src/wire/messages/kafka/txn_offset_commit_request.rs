@@ -67,8 +67,8 @@ impl TxnOffsetCommitRequest {
         Ok(this)
     }
 
-    /// [`Self::read`] into `self`: the strings the version has keep their buffers (no
-    /// allocation for one that fits), the other fields start from their defaults. After an
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
     /// error `self` holds part of the message.
     #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
@@ -79,6 +79,7 @@ impl TxnOffsetCommitRequest {
             std::mem::take(&mut this.group_id),
             std::mem::take(&mut this.member_id),
             std::mem::take(&mut this.group_instance_id),
+            std::mem::take(&mut this.topics),
         );
         *this = Self::default();
         if v >= 0 {
@@ -92,6 +93,9 @@ impl TxnOffsetCommitRequest {
         }
         if v >= 3 {
             this.group_instance_id = kept.3;
+        }
+        if v >= 0 {
+            this.topics = kept.4;
         }
         if v >= 0 {
             r.string_into(flexible, "TransactionalId", &mut this.transactional_id)?;
@@ -123,14 +127,15 @@ impl TxnOffsetCommitRequest {
             }
         }
         if v >= 0 {
-            this.topics = {
-                let n = r.array_len(flexible, 1, "Topics")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TxnOffsetCommitRequestTopic::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Topics")?;
+            let a = &mut this.topics;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TxnOffsetCommitRequestTopic::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -218,10 +223,24 @@ impl Default for TxnOffsetCommitRequestTopic {
 
 impl TxnOffsetCommitRequestTopic {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = (std::mem::take(&mut this.partitions),);
+        *this = Self::default();
+        if v >= 0 {
+            this.partitions = kept.0;
+        }
         if (0..=5).contains(&v) {
             this.name = r.string(flexible, "Name")?;
         }
@@ -229,14 +248,15 @@ impl TxnOffsetCommitRequestTopic {
             this.topic_id = r.uuid("TopicId")?;
         }
         if v >= 0 {
-            this.partitions = {
-                let n = r.array_len(flexible, 1, "Partitions")?;
-                let mut a = Vec::with_capacity(n.min(MAX_PRESIZED));
-                for _ in 0..n {
-                    a.push(TxnOffsetCommitRequestPartition::read(r, v)?);
+            let n = r.array_len(flexible, 1, "Partitions")?;
+            let a = &mut this.partitions;
+            a.truncate(n);
+            for i in 0..n {
+                match a.get_mut(i) {
+                    Some(x) => x.read_into(r, v)?,
+                    None => a.push(TxnOffsetCommitRequestPartition::read(r, v)?),
                 }
-                a
-            };
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -247,7 +267,7 @@ impl TxnOffsetCommitRequestTopic {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
@@ -302,10 +322,24 @@ impl Default for TxnOffsetCommitRequestPartition {
 
 impl TxnOffsetCommitRequestPartition {
     /// Reads version `v`; unknown tagged fields are skipped.
-    #[allow(unused_mut, clippy::field_reassign_with_default)]
     pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {
-        let flexible = v >= 3;
         let mut this = Self::default();
+        this.read_into(r, v)?;
+        Ok(this)
+    }
+
+    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers
+    /// (no allocation for one that fits), the other fields start from their defaults. After an
+    /// error `self` holds part of the message.
+    #[allow(unused_mut, clippy::field_reassign_with_default)]
+    pub fn read_into(&mut self, r: &mut Reader<'_>, v: i16) -> Result<(), WireError> {
+        let flexible = v >= 3;
+        let this = self;
+        let kept = (std::mem::take(&mut this.committed_metadata),);
+        *this = Self::default();
+        if v >= 0 {
+            this.committed_metadata = kept.0;
+        }
         if v >= 0 {
             this.partition_index = r.i32("PartitionIndex")?;
         }
@@ -316,11 +350,19 @@ impl TxnOffsetCommitRequestPartition {
             this.committed_leader_epoch = r.i32("CommittedLeaderEpoch")?;
         }
         if v >= 0 {
-            this.committed_metadata = if v >= 0 {
-                r.nullable_string(flexible, "CommittedMetadata")?
+            if v >= 0 {
+                r.nullable_string_into(
+                    flexible,
+                    "CommittedMetadata",
+                    &mut this.committed_metadata,
+                )?;
             } else {
-                Some(r.string(flexible, "CommittedMetadata")?)
-            };
+                r.string_into(
+                    flexible,
+                    "CommittedMetadata",
+                    this.committed_metadata.get_or_insert_with(String::new),
+                )?;
+            }
         }
         if flexible {
             let n = r.uvarint("tagged fields")?;
@@ -331,7 +373,7 @@ impl TxnOffsetCommitRequestPartition {
                 r.skip(size, "tagged field")?;
             }
         }
-        Ok(this)
+        Ok(())
     }
 
     /// Writes version `v`: fields the version lacks are left out.
