@@ -333,36 +333,34 @@ fn struct_code(m: &Message, s: &Struct, out: &mut String) {
     // Every struct is read into a kept one (`read_into`), its strings' and arrays' buffers
     // reused: what a host reads a steady heartbeat into allocates nothing.
     let keep: Vec<&Field> = s.fields.iter().filter(|f| kept(m, f)).collect();
-    {
+    let _ = writeln!(
+        out,
+        "    /// Reads version `v`; unknown tagged fields are skipped.\n    pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {{\n        let mut this = Self::default();\n        this.read_into(r, v)?;\n        Ok(this)\n    }}\n"
+    );
+    let _ = writeln!(
+        out,
+        "    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers\n    /// (no allocation for one that fits), the other fields start from their defaults. After an\n    /// error `self` holds part of the message.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read_into(&mut self, r: &mut Reader<'_>, {v}: i16) -> Result<(), WireError> {{"
+    );
+    let _ = writeln!(out, "        let flexible = {flexible};");
+    let _ = writeln!(out, "        let this = self;");
+    let ids: Vec<String> = keep
+        .iter()
+        .map(|f| format!("this.{}", ident(&f.name)))
+        .collect();
+    let takes: Vec<String> = ids
+        .iter()
+        .map(|i| format!("std::mem::take(&mut {i})"))
+        .collect();
+    let comma = if takes.is_empty() { "" } else { "," };
+    let _ = writeln!(out, "        let kept = ({}{comma});", takes.join(", "));
+    let _ = writeln!(out, "        *this = Self::default();");
+    for (i, (f, id)) in keep.iter().zip(&ids).enumerate() {
+        // A field the version lacks stays at its default.
         let _ = writeln!(
             out,
-            "    /// Reads version `v`; unknown tagged fields are skipped.\n    pub fn read(r: &mut Reader<'_>, v: i16) -> Result<Self, WireError> {{\n        let mut this = Self::default();\n        this.read_into(r, v)?;\n        Ok(this)\n    }}\n"
+            "        if {} {{ {id} = kept.{i}; }}",
+            range(&f.versions)
         );
-        let _ = writeln!(
-            out,
-            "    /// [`Self::read`] into `self`: the strings and arrays the version has keep their buffers\n    /// (no allocation for one that fits), the other fields start from their defaults. After an\n    /// error `self` holds part of the message.\n    #[allow(unused_mut, clippy::field_reassign_with_default)]\n    pub fn read_into(&mut self, r: &mut Reader<'_>, {v}: i16) -> Result<(), WireError> {{"
-        );
-        let _ = writeln!(out, "        let flexible = {flexible};");
-        let _ = writeln!(out, "        let this = self;");
-        let ids: Vec<String> = keep
-            .iter()
-            .map(|f| format!("this.{}", ident(&f.name)))
-            .collect();
-        let takes: Vec<String> = ids
-            .iter()
-            .map(|i| format!("std::mem::take(&mut {i})"))
-            .collect();
-        let comma = if takes.is_empty() { "" } else { "," };
-        let _ = writeln!(out, "        let kept = ({}{comma});", takes.join(", "));
-        let _ = writeln!(out, "        *this = Self::default();");
-        for (i, (f, id)) in keep.iter().zip(&ids).enumerate() {
-            // A field the version lacks stays at its default.
-            let _ = writeln!(
-                out,
-                "        if {} {{ {id} = kept.{i}; }}",
-                range(&f.versions)
-            );
-        }
     }
     let flex_of = |f: &Field| {
         if f.never_flexible {
