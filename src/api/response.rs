@@ -78,11 +78,24 @@ pub(crate) struct Recycled {
     draft: Option<Box<HeartbeatResponse>>,
 }
 
-/// `member_id` written into `buffer` (cleared first, its capacity kept).
-fn reused(mut buffer: String, member_id: &str) -> String {
-    buffer.clear();
-    buffer.push_str(member_id);
-    buffer
+/// A response `build` makes of the member id, built in `kept` (its member id's buffer, which
+/// `take_id` takes out, reused) when there is one.
+fn rebuild<T>(
+    kept: Option<Box<T>>,
+    take_id: fn(&mut T) -> String,
+    member_id: &str,
+    build: impl FnOnce(String) -> T,
+) -> Box<T> {
+    match kept {
+        Some(mut kept) => {
+            let mut id = take_id(&mut kept);
+            id.clear();
+            id.push_str(member_id);
+            *kept = build(id);
+            kept
+        }
+        None => Box::new(build(member_id.to_string())),
+    }
 }
 
 impl Recycled {
@@ -101,14 +114,8 @@ impl Recycled {
         member_id: &str,
         build: impl FnOnce(String) -> HeartbeatResponse42,
     ) -> Box<HeartbeatResponse42> {
-        match self.kafka.take() {
-            Some(mut kept) => {
-                let id = reused(std::mem::take(&mut kept.member_id), member_id);
-                *kept = build(id);
-                kept
-            }
-            None => Box::new(build(member_id.to_string())),
-        }
+        let take_id = |r: &mut HeartbeatResponse42| std::mem::take(&mut r.member_id);
+        rebuild(self.kafka.take(), take_id, member_id, build)
     }
 
     /// A draft response `build` makes of the member id, in a kept box when there is one.
@@ -117,13 +124,7 @@ impl Recycled {
         member_id: &str,
         build: impl FnOnce(String) -> HeartbeatResponse,
     ) -> Box<HeartbeatResponse> {
-        match self.draft.take() {
-            Some(mut kept) => {
-                let id = reused(kept.member_id.take().unwrap_or_default(), member_id);
-                *kept = build(id);
-                kept
-            }
-            None => Box::new(build(member_id.to_string())),
-        }
+        let take_id = |r: &mut HeartbeatResponse| r.member_id.take().unwrap_or_default();
+        rebuild(self.draft.take(), take_id, member_id, build)
     }
 }

@@ -50,6 +50,25 @@ fn convert<T: Serialize, U: DeserializeOwned>(
         })
 }
 
+/// A list of a generated request into the kept input's, element by element with `swap`: both
+/// keep their elements' buffers (null is null).
+fn swap_list<A: Default, B>(
+    into: &mut Option<Vec<A>>,
+    from: &mut Option<Vec<B>>,
+    swap: impl Fn(&mut A, &mut B),
+) {
+    match from {
+        None => *into = None,
+        Some(list) => {
+            let into = into.get_or_insert_with(Vec::new);
+            into.resize_with(list.len(), A::default);
+            for (a, b) in into.iter_mut().zip(list.iter_mut()) {
+                swap(a, b);
+            }
+        }
+    }
+}
+
 /// The heartbeat fields both families share, from a generated request `$r` (a `&mut`) into
 /// the JSON face's request `$h` in place (a heartbeat's request is boxed once and filled, not
 /// built on the stack and moved). The strings are swapped, not moved: both structs keep a
@@ -57,30 +76,19 @@ fn convert<T: Serialize, U: DeserializeOwned>(
 macro_rules! fill_common {
     ($h:expr, $r:expr) => {{
         // Task lists element by element, buffers swapped as the strings are.
-        let tasks = |h: &mut Option<Vec<TaskIdsJson>>, r: &mut Option<Vec<TaskIdsOf>>| match r {
-            None => *h = None,
-            Some(list) => {
-                let into = h.get_or_insert_with(Vec::new);
-                into.resize_with(list.len(), TaskIdsJson::default);
-                for (a, b) in into.iter_mut().zip(list.iter_mut()) {
-                    std::mem::swap(&mut a.subtopology_id, &mut b.subtopology_id);
-                    std::mem::swap(&mut a.partitions, &mut b.partitions);
-                }
-            }
+        let tasks = |h: &mut Option<Vec<TaskIdsJson>>, r: &mut Option<Vec<TaskIdsOf>>| {
+            swap_list(h, r, |a, b| {
+                std::mem::swap(&mut a.subtopology_id, &mut b.subtopology_id);
+                std::mem::swap(&mut a.partitions, &mut b.partitions);
+            })
         };
-        let offsets =
-            |h: &mut Option<Vec<TaskOffsetJson>>, r: &mut Option<Vec<TaskOffsetOf>>| match r {
-                None => *h = None,
-                Some(list) => {
-                    let into = h.get_or_insert_with(Vec::new);
-                    into.resize_with(list.len(), TaskOffsetJson::default);
-                    for (a, b) in into.iter_mut().zip(list.iter_mut()) {
-                        std::mem::swap(&mut a.subtopology_id, &mut b.subtopology_id);
-                        a.partition = b.partition;
-                        a.offset = b.offset;
-                    }
-                }
-            };
+        let offsets = |h: &mut Option<Vec<TaskOffsetJson>>, r: &mut Option<Vec<TaskOffsetOf>>| {
+            swap_list(h, r, |a, b| {
+                std::mem::swap(&mut a.subtopology_id, &mut b.subtopology_id);
+                a.partition = b.partition;
+                a.offset = b.offset;
+            })
+        };
         let h: &mut HeartbeatRequest = $h;
         let r = $r;
         std::mem::swap(&mut h.group_id, &mut r.group_id);
