@@ -80,15 +80,20 @@ fn flexible(v: i16, flexible_from: i16) -> bool {
 pub fn read_header(frame: &[u8]) -> Result<(Header, usize), BoundaryError> {
     let mut h = RequestHeader::default();
     let at = read_header_into(frame, &mut h)?;
-    Ok((
+    let client_id = h.client_id.take();
+    Ok((Header::of(&h, client_id), at))
+}
+
+impl Header {
+    /// The header `read` with `client_id` (the coordinator's input takes the read one's).
+    fn of(read: &RequestHeader, client_id: Option<String>) -> Header {
         Header {
-            api_key: h.request_api_key,
-            api_version: h.request_api_version,
-            correlation_id: h.correlation_id,
-            client_id: h.client_id,
-        },
-        at,
-    ))
+            api_key: read.request_api_key,
+            api_version: read.request_api_version,
+            correlation_id: read.correlation_id,
+            client_id,
+        }
+    }
 }
 
 /// [`read_header`] into a kept header (its client id's buffer reused); the body's offset.
@@ -245,13 +250,8 @@ pub fn handle_frame_with(
     let at = read_header_into(frame, &mut scratch.header)?;
     let body = &frame[at..];
     let read = &mut scratch.header;
-    let v = read.request_api_version;
-    let mut header = Header {
-        api_key: read.request_api_key,
-        api_version: v,
-        correlation_id: read.correlation_id,
-        client_id: None,
-    };
+    let mut header = Header::of(read, None);
+    let v = header.api_version;
     if header.api_key == api_versions::API_KEY {
         header.client_id = read.client_id.take();
         *out = api_versions::answer(dialect, &header, body, &[]);
@@ -270,7 +270,7 @@ pub fn handle_frame_with(
         ));
     }
     if requests::is_heartbeat(dialect, header.api_key) {
-        let request = (&header, served.name, body);
+        let request = (dialect, &header, served.name, body);
         return heartbeat(coordinator, scratch, request, now_ms, peer, out);
     }
     // The response header needs only the correlation id: the client id moves to the input.
@@ -307,12 +307,11 @@ pub fn handle_frame_with(
 fn heartbeat(
     coordinator: &mut Coordinator,
     scratch: &mut FrameScratch,
-    (header, api, body): (&Header, &str, &[u8]),
+    (dialect, header, api, body): (Dialect, &Header, &str, &[u8]),
     now_ms: i64,
     peer: &Peer,
     out: &mut Vec<u8>,
 ) -> Result<Output, BoundaryError> {
-    let dialect = coordinator.config().dialect;
     let input = &mut scratch.heartbeat;
     input.now_ms = now_ms;
     let InputKind::StreamsGroupHeartbeat { client, request } = &mut input.kind else {

@@ -307,14 +307,25 @@ pub(crate) struct Kafka {
 }
 
 impl Kafka {
+    /// What Kafka's assignment configs of the group hold: the standby replica count, and the
+    /// rack-aware assignment tags where the release carries them and there are any.
+    fn config_values<'c>(&self, c: &'c Coordinator, group: &Group) -> (i32, Option<&'c [String]>) {
+        let tags = c.rack_aware_assignment_tags(&group.group_id);
+        let carried = self.release.assignment_configs_carry_rack_tags() && !tags.is_empty();
+        (
+            c.num_standby_replicas(&group.group_id),
+            carried.then_some(tags),
+        )
+    }
+
     /// Kafka's assignment configs of the group, a `TreeMap`: in key order.
     fn assignment_configs(&self, c: &Coordinator, group: &Group) -> Vec<KeyValue> {
+        let (standby, tags) = self.config_values(c, group);
         let mut configs = vec![KeyValue {
             key: NUM_STANDBY_REPLICAS.to_string(),
-            value: c.num_standby_replicas(&group.group_id).to_string(),
+            value: standby.to_string(),
         }];
-        let tags = c.rack_aware_assignment_tags(&group.group_id);
-        if self.release.assignment_configs_carry_rack_tags() && !tags.is_empty() {
+        if let Some(tags) = tags {
             configs.push(KeyValue {
                 key: RACK_AWARE_ASSIGNMENT_TAGS.to_string(),
                 value: tags.join(","),
@@ -330,18 +341,11 @@ impl Kafka {
         group: &Group,
         stored: Option<&[KeyValue]>,
     ) -> bool {
-        let tags = c.rack_aware_assignment_tags(&group.group_id);
-        let with_tags = self.release.assignment_configs_carry_rack_tags() && !tags.is_empty();
-        let standby = c.num_standby_replicas(&group.group_id);
-        match stored {
-            Some([s]) if !with_tags => {
-                s.key == NUM_STANDBY_REPLICAS && is_decimal(&s.value, standby)
-            }
-            Some([s, t]) if with_tags => {
-                s.key == NUM_STANDBY_REPLICAS
-                    && is_decimal(&s.value, standby)
-                    && t.key == RACK_AWARE_ASSIGNMENT_TAGS
-                    && is_joined(&t.value, tags)
+        let standby_is = |s: &KeyValue, n| s.key == NUM_STANDBY_REPLICAS && is_decimal(&s.value, n);
+        match (self.config_values(c, group), stored) {
+            ((n, None), Some([s])) => standby_is(s, n),
+            ((n, Some(tags)), Some([s, t])) => {
+                standby_is(s, n) && t.key == RACK_AWARE_ASSIGNMENT_TAGS && is_joined(&t.value, tags)
             }
             _ => false,
         }
