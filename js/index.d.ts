@@ -522,7 +522,8 @@ export interface EndpointToPartitions {
  * -1 UNKNOWN_SERVER_ERROR, 12 OFFSET_METADATA_TOO_LARGE, 22 ILLEGAL_GENERATION,
  * 24 INVALID_GROUP_ID, 25 UNKNOWN_MEMBER_ID, 35 UNSUPPORTED_VERSION, 42 INVALID_REQUEST,
  * 68 NON_EMPTY_GROUP, 69 GROUP_ID_NOT_FOUND, 81 GROUP_MAX_SIZE_REACHED, 82 FENCED_INSTANCE_ID,
- * 110 FENCED_MEMBER_EPOCH, 111 UNRELEASED_INSTANCE_ID, 113 STALE_MEMBER_EPOCH,
+ * 86 GROUP_SUBSCRIBED_TO_TOPIC, 88 UNSTABLE_OFFSET_COMMIT, 110 FENCED_MEMBER_EPOCH,
+ * 111 UNRELEASED_INSTANCE_ID, 113 STALE_MEMBER_EPOCH,
  * 129-134 as the dialect numbers them (`ErrorCodesByDialect`).
  */
 export type ErrorCode = number;
@@ -545,7 +546,7 @@ interface CommonErrorCodes {
   readonly FENCED_MEMBER_EPOCH: 110;
   readonly UNRELEASED_INSTANCE_ID: 111;
   readonly STALE_MEMBER_EPOCH: 113;
-  readonly GROUP_SUBSCRIBED_TO_TOPIC: 114;
+  readonly GROUP_SUBSCRIBED_TO_TOPIC: 86;
 }
 
 /** The draft's error codes by name (PROTOCOL 2.17, 3.16). */
@@ -839,7 +840,7 @@ export interface OffsetFetchResponse {
 
 /**
  * `OffsetDeleteResponse`: a group-level error (69 unknown group, 24 empty id) with no topics, or
- * every topic and partition of the request in its order, each partition 0 or 114
+ * every topic and partition of the request in its order, each partition 0 or 86
  * (`GROUP_SUBSCRIBED_TO_TOPIC`).
  */
 export interface OffsetDeleteResponse {

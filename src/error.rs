@@ -48,7 +48,7 @@ pub enum ErrorCode {
     UnreleasedInstanceId,
     /// `STALE_MEMBER_EPOCH` (113).
     StaleMemberEpoch,
-    /// `GROUP_SUBSCRIBED_TO_TOPIC` (114).
+    /// `GROUP_SUBSCRIBED_TO_TOPIC` (86).
     GroupSubscribedToTopic,
     /// Draft 129.
     StreamsInvalidTopology,
@@ -80,7 +80,7 @@ impl ErrorCode {
             ErrorCode::FencedMemberEpoch => 110,
             ErrorCode::UnreleasedInstanceId => 111,
             ErrorCode::StaleMemberEpoch => 113,
-            ErrorCode::GroupSubscribedToTopic => 114,
+            ErrorCode::GroupSubscribedToTopic => 86,
             ErrorCode::StreamsInvalidTopology => 129,
             ErrorCode::StreamsMissingSourceTopics => 131,
             ErrorCode::StreamsInconsistentInternalTopics => 134,
@@ -266,5 +266,55 @@ mod tests {
             e.to_string(),
             "FENCED_INSTANCE_ID: Static member m2 with instance id i was fenced by member m1."
         );
+    }
+
+    /// Every variant; the draft's own block (129, 131, 134) is checked apart.
+    const ALL: [ErrorCode; 21] = [
+        ErrorCode::None,
+        ErrorCode::UnknownServerError,
+        ErrorCode::OffsetMetadataTooLarge,
+        ErrorCode::IllegalGeneration,
+        ErrorCode::InvalidGroupId,
+        ErrorCode::UnknownMemberId,
+        ErrorCode::UnsupportedVersion,
+        ErrorCode::InvalidRequest,
+        ErrorCode::NonEmptyGroup,
+        ErrorCode::GroupIdNotFound,
+        ErrorCode::GroupMaxSizeReached,
+        ErrorCode::UnstableOffsetCommit,
+        ErrorCode::FencedInstanceId,
+        ErrorCode::FencedMemberEpoch,
+        ErrorCode::UnreleasedInstanceId,
+        ErrorCode::StaleMemberEpoch,
+        ErrorCode::GroupSubscribedToTopic,
+        ErrorCode::StreamsInvalidTopology,
+        ErrorCode::StreamsMissingSourceTopics,
+        ErrorCode::StreamsInconsistentInternalTopics,
+        ErrorCode::StreamsInvalidTopology42,
+    ];
+
+    #[test]
+    fn every_released_code_is_kafkas_number_for_its_name() {
+        let draft = [
+            ErrorCode::StreamsInvalidTopology,
+            ErrorCode::StreamsMissingSourceTopics,
+            ErrorCode::StreamsInconsistentInternalTopics,
+        ];
+        for table in [
+            include_str!("../schemas/kafka-4.2/errors.txt"),
+            include_str!("../schemas/kafka-4.3/errors.txt"),
+            include_str!("../schemas/kafka-4.4/errors.txt"),
+        ] {
+            for e in ALL.iter().filter(|e| !draft.contains(e)) {
+                let line = format!("{} {}", e.code(), e.name());
+                assert!(
+                    table.lines().any(|l| l == line),
+                    "{line} is not in Kafka's Errors"
+                );
+            }
+        }
+        // The draft's block keeps its own numbers (PROTOCOL 2.17).
+        let numbers: Vec<i16> = draft.iter().map(|e| e.code()).collect();
+        assert_eq!(numbers, [129, 131, 134]);
     }
 }

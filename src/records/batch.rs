@@ -125,17 +125,60 @@ pub struct BatchInfo {
 pub struct BatchDamage {
     /// Where the unreadable batch starts.
     pub position: usize,
-    /// Whether it is the last thing in the bytes (a write cut short by a crash: Kafka's
-    /// recovery truncates it) rather than damage with more batches after it.
+    /// Whether it is a write cut short by a crash (the last write, never acknowledged: it may
+    /// be truncated, as Kafka's recovery does) rather than damage to bytes once written whole,
+    /// which must stop the partition: nothing acknowledged may be cut.
     pub at_tail: bool,
     /// What is wrong with it.
     pub reason: String,
 }
 
+/// Where a whole batch starting at `at` ends, if one does: a valid length that fits, magic 2
+/// and a CRC-32C that holds.
+fn whole_batch_at(bytes: &[u8], at: usize) -> Option<usize> {
+    let rest = bytes.get(at..)?;
+    let length = i32::from_be_bytes(rest.get(8..12)?.try_into().ok()?);
+    let length = usize::try_from(length).ok().filter(|&l| l >= MIN_BODY)?;
+    let body = rest.get(LOG_OVERHEAD..LOG_OVERHEAD.checked_add(length)?)?;
+    let stored = u32::from_be_bytes(body[5..9].try_into().ok()?);
+    (body[4] == 2 && stored == crc32c(&body[CRC_FROM..])).then_some(at + LOG_OVERHEAD + length)
+}
+
+/// Whether a whole batch starts anywhere after `pos`: then what stopped the scan at `pos` is
+/// damage in the middle of the log, not a torn last write.
+fn whole_batch_after(bytes: &[u8], pos: usize) -> bool {
+    (pos + 1..bytes.len().saturating_sub(LOG_OVERHEAD + MIN_BODY - 1))
+        // Magic 2 first: the CRC is computed only where a batch could start.
+        .filter(|&q| bytes[q + 16] == 2)
+        .any(|q| whole_batch_at(bytes, q).is_some())
+}
+
+/// Whether `rest` is one whole batch but for its length field: the CRC does not cover the
+/// length, so a damaged length of the last batch is told from a torn write by the body.
+fn whole_but_its_length(rest: &[u8]) -> bool {
+    rest.len() >= LOG_OVERHEAD + MIN_BODY && {
+        let body = &rest[LOG_OVERHEAD..];
+        let stored = u32::from_be_bytes(body[5..9].try_into().unwrap_or_default());
+        body[4] == 2 && stored == crc32c(&body[CRC_FROM..])
+    }
+}
+
+/// Pages a crash never wrote read back as zeros: a last batch whose length fits but whose
+/// bytes end in this many zeros is a torn write; one ending otherwise was written whole and
+/// damaged since (a real batch ends in its last record's value and a zero header count).
+const UNWRITTEN_ZEROS: usize = 16;
+
 /// The whole batches of a segment, in order, up to the first that is cut short or fails its
-/// check (its damage).
+/// check (its damage). Offsets must follow on (each batch's base offset the one after the
+/// last batch's last offset): the CRC does not cover the base offset.
+///
+/// Only a genuinely torn last write is `at_tail`: a batch longer than what is left with no
+/// whole batch after it and no whole body of its own, a header cut short, a zero-filled
+/// remainder, or a last batch that fails its check and ends in unwritten (zero) bytes.
+/// Anything else (a damaged length with whole batches after it or a whole body, a bit flipped
+/// in a batch written whole, offsets that do not follow on) stops the partition.
 pub fn scan(bytes: &[u8]) -> (Vec<BatchInfo>, Option<BatchDamage>) {
-    let mut out = Vec::new();
+    let mut out: Vec<BatchInfo> = Vec::new();
     let mut pos = 0usize;
     while pos < bytes.len() {
         let rest = &bytes[pos..];
@@ -161,23 +204,30 @@ pub fn scan(bytes: &[u8]) -> (Vec<BatchInfo>, Option<BatchDamage>) {
             );
         };
         let Some(body) = rest.get(LOG_OVERHEAD..LOG_OVERHEAD + length) else {
-            return (
-                out,
-                Some(damage(
-                    format!(
-                        "a batch of {length} bytes where {} are left",
-                        rest.len() - LOG_OVERHEAD
-                    ),
-                    true,
-                )),
-            );
+            let left = rest.len() - LOG_OVERHEAD;
+            let reason = if whole_batch_after(bytes, pos) {
+                format!("its length says {length} bytes where {left} are left, but whole batches follow it: the length is damaged")
+            } else if whole_but_its_length(rest) {
+                format!("its length says {length} bytes where the {left} left are a whole batch: the length is damaged")
+            } else {
+                return (
+                    out,
+                    Some(damage(
+                        format!("a batch of {length} bytes where {left} are left"),
+                        true,
+                    )),
+                );
+            };
+            return (out, Some(damage(reason, false)));
         };
         let end = pos + LOG_OVERHEAD + length;
-        let at_tail = end == bytes.len();
+        let torn = end == bytes.len()
+            && body.len() >= UNWRITTEN_ZEROS
+            && body[body.len() - UNWRITTEN_ZEROS..].iter().all(|&b| b == 0);
         if body[4] != 2 {
             return (
                 out,
-                Some(damage(format!("batch magic {}", body[4]), at_tail)),
+                Some(damage(format!("batch magic {}", body[4]), torn)),
             );
         }
         let stored = u32::from_be_bytes(body[5..9].try_into().unwrap_or_default());
@@ -187,9 +237,21 @@ pub fn scan(bytes: &[u8]) -> (Vec<BatchInfo>, Option<BatchDamage>) {
                 out,
                 Some(damage(
                     format!("the batch at offset {base_offset} fails its CRC-32C check (stored {stored}, computed {computed})"),
-                    at_tail,
+                    torn,
                 )),
             );
+        }
+        if let Some(previous) = out.last() {
+            let expected = previous.last_offset.saturating_add(1);
+            if base_offset != expected {
+                return (
+                    out,
+                    Some(damage(
+                        format!("the batch's base offset {base_offset} does not follow on from the offset {} before it (expected {expected})", expected - 1),
+                        false,
+                    )),
+                );
+            }
         }
         let delta = i32::from_be_bytes(body[11..15].try_into().unwrap_or_default());
         out.push(BatchInfo {
@@ -351,6 +413,64 @@ mod tests {
         let mut zeros = log.clone();
         zeros.extend([0u8; 40]);
         assert!(scan(&zeros).1.unwrap().at_tail);
+    }
+
+    fn three_batches() -> Vec<u8> {
+        let mut log = Vec::new();
+        for i in 0..3 {
+            write_batch(&mut log, i, 5, [(&b"k"[..], Some(&b"v"[..]))].into_iter());
+        }
+        log
+    }
+
+    #[test]
+    fn a_damaged_length_is_never_taken_for_a_torn_write() {
+        let log = three_batches();
+        let one = log.len() / 3;
+        // Every bit of every byte of the second and the last batch's length field.
+        for batch in [one, 2 * one] {
+            for byte in 8..12 {
+                for bit in 0..8 {
+                    let mut bad = log.clone();
+                    bad[batch + byte] ^= 1 << bit;
+                    let (b, d) = scan(&bad);
+                    let d = d.unwrap();
+                    assert_eq!(b.len(), batch / one, "byte {byte} bit {bit}");
+                    assert_eq!((d.position, d.at_tail), (batch, false), "{}", d.reason);
+                }
+            }
+        }
+        // A torn last write with its length whole is still cut.
+        for cut in [1, 10, one - LOG_OVERHEAD - 1] {
+            let (b, d) = scan(&log[..log.len() - cut]);
+            assert_eq!((b.len(), d.map(|d| d.at_tail)), (2, Some(true)), "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn offsets_must_follow_on() {
+        let mut bad = three_batches();
+        let one = bad.len() / 3;
+        bad[2 * one + 7] = 9; // the third batch's base offset, 2, becomes 9: the CRC holds
+        let (b, d) = scan(&bad);
+        let d = d.unwrap();
+        assert_eq!((b.len(), d.position, d.at_tail), (2, 2 * one, false));
+        assert!(d.reason.contains("does not follow on"), "{}", d.reason);
+    }
+
+    #[test]
+    fn a_last_batch_failing_its_check_is_cut_only_when_its_end_was_never_written() {
+        let log = three_batches();
+        let mut flipped = log.clone();
+        let at = log.len() - 20;
+        flipped[at] ^= 4;
+        let d = scan(&flipped).1.unwrap();
+        assert!(!d.at_tail, "a bit flipped in a batch written whole: {}", d.reason);
+        let mut unwritten = log.clone();
+        let n = unwritten.len();
+        unwritten[n - UNWRITTEN_ZEROS..].fill(0);
+        let (b, d) = scan(&unwritten);
+        assert_eq!((b.len(), d.map(|d| d.at_tail)), (2, Some(true)));
     }
 
     #[test]

@@ -187,3 +187,22 @@ test('every dialect has its code tables, and each names the codes its coordinato
   const codes = out.response.status.map((s) => codeName(StatusCodesByDialect['kafka-4.4'], s.statusCode));
   assert.ok(codes.includes('MISSING_CLIENT_TAGS'), JSON.stringify(out.response.status));
 });
+
+test("the released dialects' error tables are Kafka's numbers (Errors of each release)", async () => {
+  const { ErrorCodesByDialect } = await import(join(PKG, 'node.mjs'));
+  for (const [dialect, release] of [['kafka-4.2', '4.2'], ['kafka-4.3', '4.3'], ['kafka-4.4', '4.4']]) {
+    const kafka = new Map(
+      readFileSync(join(ROOT, 'schemas', `kafka-${release}`, 'errors.txt'), 'utf8')
+        .trim().split('\n').map((line) => { const [code, name] = line.split(' '); return [name, Number(code)]; }),
+    );
+    for (const [name, code] of Object.entries(ErrorCodesByDialect[dialect])) {
+      assert.equal(code, kafka.get(name), `${dialect} ${name}`);
+    }
+  }
+  // The draft shares released Kafka's numbers outside its own streams block (PROTOCOL 2.17).
+  const kafka42 = ErrorCodesByDialect['kafka-4.2'];
+  for (const [name, code] of Object.entries(ErrorCodesByDialect['kip1071-draft'])) {
+    if (!name.startsWith('STREAMS_')) assert.equal(code, kafka42[name], name);
+  }
+  assert.equal(kafka42.GROUP_SUBSCRIBED_TO_TOPIC, 86);
+});

@@ -112,7 +112,7 @@ impl PartitionLog {
             if let Some(d) = damage {
                 if !(d.at_tail && i == last) {
                     return Err(format!(
-                        "{}: byte {}: {}; whole batches follow it, so this is not a write cut short: the partition is not loaded (move the file away to start it empty)",
+                        "{}: byte {}: {}; this is not a write cut short, and nothing acknowledged is cut: the partition is not loaded (move the file away to start it empty)",
                         path.display(),
                         d.position,
                         d.reason
@@ -120,7 +120,17 @@ impl PartitionLog {
                 }
                 keep = d.position;
             }
-            next_offset = next_offset.max(*base);
+            // Offsets follow on across segments as within one: a segment's name is its
+            // first batch's base offset, the offset after the segment before it.
+            let first = batches.first().map_or(*base, |b| b.base_offset);
+            if (i > 0 && *base != next_offset) || first != *base {
+                return Err(format!(
+                    "{}: the segment's first offset is {first} where {} was expected: offsets do not follow on, so the log is damaged: the partition is not loaded (move the file away to start it empty)",
+                    path.display(),
+                    if i > 0 { next_offset } else { *base }
+                ));
+            }
+            next_offset = *base;
             for b in &batches {
                 let whole = &bytes[b.start..b.end];
                 let records = batch::records(whole).ok_or_else(|| {
@@ -373,5 +383,50 @@ mod tests {
             bad,
             "nothing cut from a damaged log"
         );
+    }
+
+    /// Nine acknowledged batches, the second's length damaged in any bit of its first byte:
+    /// the partition is not loaded and the file keeps every byte (a torn write alone is cut).
+    #[test]
+    fn a_damaged_length_stops_the_partition_and_cuts_nothing() {
+        let dir = temp("length");
+        let (mut log, _) = PartitionLog::open(&dir, 1 << 20, |_, _| Ok(())).unwrap();
+        let mut starts = Vec::new();
+        for i in 0..9 {
+            starts.push(std::fs::metadata(log.active_path()).unwrap().len() as usize);
+            log.stage(i, None, &[owned(&format!("offset-{i}"), Some("100"))]);
+            log.commit(true).unwrap();
+        }
+        let path = log.active_path().to_path_buf();
+        drop(log);
+        let good = std::fs::read(&path).unwrap();
+        for bit in 0..8 {
+            let mut bad = good.clone();
+            bad[starts[1] + 8] ^= 1 << bit;
+            std::fs::write(&path, &bad).unwrap();
+            let err = read_all(&dir).unwrap_err();
+            assert!(err.contains(&format!("byte {}", starts[1])), "{err}");
+            assert_eq!(std::fs::read(&path).unwrap(), bad, "bit {bit}: nothing cut");
+        }
+        std::fs::write(&path, &good).unwrap();
+        assert_eq!(read_all(&dir).unwrap().0.len(), 9);
+    }
+
+    #[test]
+    fn a_segment_whose_offsets_do_not_follow_on_stops_the_partition() {
+        let dir = temp("follow");
+        let (mut log, _) = PartitionLog::open(&dir, 100, |_, _| Ok(())).unwrap();
+        for i in 0..4 {
+            log.stage(i, None, &[owned("key", Some("value"))]);
+            log.commit(true).unwrap();
+        }
+        drop(log);
+        let found = segments(&dir).unwrap();
+        assert!(found.len() > 2, "{found:?}");
+        // The second segment renamed as if an offset were missing before it.
+        let (base, path) = &found[1];
+        std::fs::rename(path, dir.join(segment_name(base + 1))).unwrap();
+        let err = read_all(&dir).unwrap_err();
+        assert!(err.contains("offsets do not follow on"), "{err}");
     }
 }
