@@ -53,6 +53,8 @@ struct Plan<'q> {
     batched_until: Option<i64>,
     /// Kafka 4.3+: the assignment waits for the interval (a status says so).
     interval_delayed: bool,
+    /// The response fails: nothing is written.
+    response_failure: Option<super::dialect::ResponseFailure>,
 }
 
 /// R4: the member a heartbeat is for, and the static member it replaces.
@@ -115,26 +117,37 @@ impl Coordinator {
         req: &HeartbeatRequest,
         out: &mut Output,
     ) -> Result<(), ProtocolError> {
-        let plan = match self.plan_heartbeat(now, raw_now, client, req) {
-            Ok(plan) => plan,
-            Err(e) => {
-                if e.message == super::dialect::ENDPOINT_MAP_FAILED {
-                    // Kafka fails while building the response, after it scheduled the
-                    // member's session timeout, which stays (and finds no member).
-                    let gid = req.group_id.as_str();
-                    let session = now.saturating_add(i64::from(self.session_timeout_ms(gid)));
-                    let member = req.member_id.as_str();
-                    self.schedule(
-                        TimerKind::SessionTimeout,
-                        gid,
-                        member,
-                        session,
-                        TimerData::None,
-                    );
-                }
-                return Err(e);
+        let plan = self.plan_heartbeat(now, raw_now, client, req)?;
+        if let Some(failure) = plan.response_failure {
+            // Kafka fails while building the response, after it scheduled the member's
+            // session timeout, which stays (and finds no member), and after it moved the
+            // group's endpoint-information epoch, which stays too.
+            let gid = req.group_id.as_str();
+            let session = now.saturating_add(i64::from(self.session_timeout_ms(gid)));
+            let member = req.member_id.as_str();
+            self.schedule(
+                TimerKind::SessionTimeout,
+                gid,
+                member,
+                session,
+                TimerData::None,
+            );
+            if plan.arm_delay {
+                // The initial rebalance delay was armed first too (a timer is not undone).
+                let until = now.saturating_add(i64::from(self.initial_rebalance_delay_ms(gid)));
+                let kind = TimerKind::InitialRebalanceDelay;
+                self.schedule(kind, gid, "", until, TimerData::None);
             }
-        };
+            if let Some(group) = self.groups.get_mut(gid) {
+                if let Some(epoch) = failure.endpoint_epoch {
+                    group.soft.endpoint_epoch = epoch;
+                }
+                if req.shutdown_application && group.soft.shutdown_requester.is_none() {
+                    group.soft.shutdown_requester = Some(member.to_string());
+                }
+            }
+            return Err(failure.error);
+        }
         let gid = req.group_id.as_str();
         let before = self.groups.get(gid).map(|g| g.soft.java_member_slots);
         let created = before.is_none();
@@ -394,7 +407,7 @@ impl Coordinator {
             None => !unchanged && found.assigned != reconciled.assigned,
         };
         let endpoint_changed = reconciled.metadata.user_endpoint != found.metadata.user_endpoint;
-        self.rules.check_response(
+        let response_failure = self.rules.check_response(
             group,
             !self.groups.contains_key(gid),
             &reconciled,
@@ -405,7 +418,7 @@ impl Coordinator {
             },
             configured,
             req,
-        )?;
+        );
         Ok(Plan {
             member_id,
             batch,
@@ -418,6 +431,7 @@ impl Coordinator {
             arm_delay: target.arm_delay,
             batched_until: target.batched_until,
             interval_delayed: target.interval_delayed,
+            response_failure,
         })
     }
 

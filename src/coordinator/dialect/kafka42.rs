@@ -23,7 +23,7 @@
 //!   `ASSIGNMENT_DELAYED` with `untilMs`.
 
 use super::release::Release;
-use super::{Committed, DialectRules, MemberChange, TopicView};
+use super::{Committed, DialectRules, MemberChange, ResponseFailure, TopicView};
 use crate::api::{
     task_ids_json, DescribeRequest, DescribeResponse42, HeartbeatRequest, HeartbeatResponse42,
     Output, Response, TaskIdsJson,
@@ -573,8 +573,11 @@ impl DialectRules for Kafka {
     }
 
     /// Kafka builds the endpoint map of a response from the configured topology's
-    /// subtopologies; while the topology is not ready it has none, and the heartbeat fails with
-    /// UNKNOWN_SERVER_ERROR before anything is written (r10 of the measured differences).
+    /// subtopologies; while it has none (source topics missing, an invalid or incorrectly
+    /// partitioned topology; internal topics missing still configures them), the map of a
+    /// member with an endpoint fails with UNKNOWN_SERVER_ERROR (`NoSuchElementException`, r10
+    /// of the measured differences). Kafka has moved the stored group's endpoint-information
+    /// epoch by then (a plain field), and keeps it.
     fn check_response(
         &self,
         group: &Group,
@@ -583,26 +586,26 @@ impl DialectRules for Kafka {
         change: MemberChange,
         configured: Option<&Configuration>,
         req: &HeartbeatRequest,
-    ) -> Result<(), ProtocolError> {
-        if matches!(configured, Some(Configuration::Ready(_))) {
-            return Ok(());
+    ) -> Option<ResponseFailure> {
+        if matches!(
+            configured,
+            Some(Configuration::Ready(_) | Configuration::MissingInternalTopics(_))
+        ) {
+            return None;
         }
-        let (epoch, _) = endpoint_epochs(group, created, member, change, self.release);
+        let (epoch, bumped) = endpoint_epochs(group, created, member, change, self.release);
         if req.endpoint_information_epoch == Some(epoch) {
-            return Ok(());
+            return None;
         }
         let stored_has = group
             .members
             .get(&member.member_id)
             .is_some_and(|m| m.endpoint().is_some());
         let others = group.with_endpoint > usize::from(stored_has);
-        if member.endpoint().is_some() || others {
-            return Err(ProtocolError::new(
-                ErrorCode::UnknownServerError,
-                super::ENDPOINT_MAP_FAILED,
-            ));
-        }
-        Ok(())
+        (member.endpoint().is_some() || others).then(|| ResponseFailure {
+            error: ProtocolError::new(ErrorCode::UnknownServerError, super::ENDPOINT_MAP_FAILED),
+            endpoint_epoch: (bumped && !created).then_some(epoch),
+        })
     }
 
     /// PROTOCOL 4.2, 4.4 step 10: the response of a committed 4.2 heartbeat.

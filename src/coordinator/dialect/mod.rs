@@ -18,6 +18,17 @@ use crate::topology::Configuration;
 /// build (never sent: Kafka answers such errors without a message).
 pub(crate) const ENDPOINT_MAP_FAILED: &str = "The endpoint map needs a ready topology.";
 
+/// A heartbeat Kafka fails while building its response: its records and timeline state are
+/// undone, but what Kafka keeps outside its timeline before the failure stays.
+#[derive(Debug)]
+pub(crate) struct ResponseFailure {
+    /// The answer.
+    pub(crate) error: ProtocolError,
+    /// The group's endpoint-information epoch, a plain field of Kafka's group object that it
+    /// moved before the failure (the stored group's, not a group this heartbeat created).
+    pub(crate) endpoint_epoch: Option<i32>,
+}
+
 /// The rules of the dialect `dialect`.
 pub(crate) fn rules(dialect: Dialect) -> &'static dyn DialectRules {
     match dialect {
@@ -162,7 +173,7 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
     fn respond(&self, c: &mut Coordinator, done: Committed<'_>, out: &mut Output) -> Response;
 
     /// Checks made before anything is written that the response would fail on (Kafka fails a
-    /// heartbeat whose endpoint map it cannot build while the topology is not ready).
+    /// heartbeat whose endpoint map it cannot build while the topology has no subtopologies).
     fn check_response(
         &self,
         _group: &Group,
@@ -171,8 +182,8 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
         _change: MemberChange,
         _configured: Option<&Configuration>,
         _req: &HeartbeatRequest,
-    ) -> Result<(), ProtocolError> {
-        Ok(())
+    ) -> Option<ResponseFailure> {
+        None
     }
 
     /// `StreamsGroupDescribe` (3.15; 4.10).
