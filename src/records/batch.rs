@@ -225,10 +225,7 @@ pub fn scan(bytes: &[u8]) -> (Vec<BatchInfo>, Option<BatchDamage>) {
             && body.len() >= UNWRITTEN_ZEROS
             && body[body.len() - UNWRITTEN_ZEROS..].iter().all(|&b| b == 0);
         if body[4] != 2 {
-            return (
-                out,
-                Some(damage(format!("batch magic {}", body[4]), torn)),
-            );
+            return (out, Some(damage(format!("batch magic {}", body[4]), torn)));
         }
         let stored = u32::from_be_bytes(body[5..9].try_into().unwrap_or_default());
         let computed = crc32c(&body[CRC_FROM..]);
@@ -443,7 +440,11 @@ mod tests {
         // A torn last write with its length whole is still cut.
         for cut in [1, 10, one - LOG_OVERHEAD - 1] {
             let (b, d) = scan(&log[..log.len() - cut]);
-            assert_eq!((b.len(), d.map(|d| d.at_tail)), (2, Some(true)), "cut {cut}");
+            assert_eq!(
+                (b.len(), d.map(|d| d.at_tail)),
+                (2, Some(true)),
+                "cut {cut}"
+            );
         }
     }
 
@@ -465,7 +466,11 @@ mod tests {
         let at = log.len() - 20;
         flipped[at] ^= 4;
         let d = scan(&flipped).1.unwrap();
-        assert!(!d.at_tail, "a bit flipped in a batch written whole: {}", d.reason);
+        assert!(
+            !d.at_tail,
+            "a bit flipped in a batch written whole: {}",
+            d.reason
+        );
         let mut unwritten = log.clone();
         let n = unwritten.len();
         unwritten[n - UNWRITTEN_ZEROS..].fill(0);
