@@ -23,6 +23,7 @@ use crate::records::Dialect;
 use crate::Coordinator;
 use crate::{BoundaryCode, BoundaryError};
 
+pub use crate::duplicate_topic_names;
 pub use api_versions::served;
 use codec::{Reader, WireError};
 use messages::kafka::{request_header::RequestHeader, response_header::ResponseHeader};
@@ -153,21 +154,6 @@ pub fn respond(
     ResponseHeader { correlation_id }.write(&mut w, header_version);
     body(&mut w);
     w
-}
-
-/// Kafka's controller on the names of a `CreateTopics` request (`ControllerApis.createTopics`),
-/// for a host that answers it: the names listed more than once, in the order Kafka's answer
-/// lists them (a Java `HashSet`'s). Nothing is created for such a name; it gets one result,
-/// `INVALID_REQUEST` "Duplicate topic name.", after the results of the other topics.
-pub fn duplicate_topic_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut once = std::collections::HashSet::new();
-    let mut twice: Vec<String> = Vec::new();
-    for name in names {
-        if !once.insert(name) && !twice.iter().any(|d| d == name) {
-            twice.push(name.to_string());
-        }
-    }
-    crate::java::hash_map_keys(twice)
 }
 
 /// The API a dialect serves for `key`, if it serves it.
