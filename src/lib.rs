@@ -78,6 +78,7 @@ pub use error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
 pub use id_map::{IdMap, Iter as IdMapIter};
 pub use partition::partition_for;
 pub use records::Dialect;
+pub use topics::duplicate_topic_names;
 
 /// The crate version.
 pub fn version() -> &'static str {

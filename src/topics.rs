@@ -1,6 +1,7 @@
 //! The topic image: the topics as the host reported them (`TopicMetadata`), the views the
 //! dialects take of it (partition counts, the draft's partition metadata) and the 4.2 metadata
-//! hash over it (PROTOCOL 2.12, 4.5, 5.2).
+//! hash over it (PROTOCOL 2.12, 4.5, 5.2); and Kafka's controller's rule on a `CreateTopics`
+//! request's duplicate names, for a host that answers it.
 
 use std::collections::BTreeMap;
 
@@ -10,6 +11,21 @@ use crate::java::java_length;
 use crate::ordered::Ordered;
 use crate::records::{PartitionMetadataValue, PartitionRacks, TopicMetadata, Uuid};
 use crate::topology::{self, Subtopology};
+
+/// Kafka's controller on the names of a `CreateTopics` request (`ControllerApis.createTopics`),
+/// for a host that answers it: the names listed more than once, in the order Kafka's answer
+/// lists them (a Java `HashSet`'s). Nothing is created for such a name; it gets one result,
+/// `INVALID_REQUEST` "Duplicate topic name.", after the results of the other topics.
+pub fn duplicate_topic_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut once = std::collections::HashSet::new();
+    let mut twice: Vec<String> = Vec::new();
+    for name in names {
+        if !once.insert(name) && !twice.iter().any(|d| d == name) {
+            twice.push(name.to_string());
+        }
+    }
+    crate::java::hash_map_keys(twice)
+}
 
 /// Every reported topic by name.
 pub(crate) type Topics = BTreeMap<String, TopicImage>;

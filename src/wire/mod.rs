@@ -23,10 +23,12 @@ use crate::records::Dialect;
 use crate::Coordinator;
 use crate::{BoundaryCode, BoundaryError};
 
+pub use crate::duplicate_topic_names;
 pub use api_versions::served;
 use codec::{Reader, WireError};
 use messages::kafka::{request_header::RequestHeader, response_header::ResponseHeader};
 use messages::versions::ApiRange;
+pub use offsets::MetadataCache;
 
 /// What a request frame gives: the response frame to send (header and body, without the size
 /// prefix), and the same records, topics to create, `explain` and next deadline as the JSON
@@ -229,6 +231,44 @@ pub fn handle_frame_with(
     peer: &Peer,
     out: &mut Vec<u8>,
 ) -> Result<Output, BoundaryError> {
+    handle(coordinator, scratch, frame, (now_ms, peer), out, None)
+}
+
+/// [`handle_frame_with`] behind Kafka's broker front-end, for a host that knows the cluster's
+/// topics (`sgc serve`): version-10 ids are named by `topics` rather than by the coordinator's
+/// topic image, and a commit, transactional commit or offset delete of a topic or partition
+/// `topics` does not know is answered `UNKNOWN_TOPIC_OR_PARTITION` for it without reaching the
+/// coordinator, the answers merged in Kafka's order (`KafkaApis.handleOffsetCommitRequest`,
+/// `handleTxnOffsetCommitRequest`, `handleOffsetDeleteRequest`).
+pub fn handle_frame_checked(
+    coordinator: &mut Coordinator,
+    scratch: &mut FrameScratch,
+    frame: &[u8],
+    now_ms: i64,
+    peer: &Peer,
+    out: &mut Vec<u8>,
+    topics: &dyn MetadataCache,
+) -> Result<Output, BoundaryError> {
+    handle(
+        coordinator,
+        scratch,
+        frame,
+        (now_ms, peer),
+        out,
+        Some(topics),
+    )
+}
+
+/// A frame through the front-end (`cache`: a host's, else the coordinator's topic image
+/// names ids and nothing is checked), the coordinator and back.
+fn handle(
+    coordinator: &mut Coordinator,
+    scratch: &mut FrameScratch,
+    frame: &[u8],
+    (now_ms, peer): (i64, &Peer),
+    out: &mut Vec<u8>,
+    cache: Option<&dyn MetadataCache>,
+) -> Result<Output, BoundaryError> {
     let dialect = coordinator.config().dialect;
     // The key first, as Kafka looks it up before it reads the rest of the header.
     let key = match frame {
@@ -280,7 +320,11 @@ pub fn handle_frame_with(
     };
     let mut kind = requests::decode(dialect, &header, body, client)
         .map_err(|e| body_error(served.name, &e))?;
-    let unresolved = offsets::resolve(coordinator.topics(), &mut kind);
+    let lookup = match cache {
+        Some(c) => offsets::Lookup::Cache(c),
+        None => offsets::Lookup::Image(coordinator.topics()),
+    };
+    let front = offsets::resolve(&lookup, &mut kind);
     let mut output = match offsets::answered_before_coordinator(&kind) {
         Some(response) => Output {
             response: Some(response),
@@ -290,8 +334,8 @@ pub fn handle_frame_with(
     };
     match output.response.take() {
         Some(mut response) => {
-            if let Some(u) = unresolved {
-                offsets::merge(u, &mut response);
+            if let Some(f) = front {
+                offsets::merge(f, &mut response);
             }
             if let Some(kept) = responses::encode_into(&header, response, out) {
                 coordinator.recycle(kept);

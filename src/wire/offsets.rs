@@ -1,12 +1,16 @@
 //! `OffsetCommit` (8) and `OffsetFetch` (9) on the wire: each version's request and response
 //! shape to and from the core's one shape (the version-8+ `groups[]` of a fetch, names and
-//! version-10 ids side by side), and the part of Kafka's broker front-end that version 10
-//! needs: its topics come by id only, and the core speaks names.
+//! version-10 ids side by side), and the part of Kafka's broker front-end that the offset APIs
+//! need before the coordinator.
 //!
 //! Kafka's `KafkaApis` resolves a version-10 topic id to a name through its metadata cache;
 //! here the topic image is that cache (`TopicMetadata` with `topicId`). A topic whose id it
 //! does not know is answered `UNKNOWN_TOPIC_ID` without reaching the coordinator, and a fetch of
-//! all offsets leaves out a topic that has no id to be named by.
+//! all offsets leaves out a topic that has no id to be named by. A host that knows the
+//! cluster's topics gives its own cache ([`MetadataCache`]) instead, and gets the rest of
+//! Kafka's checks: a commit, transactional commit or offset delete of a topic or partition that
+//! does not exist is answered `UNKNOWN_TOPIC_OR_PARTITION` for it, the coordinator seeing only
+//! the rest, and the two answers merged as Kafka's response builders merge them.
 
 use super::codec::{Reader, WireError};
 use super::messages::kafka::{
@@ -15,9 +19,11 @@ use super::messages::kafka::{
 };
 use crate::api::{
     InputKind, OffsetCommitPartition, OffsetCommitRequest, OffsetCommitResponse,
-    OffsetCommitResponsePartition, OffsetCommitResponseTopic, OffsetCommitTopic, OffsetFetchGroup,
-    OffsetFetchRequest, OffsetFetchResponse, OffsetFetchResponsePartition,
-    OffsetFetchResponseTopic, OffsetFetchTopic, Response, TxnOffsetCommitRequest,
+    OffsetCommitResponsePartition, OffsetCommitResponseTopic, OffsetCommitTopic,
+    OffsetDeleteResponse, OffsetDeleteResponsePartition, OffsetDeleteResponseTopic,
+    OffsetDeleteTopic, OffsetFetchGroup, OffsetFetchRequest, OffsetFetchResponse,
+    OffsetFetchResponsePartition, OffsetFetchResponseTopic, OffsetFetchTopic, Response,
+    TxnOffsetCommitRequest,
 };
 use crate::records::Uuid;
 use crate::TopicImage;
@@ -25,6 +31,8 @@ use crate::TopicImage;
 /// The topic image (`Coordinator::topics`): Kafka's metadata cache for the front-end's step.
 type Topics = std::collections::BTreeMap<String, TopicImage>;
 
+/// Kafka's `UNKNOWN_TOPIC_OR_PARTITION`.
+const UNKNOWN_TOPIC_OR_PARTITION: i16 = 3;
 /// Kafka's `UNKNOWN_TOPIC_ID`.
 const UNKNOWN_TOPIC_ID: i16 = 100;
 /// Version 10 names topics by id; version 8 batched fetches; version 2 brought the fetch's
@@ -394,58 +402,185 @@ fn batched(p: OffsetFetchResponsePartition) -> fs::OffsetFetchResponsePartitions
     }
 }
 
+/// What a host's metadata cache knows of topics: what Kafka's `KafkaApis` asks its
+/// `MetadataCache` before it hands an offset request to the group coordinator. A host that
+/// knows the cluster's topics passes one to [`super::handle_frame_checked`]: a commit, a
+/// transactional commit or an offset delete naming a topic or partition it does not know is
+/// answered `UNKNOWN_TOPIC_OR_PARTITION` for those partitions without reaching the coordinator,
+/// as Kafka's broker answers it.
+pub trait MetadataCache {
+    /// The name of the topic with this id (`None`: no such topic).
+    fn topic_name(&self, id: Uuid) -> Option<String>;
+    /// The number of partitions of the topic named `name` (`None`: no such topic).
+    fn partition_count(&self, name: &str) -> Option<i32>;
+}
+
+/// Where the front-end's step names ids and checks topics.
+pub(super) enum Lookup<'a> {
+    /// The coordinator's topic image: version-10 ids are named, topics are not checked (the
+    /// core's own face, whose host may know no topics at all).
+    Image(&'a Topics),
+    /// A host's metadata cache: Kafka's broker front-end, checks included.
+    Cache(&'a dyn MetadataCache),
+}
+
+/// What the front-end's step knows of a topic named in a request.
+enum Known {
+    /// Not checked (the topic image).
+    Unchecked,
+    /// No such topic.
+    Missing,
+    /// A topic of this many partitions.
+    Partitions(i32),
+}
+
+impl Lookup<'_> {
+    /// A name for a version-10 id (Kafka resolves only a non-zero id).
+    fn name_of(&self, id: Option<&str>) -> Option<String> {
+        let id = Uuid::from_text(id?)?;
+        if id == Uuid::default() {
+            return None;
+        }
+        match self {
+            Lookup::Image(topics) => topics
+                .iter()
+                .find(|(_, t)| t.topic_id == id)
+                .map(|(name, _)| name.clone()),
+            Lookup::Cache(cache) => cache.topic_name(id),
+        }
+    }
+
+    fn known(&self, name: &str) -> Known {
+        match self {
+            Lookup::Image(_) => Known::Unchecked,
+            Lookup::Cache(cache) => cache
+                .partition_count(name)
+                .map_or(Known::Missing, Known::Partitions),
+        }
+    }
+}
+
 /// A topic id the topic image does not know, with the partitions asked of it.
 type UnknownTopic = (String, Vec<i32>);
 
-/// The topics of a version-10 request that the topic image could not name, to answer
-/// `UNKNOWN_TOPIC_ID` beside the coordinator's answer.
+/// A topic of Kafka's response builder: the front-end's errors of its partitions.
+#[derive(Debug)]
+struct ErrorTopic {
+    name: String,
+    topic_id: Option<String>,
+    partitions: Vec<(i32, i16)>,
+}
+
+/// Kafka's response builder of the front-end (`OffsetCommitResponse.Builder` and its
+/// transactional and delete siblings): the topics whose partitions it answered, in the order
+/// the request named them, one entry per topic id (a version-10 commit, a version-6
+/// transactional one) or per name.
 #[derive(Debug, Default)]
-pub(super) struct Unresolved {
-    /// Commit: the topics in request order.
-    commit: Vec<UnknownTopic>,
+struct Builder {
+    by_id: bool,
+    topics: Vec<ErrorTopic>,
+}
+
+impl Builder {
+    fn entry(&mut self, name: &str, topic_id: Option<&str>) -> &mut ErrorTopic {
+        let by_id = self.by_id;
+        let at = self.topics.iter().position(|t| {
+            if by_id {
+                t.topic_id.as_deref() == topic_id
+            } else {
+                t.name == name
+            }
+        });
+        let at = at.unwrap_or_else(|| {
+            self.topics.push(ErrorTopic {
+                name: name.to_string(),
+                topic_id: topic_id.map(str::to_string),
+                partitions: Vec::new(),
+            });
+            self.topics.len() - 1
+        });
+        &mut self.topics[at]
+    }
+
+    /// Kafka's `addPartitions`: every partition of a topic with `code` (an entry even for none).
+    fn add_all(&mut self, name: &str, topic_id: Option<&str>, parts: &[i32], code: i16) {
+        let e = self.entry(name, topic_id);
+        e.partitions.extend(parts.iter().map(|&p| (p, code)));
+    }
+}
+
+/// The front-end's step on a request: what it answered itself, to merge with the coordinator's
+/// answer.
+#[derive(Debug, Default)]
+pub(super) struct FrontEnd {
+    /// Commit and transactional commit: the response builder.
+    commit: Builder,
     /// Fetch: per group of the request, its unknown topics, and whether it asked for all.
     fetch: Vec<(Vec<UnknownTopic>, bool)>,
+    /// Delete: the response builder (by name).
+    delete: Builder,
 }
 
-/// A name for each id the topic image knows (Kafka resolves only a non-zero id).
-fn name_of(topics: &Topics, id: Option<&str>) -> Option<String> {
-    let id = Uuid::from_text(id?)?;
-    if id == Uuid::default() {
-        return None;
-    }
-    topics
-        .iter()
-        .find(|(_, t)| t.topic_id == id)
-        .map(|(name, _)| name.clone())
-}
-
-/// Names a version-10 commit's (or version-6 transactional commit's) topics by the topic image
-/// and takes out those it cannot name.
-fn resolve_commit(topics: &Topics, commit_topics: &mut Vec<OffsetCommitTopic>) -> Unresolved {
-    let mut unresolved = Unresolved::default();
-    commit_topics.retain_mut(|t| match name_of(topics, t.topic_id.as_deref()) {
-        Some(name) => {
-            t.name = name;
-            true
+/// Names a version-10 commit's (or version-6 transactional commit's) topics by id, then, with
+/// a host's metadata cache, keeps for the coordinator only the partitions of topics that exist
+/// (Kafka's `handleOffsetCommitRequest` and `handleTxnOffsetCommitRequest`).
+fn resolve_commit(
+    lookup: &Lookup<'_>,
+    by_id: bool,
+    commit_topics: &mut Vec<OffsetCommitTopic>,
+) -> FrontEnd {
+    let mut b = Builder {
+        by_id,
+        topics: Vec::new(),
+    };
+    commit_topics.retain_mut(|t| {
+        let parts = |t: &OffsetCommitTopic| -> Vec<i32> {
+            t.partitions.iter().map(|p| p.partition_index).collect()
+        };
+        if by_id {
+            match lookup.name_of(t.topic_id.as_deref()) {
+                Some(name) => t.name = name,
+                None => {
+                    b.add_all("", t.topic_id.as_deref(), &parts(t), UNKNOWN_TOPIC_ID);
+                    return false;
+                }
+            }
         }
-        None => {
-            let parts = t.partitions.iter().map(|p| p.partition_index).collect();
-            unresolved
-                .commit
-                .push((t.topic_id.clone().unwrap_or_default(), parts));
-            false
+        match lookup.known(&t.name) {
+            Known::Unchecked => true,
+            Known::Missing => {
+                let id = t.topic_id.as_deref();
+                b.add_all(&t.name, id, &parts(t), UNKNOWN_TOPIC_OR_PARTITION);
+                false
+            }
+            Known::Partitions(n) => {
+                let (name, id) = (t.name.as_str(), t.topic_id.as_deref());
+                t.partitions.retain(|p| {
+                    let exists = (0..n).contains(&p.partition_index);
+                    if !exists {
+                        let e = b.entry(name, id);
+                        e.partitions
+                            .push((p.partition_index, UNKNOWN_TOPIC_OR_PARTITION));
+                    }
+                    exists
+                });
+                !t.partitions.is_empty()
+            }
         }
     });
-    unresolved
+    FrontEnd {
+        commit: b,
+        ..FrontEnd::default()
+    }
 }
 
-/// The same for a version-10 fetch, group by group.
-fn resolve_fetch(topics: &Topics, req: &mut OffsetFetchRequest) -> Unresolved {
-    let mut unresolved = Unresolved::default();
+/// The same for a version-10 fetch, group by group (a fetch's topics are not checked).
+fn resolve_fetch(lookup: &Lookup<'_>, req: &mut OffsetFetchRequest) -> FrontEnd {
+    let mut front = FrontEnd::default();
     for g in &mut req.groups {
         let mut unknown = Vec::new();
         if let Some(l) = &mut g.topics {
-            l.retain_mut(|t| match name_of(topics, t.topic_id.as_deref()) {
+            l.retain_mut(|t| match lookup.name_of(t.topic_id.as_deref()) {
                 Some(name) => {
                     t.name = name;
                     true
@@ -457,40 +592,108 @@ fn resolve_fetch(topics: &Topics, req: &mut OffsetFetchRequest) -> Unresolved {
                 }
             });
         }
-        unresolved.fetch.push((unknown, g.topics.is_none()));
+        front.fetch.push((unknown, g.topics.is_none()));
     }
-    unresolved
+    front
 }
 
-impl Unresolved {
-    /// Kafka's `OffsetCommitResponse.TopicIdBuilder`: the unknown topics first (one entry per
-    /// id), then the coordinator's topics, merged into an entry of the same id.
+/// Kafka's `handleOffsetDeleteRequest` with a host's metadata cache: the partitions of topics
+/// that exist go to the coordinator (which is asked even with none left).
+fn resolve_delete(lookup: &Lookup<'_>, topics: &mut Vec<OffsetDeleteTopic>) -> FrontEnd {
+    let mut b = Builder::default();
+    topics.retain_mut(|t| match lookup.known(&t.name) {
+        Known::Unchecked => true,
+        Known::Missing => {
+            let parts: Vec<i32> = t.partitions.iter().map(|p| p.partition_index).collect();
+            b.add_all(&t.name, None, &parts, UNKNOWN_TOPIC_OR_PARTITION);
+            false
+        }
+        Known::Partitions(n) => {
+            let name = t.name.as_str();
+            t.partitions.retain(|p| {
+                let exists = (0..n).contains(&p.partition_index);
+                if !exists {
+                    let e = b.entry(name, None);
+                    e.partitions
+                        .push((p.partition_index, UNKNOWN_TOPIC_OR_PARTITION));
+                }
+                exists
+            });
+            !t.partitions.is_empty()
+        }
+    });
+    FrontEnd {
+        delete: b,
+        ..FrontEnd::default()
+    }
+}
+
+impl FrontEnd {
+    /// Kafka's `Builder.merge`: the builder's topics first, then the coordinator's, each
+    /// merged into an entry of the same key (id or name); an empty builder is the
+    /// coordinator's answer as it is.
     fn merge_commit(self, r: &mut OffsetCommitResponse) {
-        if self.commit.is_empty() {
+        let b = self.commit;
+        if b.topics.is_empty() {
             return;
         }
-        let mut topics: Vec<OffsetCommitResponseTopic> = Vec::new();
-        let errors = |parts: Vec<i32>| {
-            parts.into_iter().map(|p| OffsetCommitResponsePartition {
-                partition_index: p,
-                error_code: UNKNOWN_TOPIC_ID,
+        let by_id = b.by_id;
+        let mut topics: Vec<OffsetCommitResponseTopic> = b
+            .topics
+            .into_iter()
+            .map(|t| OffsetCommitResponseTopic {
+                name: t.name,
+                topic_id: t.topic_id,
+                partitions: t
+                    .partitions
+                    .into_iter()
+                    .map(|(p, code)| OffsetCommitResponsePartition {
+                        partition_index: p,
+                        error_code: code,
+                    })
+                    .collect(),
             })
-        };
-        for (id, parts) in self.commit {
-            match topics
-                .iter_mut()
-                .find(|t| t.topic_id.as_deref() == Some(&id))
-            {
-                Some(t) => t.partitions.extend(errors(parts)),
-                None => topics.push(OffsetCommitResponseTopic {
-                    name: String::new(),
-                    topic_id: Some(id),
-                    partitions: errors(parts).collect(),
-                }),
+            .collect();
+        for t in std::mem::take(&mut r.topics) {
+            let same = |e: &&mut OffsetCommitResponseTopic| {
+                if by_id {
+                    e.topic_id == t.topic_id
+                } else {
+                    e.name == t.name
+                }
+            };
+            match topics.iter_mut().find(same) {
+                Some(e) => e.partitions.extend(t.partitions),
+                None => topics.push(t),
             }
         }
+        r.topics = topics;
+    }
+
+    /// Kafka's `OffsetDeleteResponse.Builder.merge`: a group-level error is the coordinator's
+    /// answer alone; else as a commit's, by name.
+    fn merge_delete(self, r: &mut OffsetDeleteResponse) {
+        let b = self.delete;
+        if r.error_code != 0 || b.topics.is_empty() {
+            return;
+        }
+        let mut topics: Vec<OffsetDeleteResponseTopic> = b
+            .topics
+            .into_iter()
+            .map(|t| OffsetDeleteResponseTopic {
+                name: t.name,
+                partitions: t
+                    .partitions
+                    .into_iter()
+                    .map(|(p, code)| OffsetDeleteResponsePartition {
+                        partition_index: p,
+                        error_code: code,
+                    })
+                    .collect(),
+            })
+            .collect();
         for t in std::mem::take(&mut r.topics) {
-            match topics.iter_mut().find(|e| e.topic_id == t.topic_id) {
+            match topics.iter_mut().find(|e| e.name == t.name) {
                 Some(e) => e.partitions.extend(t.partitions),
                 None => topics.push(t),
             }
@@ -530,22 +733,35 @@ impl Unresolved {
     }
 }
 
-/// The front-end's step before the coordinator: a version-10 request's topics named by the
-/// topic image, those it cannot name kept aside (`None`: nothing to resolve).
-pub(super) fn resolve(topics: &Topics, kind: &mut InputKind) -> Option<Unresolved> {
+/// The front-end's step before the coordinator: a version-10 request's topics named by id,
+/// those it cannot name kept aside, and with a host's metadata cache the topics and
+/// partitions that do not exist too (`None`: nothing to do).
+pub(super) fn resolve(lookup: &Lookup<'_>, kind: &mut InputKind) -> Option<FrontEnd> {
+    let checked = matches!(lookup, Lookup::Cache(_));
     match kind {
         InputKind::OffsetCommit {
             api_version,
             request,
-        } if *api_version >= TOPIC_ID_FROM => Some(resolve_commit(topics, &mut request.topics)),
+        } if checked || *api_version >= TOPIC_ID_FROM => Some(resolve_commit(
+            lookup,
+            *api_version >= TOPIC_ID_FROM,
+            &mut request.topics,
+        )),
         InputKind::TxnOffsetCommit {
             api_version,
             request,
-        } if *api_version >= TXN_TOPIC_ID_FROM => Some(resolve_commit(topics, &mut request.topics)),
+        } if checked || *api_version >= TXN_TOPIC_ID_FROM => Some(resolve_commit(
+            lookup,
+            *api_version >= TXN_TOPIC_ID_FROM,
+            &mut request.topics,
+        )),
         InputKind::OffsetFetch {
             api_version,
             request,
-        } if *api_version >= TOPIC_ID_FROM => Some(resolve_fetch(topics, request)),
+        } if *api_version >= TOPIC_ID_FROM => Some(resolve_fetch(lookup, request)),
+        InputKind::OffsetDelete { request } if checked => {
+            Some(resolve_delete(lookup, &mut request.topics))
+        }
         _ => None,
     }
 }
@@ -564,11 +780,12 @@ pub(super) fn answered_before_coordinator(kind: &InputKind) -> Option<Response> 
     }
 }
 
-/// Merges the unknown topics kept by [`resolve`] into the coordinator's response.
-pub(super) fn merge(unresolved: Unresolved, response: &mut Response) {
+/// Merges what the front-end answered itself ([`resolve`]) into the coordinator's response.
+pub(super) fn merge(front: FrontEnd, response: &mut Response) {
     match response {
-        Response::OffsetCommit(r) | Response::TxnOffsetCommit(r) => unresolved.merge_commit(r),
-        Response::OffsetFetch(r) => unresolved.merge_fetch(r),
+        Response::OffsetCommit(r) | Response::TxnOffsetCommit(r) => front.merge_commit(r),
+        Response::OffsetFetch(r) => front.merge_fetch(r),
+        Response::OffsetDelete(r) => front.merge_delete(r),
         _ => {}
     }
 }

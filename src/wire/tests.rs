@@ -297,6 +297,161 @@ fn version_10_topics_are_named_by_the_topic_image() {
     assert_eq!(all[0]["topicId"][15], 15);
 }
 
+/// A host's metadata cache for [`handle_frame_checked`]: `ck-a` of 3 partitions with id `ID`.
+struct Cache;
+
+impl MetadataCache for Cache {
+    fn topic_name(&self, id: crate::records::Uuid) -> Option<String> {
+        (id.to_text() == ID).then(|| "ck-a".to_string())
+    }
+    fn partition_count(&self, name: &str) -> Option<i32> {
+        (name == "ck-a").then_some(3)
+    }
+}
+
+/// `(name or last id byte, [(partition, code)])` of each topic of a commit-shaped answer.
+fn answered(json: &serde_json::Value, by_id: bool) -> Vec<(String, Vec<(i64, i64)>)> {
+    json["topics"]
+        .as_array()
+        .expect("topics")
+        .iter()
+        .map(|t| {
+            let key = if by_id {
+                t["topicId"][15].to_string()
+            } else {
+                t["name"].as_str().unwrap_or_default().to_string()
+            };
+            let parts = t["partitions"]
+                .as_array()
+                .expect("partitions")
+                .iter()
+                .map(|p| {
+                    let i = p["partitionIndex"].as_i64().unwrap_or(-9);
+                    (i, p["errorCode"].as_i64().unwrap_or(-9))
+                })
+                .collect();
+            (key, parts)
+        })
+        .collect()
+}
+
+/// Kafka's broker front-end with a host's metadata cache: a commit of a topic that does not
+/// exist, or of a partition past a topic's count, is answered UNKNOWN_TOPIC_OR_PARTITION for
+/// it, the builder's topics first and the coordinator's partitions merged into them, and only
+/// the rest is written; version 10's ids are named by the cache (UNKNOWN_TOPIC_ID for one it
+/// does not know); transactional commits and offset deletes are checked alike, a delete's
+/// group error answering alone.
+#[test]
+fn a_hosts_metadata_cache_refuses_unknown_topics_and_partitions() {
+    let mut c = coordinator(Dialect::Kafka42);
+    let mut scratch = FrameScratch::default();
+    let mut call = |c: &mut Coordinator, input: String, key: i16, v: i16| {
+        let mut out = Vec::new();
+        let f = frame_of(Dialect::Kafka42, &input, v);
+        let output = handle_frame_checked(c, &mut scratch, &f, 5, &peer(), &mut out, &Cache)
+            .expect("an answer");
+        let (_, json) = response_json(Dialect::Kafka42, key, v, &out).expect("readable");
+        (json, output)
+    };
+    let part = |p: i32| format!(r#"{{"partitionIndex": {p}, "committedOffset": 4}}"#);
+    let commit = format!(
+        r#"{{"nowMs": 5, "type": "OffsetCommit", "request": {{"groupId": "g", "topics": [{{"name": "no-such-topic", "partitions": [{}]}}, {{"name": "ck-a", "partitions": [{}, {}]}}]}}}}"#,
+        part(0),
+        part(99),
+        part(1)
+    );
+    let (json, output) = call(&mut c, commit, 8, 8);
+    assert_eq!(
+        answered(&json, false),
+        [
+            ("no-such-topic".to_string(), vec![(0, 3)]),
+            ("ck-a".to_string(), vec![(99, 3), (1, 0)])
+        ]
+    );
+    assert_eq!(output.records.len(), 1, "{:?}", output.records);
+    let stored = c.offsets().group("g").expect("the group's offsets");
+    assert!(stored.get("ck-a", 1).is_some());
+    assert!(stored.get("ck-a", 99).is_none() && stored.get("no-such-topic", 0).is_none());
+
+    // Version 10: an id the cache does not know, then ck-a by its id with a partition too many.
+    let unknown = "AAAAAAAAAAAAAAAAAAAAAQ";
+    let commit = format!(
+        r#"{{"nowMs": 5, "type": "OffsetCommit", "request": {{"groupId": "g", "topics": [{{"name": "", "topicId": "{unknown}", "partitions": [{}]}}, {{"name": "", "topicId": "{ID}", "partitions": [{}, {}]}}]}}}}"#,
+        part(0),
+        part(2),
+        part(3)
+    );
+    let (json, _) = call(&mut c, commit, 8, 10);
+    assert_eq!(
+        answered(&json, true),
+        [
+            ("1".to_string(), vec![(0, 100)]),
+            ("15".to_string(), vec![(3, 3), (2, 0)])
+        ]
+    );
+
+    // Nothing left for the coordinator: answered without it (no group or member checked).
+    let commit = format!(
+        r#"{{"nowMs": 5, "type": "TxnOffsetCommit", "request": {{"transactionalId": "t", "groupId": "g", "producerId": 1, "producerEpoch": 0, "generationIdOrMemberEpoch": 9, "memberId": "nobody", "topics": [{{"name": "gone", "partitions": [{}]}}, {{"name": "ck-a", "partitions": [{}]}}]}}}}"#,
+        part(0),
+        part(-1)
+    );
+    let (json, output) = call(&mut c, commit, 28, 3);
+    assert_eq!(
+        answered(&json, false),
+        [
+            ("gone".to_string(), vec![(0, 3)]),
+            ("ck-a".to_string(), vec![(-1, 3)])
+        ]
+    );
+    assert_eq!(output, Output::default());
+
+    // A delete: the coordinator is asked even with nothing left; its group error answers alone.
+    let delete = |group: &str| {
+        format!(
+            r#"{{"nowMs": 5, "type": "OffsetDelete", "request": {{"groupId": "{group}", "topics": [{{"name": "gone", "partitions": [{{"partitionIndex": 0}}]}}, {{"name": "ck-a", "partitions": [{{"partitionIndex": 7}}, {{"partitionIndex": 1}}]}}]}}}}"#
+        )
+    };
+    let (json, _) = call(&mut c, delete("g"), 47, 0);
+    assert_eq!(json["errorCode"], 0);
+    assert_eq!(
+        answered(&json, false),
+        [
+            ("gone".to_string(), vec![(0, 3)]),
+            ("ck-a".to_string(), vec![(7, 3), (1, 0)])
+        ]
+    );
+    assert!(c
+        .offsets()
+        .group("g")
+        .is_none_or(|g| g.get("ck-a", 1).is_none()));
+    let (json, _) = call(&mut c, delete("nobody"), 47, 0);
+    assert_eq!(json["errorCode"], 69);
+    assert_eq!(json["topics"], serde_json::json!([]));
+
+    // Without a cache the same commit reaches the coordinator whole (the core's own face).
+    let commit = format!(
+        r#"{{"nowMs": 5, "type": "OffsetCommit", "request": {{"groupId": "h", "topics": [{{"name": "no-such-topic", "partitions": [{}]}}]}}}}"#,
+        part(0)
+    );
+    let out = handle_frame(&mut c, &frame_of(Dialect::Kafka42, &commit, 8), 5, &peer())
+        .expect("an answer");
+    let (_, json) = response_json(Dialect::Kafka42, 8, 8, &out.frame).expect("readable");
+    assert_eq!(
+        answered(&json, false),
+        [("no-such-topic".to_string(), vec![(0, 0)])]
+    );
+}
+
+/// Kafka's controller answers each name a CreateTopics request lists more than once once, in
+/// a Java HashSet's order (here "11", "2", "10", as Java iterates those three).
+#[test]
+fn duplicate_topic_names_come_once_each_in_a_java_hash_sets_order() {
+    let names = ["10", "a", "10", "11", "2", "11", "2", "2", "b"];
+    assert_eq!(duplicate_topic_names(names), ["11", "2", "10"]);
+    assert!(duplicate_topic_names(["a", "b"]).is_empty());
+}
+
 /// Below version 8 a fetch has one group at the top level, with its error there from
 /// version 2; below 5 no leader epoch; a client cannot send several groups below 8, or ask
 /// for all topics below 2.

@@ -352,7 +352,8 @@ fn core_alone(data: &Path, frames: &[Vec<u8>], groups: &[String]) -> f64 {
 
 /// The `TopicMetadata` input the server's partitions got: its topics as it keeps them.
 fn topic_metadata(data: &Path) -> InputKind {
-    let table = sgc_server::topics::Topics::load(data.join("topics.json"), PARTITIONS).unwrap();
+    let (table, _) =
+        sgc_server::topics::Topics::load(data.join("topics.json"), PARTITIONS).unwrap();
     InputKind::TopicMetadata {
         topics: table.specs(),
         deleted_topics: Vec::new(),

@@ -9,7 +9,6 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use streams_group_coordinator::api::TopicSpec;
 use streams_group_coordinator::partition_for;
 use streams_group_coordinator::records::Dialect;
 use streams_group_coordinator::topology::TopicToCreate;
@@ -26,7 +25,7 @@ use crate::messages::{find_coordinator_request as fcq, find_coordinator_response
 use crate::messages::{metadata_request as mdq, metadata_response as mds};
 use crate::metrics::Metrics;
 use crate::shard::{Job, Reply};
-use crate::topics::Topics;
+use crate::topics::{Topic, Topics, CLUSTER_METADATA_TOPIC};
 use crate::unavailable::group_id;
 
 /// The APIs the server answers besides the coordinator's.
@@ -337,8 +336,8 @@ impl Broker {
                 } else {
                     t.num_partitions
                 };
-                if let Ok(spec) = known.create(&t.name, n) {
-                    created.push(spec);
+                if let Ok(topic) = known.create(&t.name, n) {
+                    created.push(topic);
                 }
             }
             if !created.is_empty() {
@@ -352,8 +351,9 @@ impl Broker {
         }
     }
 
-    /// Sends topics to every partition's coordinator.
-    pub fn tell_topics(&self, topics: Vec<TopicSpec>) {
+    /// Sends topics to every coordinator thread: its front-end checks learn them all, its
+    /// partitions' coordinators those that are not internal.
+    pub fn tell_topics(&self, topics: Vec<Topic>) {
         for w in &self.workers {
             let _ = w.send(Job::Topics(topics.clone()));
         }
@@ -506,9 +506,15 @@ impl Broker {
         let Ok(mut known) = self.topics.lock() else {
             return close("the topic table is unavailable");
         };
+        // Kafka's controller creates nothing for a name listed twice, nor its own metadata
+        // topic: each is answered after the other topics' results (ControllerApis.createTopics).
+        let duplicates =
+            wire::duplicate_topic_names(request.topics.iter().map(|t| t.name.as_str()));
+        let refused =
+            |name: &str| duplicates.iter().any(|d| d == name) || name == CLUSTER_METADATA_TOPIC;
         let mut created = Vec::new();
         let mut results = Vec::new();
-        for t in &request.topics {
+        for t in request.topics.iter().filter(|t| !refused(&t.name)) {
             let n = if t.num_partitions == -1 {
                 1
             } else {
@@ -555,9 +561,9 @@ impl Broker {
             };
             if code == 0 && !request.validate_only {
                 match known.create(&t.name, n) {
-                    Ok(spec) => {
-                        result.topic_id = known.get(&t.name).map(|k| k.id).unwrap_or_default();
-                        created.push(spec);
+                    Ok(topic) => {
+                        result.topic_id = topic.id;
+                        created.push(topic);
                     }
                     Err(why) => {
                         result.error_code = INVALID_TOPIC_EXCEPTION;
@@ -566,6 +572,29 @@ impl Broker {
                 }
             }
             results.push(result);
+        }
+        for name in duplicates {
+            results.push(cts::CreatableTopicResult {
+                name,
+                error_code: INVALID_REQUEST,
+                error_message: Some("Duplicate topic name.".into()),
+                ..Default::default()
+            });
+        }
+        if request
+            .topics
+            .iter()
+            .any(|t| t.name == CLUSTER_METADATA_TOPIC)
+            && !results.iter().any(|r| r.name == CLUSTER_METADATA_TOPIC)
+        {
+            results.push(cts::CreatableTopicResult {
+                name: CLUSTER_METADATA_TOPIC.into(),
+                error_code: INVALID_REQUEST,
+                error_message: Some(format!(
+                    "Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."
+                )),
+                ..Default::default()
+            });
         }
         if !created.is_empty() {
             if let Err(e) = known.save() {

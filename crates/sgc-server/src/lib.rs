@@ -36,7 +36,9 @@ pub struct Started {
     pub metrics_addr: Option<SocketAddr>,
 }
 
-/// A cluster id kept in `DIR/meta.properties` as Kafka keeps it, made on the first start.
+/// A cluster id kept in `DIR/meta.properties` as Kafka keeps it, made on the first start: a
+/// random UUID, as Kafka's `Uuid.randomUuid`, written to a temporary file, synced, renamed and
+/// the folder synced, so that a crash leaves no file or a whole one.
 fn cluster_id(dir: &std::path::Path) -> Result<String, String> {
     let path = dir.join("meta.properties");
     if let Ok(text) = std::fs::read_to_string(&path) {
@@ -44,14 +46,8 @@ fn cluster_id(dir: &std::path::Path) -> Result<String, String> {
             return Ok(id.trim().to_string());
         }
     }
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let mut id = [0u8; 16];
-    id[..16].copy_from_slice(&(seed ^ u128::from(std::process::id())).to_be_bytes());
-    let id = topics::id_text(id);
-    std::fs::write(&path, format!("version=1\ncluster.id={id}\n"))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let id = topics::id_text(topics::random_id());
+    topics::write_durably(&path, format!("version=1\ncluster.id={id}\n").as_bytes())?;
     Ok(id)
 }
 
@@ -72,13 +68,16 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
     let dir = options.data_dir.clone();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let cluster_id = cluster_id(&dir)?;
-    let mut topics = topics::Topics::load(dir.join("topics.json"), partitions)?;
-    // Saved only when a flag adds a topic: a restart on a full disk still starts.
-    let mut added = false;
-    for (name, n) in &options.topics {
-        added |= topics.create(name, *n).is_ok();
+    let (mut topics, mut changed) = topics::Topics::load(dir.join("topics.json"), partitions)?;
+    // Saved only when something changed (a flag adds a topic or gives one another id or
+    // partition count): a restart on a full disk still starts.
+    for declared in &options.topics {
+        if let Some(what) = topics.declare(declared)? {
+            eprintln!("sgc serve: {what}");
+            changed = true;
+        }
     }
-    if added {
+    if changed {
         topics.save()?;
     }
 
@@ -130,7 +129,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         .advertise
         .clone()
         .unwrap_or_else(|| (addr.ip().to_string(), addr.port()));
-    let specs = topics.specs();
+    let known: Vec<topics::Topic> = topics.all().cloned().collect();
     let broker = Arc::new(broker::Broker {
         dialect,
         node_id: options.node_id,
@@ -143,7 +142,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         data_dir: dir,
         metrics: Arc::new(metrics::Metrics::default()),
     });
-    broker.tell_topics(specs);
+    broker.tell_topics(known);
     let metrics_addr = match options.metrics_listen {
         Some(at) => {
             let l = TcpListener::bind(at)

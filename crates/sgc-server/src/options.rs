@@ -3,6 +3,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use crate::topics::{parse_id, Declared};
+
 /// When a partition's appended batches are forced to disk before their responses leave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fsync {
@@ -31,9 +33,10 @@ pub struct Options {
     pub fsync: Fsync,
     /// This broker's id (`--node-id`, default 0).
     pub node_id: i32,
-    /// Topics known from the start (`--topic NAME:PARTITIONS`, `--topics FILE` of
-    /// `{"name": partitions}`).
-    pub topics: Vec<(String, i32)>,
+    /// Topics known from the start, each with the id it has on the cluster if given
+    /// (`--topic NAME:PARTITIONS[:ID]`, `--topics FILE` of `{"name": partitions}` or
+    /// `{"name": {"partitions": N, "id": "ID"}}`).
+    pub topics: Vec<Declared>,
     /// Where to serve the Prometheus text (`--metrics-listen`), if anywhere.
     pub metrics_listen: Option<SocketAddr>,
     /// Kafka's `socket.request.max.bytes`: a larger frame closes its connection.
@@ -69,9 +72,9 @@ impl Default for Options {
     }
 }
 
-pub const USAGE: &str = "usage: sgc serve [--listen HOST:PORT] [--data-dir DIR] [--config FILE]
+pub const USAGE: &str = r#"usage: sgc serve [--listen HOST:PORT] [--data-dir DIR] [--config FILE]
                  [--fsync group|batch|never] [--advertise HOST:PORT] [--node-id N]
-                 [--topic NAME:PARTITIONS]... [--topics FILE] [--metrics-listen HOST:PORT]
+                 [--topic NAME:PARTITIONS[:ID]]... [--topics FILE] [--metrics-listen HOST:PORT]
                  [--socket-request-max-bytes N] [--connections-max-idle-ms N]
                  [--max-connections N] [--segment-bytes N] [--coordinator-threads N]
 
@@ -79,7 +82,11 @@ Serves Kafka's protocol on --listen (default 127.0.0.1:9092): ApiVersions, Metad
 FindCoordinator, CreateTopics and the coordinator's group APIs, one coordinator per
 __consumer_offsets partition (offsets.topic.num.partitions of --config, default 50), each
 partition's records appended to DIR/__consumer_offsets-N/ (default ./sgc-data) and replayed on
-start. --fsync group (the default) syncs once per burst of writes, batch once per write.";
+start. --fsync group (the default) syncs once per burst of writes, batch once per write.
+A topic's ID is the id it has on the cluster (22 characters as Kafka prints it, or 8-4-4-4-12
+hexadecimal): a coordinator for a cluster whose data is on other brokers declares every topic
+its clients commit offsets for with its real id. --topics FILE holds {"NAME": PARTITIONS} or
+{"NAME": {"partitions": PARTITIONS, "id": "ID"}}."#;
 
 fn number<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, String> {
     v.and_then(|v| v.parse().ok())
@@ -110,14 +117,59 @@ fn address(flag: &str, v: Option<&String>) -> Result<SocketAddr, String> {
         .map_err(|_| format!("{flag}: {host:?} is not an IP address"))
 }
 
-fn topic(spec: &str) -> Result<(String, i32), String> {
-    let (name, n) = spec
-        .rsplit_once(':')
-        .ok_or_else(|| format!("--topic takes NAME:PARTITIONS, not {spec:?}"))?;
+fn topic(spec: &str) -> Result<Declared, String> {
+    let bad = || format!("--topic takes NAME:PARTITIONS[:ID], not {spec:?}");
+    let mut parts = spec.splitn(3, ':');
+    let (Some(name), Some(n)) = (parts.next(), parts.next()) else {
+        return Err(bad());
+    };
+    let id = parts
+        .next()
+        .map(|id| parse_id(id).map_err(|e| format!("--topic {spec:?}: {e}")));
     match n.parse::<i32>() {
-        Ok(n) if n >= 1 && !name.is_empty() => Ok((name.to_string(), n)),
+        Ok(n) if n >= 1 && !name.is_empty() => Ok(Declared {
+            name: name.to_string(),
+            partitions: n,
+            id: id.transpose()?,
+        }),
+        Ok(_) if name.is_empty() => Err(bad()),
         _ => Err(format!("--topic {spec:?}: PARTITIONS must be at least 1")),
     }
+}
+
+/// The topics of a `--topics` file: `{"NAME": PARTITIONS}` or `{"NAME": {"partitions":
+/// PARTITIONS, "id": "ID"}}`.
+fn topics_file(path: &str, text: &str) -> Result<Vec<Declared>, String> {
+    let map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(text).map_err(|e| format!("{path}: {e}"))?;
+    let mut out = Vec::with_capacity(map.len());
+    for (name, v) in map {
+        let (n, id) = match &v {
+            serde_json::Value::Object(o) => {
+                if let Some(k) = o
+                    .keys()
+                    .find(|k| !matches!(k.as_str(), "partitions" | "id"))
+                {
+                    return Err(format!("{path}: topic {name}: unknown field {k:?}"));
+                }
+                let id = match o.get("id") {
+                    None | Some(serde_json::Value::Null) => None,
+                    Some(serde_json::Value::String(id)) => Some(id.as_str()),
+                    Some(other) => {
+                        return Err(format!("{path}: topic {name}: id {other} is not a string"))
+                    }
+                };
+                (o.get("partitions").cloned().unwrap_or_default(), id)
+            }
+            other => (other.clone(), None),
+        };
+        let spec = match id {
+            Some(id) => format!("{name}:{n}:{id}"),
+            None => format!("{name}:{n}"),
+        };
+        out.push(topic(&spec).map_err(|e| format!("{path}: {e}"))?);
+    }
+    Ok(out)
 }
 
 impl Options {
@@ -150,15 +202,11 @@ impl Options {
                 "--node-id" => o.node_id = number(flag, value())?,
                 "--topic" => o
                     .topics
-                    .push(topic(value().ok_or("--topic takes NAME:PARTITIONS")?)?),
+                    .push(topic(value().ok_or("--topic takes NAME:PARTITIONS[:ID]")?)?),
                 "--topics" => {
                     let path = value().ok_or("--topics takes a FILE")?;
                     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-                    let map: serde_json::Map<String, serde_json::Value> =
-                        serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-                    for (name, n) in map {
-                        o.topics.push(topic(&format!("{name}:{n}"))?);
-                    }
+                    o.topics.extend(topics_file(path, &text)?);
                 }
                 "--socket-request-max-bytes" => o.socket_request_max_bytes = number(flag, value())?,
                 "--connections-max-idle-ms" => o.connections_max_idle_ms = number(flag, value())?,
@@ -189,7 +237,15 @@ mod tests {
         .unwrap();
         assert_eq!(o.listen.port(), 0);
         assert_eq!(o.fsync, Fsync::Batch);
-        assert_eq!(o.topics, vec![("in".into(), 4), ("out".into(), 1)]);
+        let declared = |name: &str, partitions, id| Declared {
+            name: name.into(),
+            partitions,
+            id,
+        };
+        assert_eq!(
+            o.topics,
+            vec![declared("in", 4, None), declared("out", 1, None)]
+        );
         assert_eq!(o.node_id, 3);
         assert!(Options::parse(&args("--fsync sometimes"))
             .unwrap_err()
@@ -204,5 +260,59 @@ mod tests {
             .unwrap_err()
             .contains("--bogus"));
         assert!(Options::parse(&args("--node-id")).is_err());
+    }
+
+    /// A topic can be declared with the id it has on the cluster, as Kafka prints it or in
+    /// hexadecimal, on the command line and in a `--topics` file.
+    #[test]
+    fn topics_are_declared_with_their_ids() {
+        let id: [u8; 16] = core::array::from_fn(|i| i as u8);
+        let o = Options::parse(&args(
+            "--topic in:4:AAECAwQFBgcICQoLDA0ODw --topic hex:2:00010203-0405-0607-0809-0a0b0c0d0e0f --topic plain:1",
+        ))
+        .unwrap();
+        let ids: Vec<_> = o
+            .topics
+            .iter()
+            .map(|t| (t.name.as_str(), t.partitions, t.id))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("in", 4, Some(id)),
+                ("hex", 2, Some(id)),
+                ("plain", 1, None)
+            ]
+        );
+        for bad in [
+            "in:4:nope",
+            "in:4:AAAAAAAAAAAAAAAAAAAAAA",
+            "in",
+            ":4",
+            "in:x",
+        ] {
+            assert!(
+                Options::parse(&args(&format!("--topic {bad}"))).is_err(),
+                "{bad}"
+            );
+        }
+        let file = topics_file(
+            "t.json",
+            r#"{"a": 3, "b": {"partitions": 2, "id": "AAECAwQFBgcICQoLDA0ODw"}, "c": {"partitions": 1}}"#,
+        )
+        .unwrap();
+        let got: Vec<_> = file
+            .iter()
+            .map(|t| (t.name.as_str(), t.partitions, t.id))
+            .collect();
+        assert_eq!(got, [("a", 3, None), ("b", 2, Some(id)), ("c", 1, None)]);
+        for bad in [
+            r#"{"a": {"partitions": 2, "ID": "x"}}"#,
+            r#"{"a": {"partitions": 2, "id": 7}}"#,
+            r#"{"a": {"id": "AAECAwQFBgcICQoLDA0ODw"}}"#,
+            r#"{"a": {"partitions": 1, "id": "nope"}}"#,
+        ] {
+            assert!(topics_file("t.json", bad).is_err(), "{bad}");
+        }
     }
 }

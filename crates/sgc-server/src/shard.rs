@@ -23,6 +23,7 @@ use tokio::sync::oneshot;
 
 use crate::log::{OwnedRecord, PartitionLog, RawRecord};
 use crate::options::Fsync;
+use crate::topics::{Catalog, Topic};
 use crate::unavailable;
 
 /// What a connection or the broker asks of a coordinator thread.
@@ -34,8 +35,9 @@ pub enum Job {
         peer: Peer,
         reply: oneshot::Sender<Reply>,
     },
-    /// Topics every coordinator of the thread learns (a `TopicMetadata` input).
-    Topics(Vec<TopicSpec>),
+    /// Topics the thread learns: its front-end checks all of them, its coordinators those that
+    /// are not internal (a `TopicMetadata` input).
+    Topics(Vec<Topic>),
     /// The figures of the thread's partitions, for the metrics.
     Stats(oneshot::Sender<Vec<Stats>>),
 }
@@ -257,13 +259,15 @@ impl Shard {
         }
     }
 
-    fn handle(&mut self, frame: Vec<u8>, peer: &Peer, now: i64) -> Pending {
+    /// Answers a frame behind Kafka's broker front-end: the offset APIs' topics checked against
+    /// the topics the server knows (`topics`).
+    fn handle(&mut self, frame: Vec<u8>, peer: &Peer, now: i64, topics: &Catalog) -> Pending {
         if self.stopped.is_some() {
             return Pending::Done(unavailable::reply(self.dialect, &frame));
         }
         let mut out = Vec::with_capacity(256);
         let (c, scratch) = (&mut self.coordinator, &mut self.scratch);
-        match wire::handle_frame_with(c, scratch, &frame, now, peer, &mut out) {
+        match wire::handle_frame_checked(c, scratch, &frame, now, peer, &mut out, topics) {
             Ok(output) => {
                 self.stage(now, &output);
                 Pending::Wait {
@@ -362,6 +366,8 @@ pub struct Worker {
     /// By partition number; `None` for the partitions of other threads.
     shards: Vec<Option<Shard>>,
     fsync: Fsync,
+    /// The topics the server knows, for the front-end checks.
+    topics: Catalog,
 }
 
 /// A request waiting for the commit of its partition's burst.
@@ -384,6 +390,7 @@ impl Worker {
         Worker {
             shards: by_partition,
             fsync,
+            topics: Catalog::default(),
         }
     }
 
@@ -428,7 +435,7 @@ impl Worker {
                         reply,
                     } => match self.shards.get_mut(partition).and_then(Option::as_mut) {
                         Some(shard) => {
-                            let pending = shard.handle(frame, &peer, now_ms());
+                            let pending = shard.handle(frame, &peer, now_ms(), &self.topics);
                             let staged = shard.log.as_ref().is_some_and(|l| l.has_staged());
                             waiting.push(Waiting {
                                 partition,
@@ -446,8 +453,13 @@ impl Worker {
                         }
                     },
                     Job::Topics(t) => {
-                        for s in self.shards.iter_mut().flatten() {
-                            s.topics(t.clone());
+                        self.topics.learn(&t);
+                        let specs: Vec<TopicSpec> =
+                            t.iter().filter(|t| !t.internal).map(Topic::spec).collect();
+                        if !specs.is_empty() {
+                            for s in self.shards.iter_mut().flatten() {
+                                s.topics(specs.clone());
+                            }
                         }
                     }
                     Job::Stats(reply) => {
@@ -524,7 +536,14 @@ mod tests {
         )
         .unwrap();
         let frame = wire::encode_request(Dialect::Kafka42, &input.kind, 5, 1).unwrap();
-        let _ = shard.handle(frame, &Peer::default(), 1);
+        let mut topics = Catalog::default();
+        topics.learn(&[Topic {
+            name: "in".into(),
+            id: crate::topics::random_id(),
+            partitions: 1,
+            internal: false,
+        }]);
+        let _ = shard.handle(frame, &Peer::default(), 1, &topics);
         assert!(shard.commit());
         let pending = |c: &Coordinator| {
             c.offsets()

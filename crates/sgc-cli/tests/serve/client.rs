@@ -251,7 +251,8 @@ impl Client {
             .collect()
     }
 
-    pub fn metadata_topics(&mut self) -> BTreeMap<String, usize> {
+    /// `Metadata` v12 of every topic.
+    pub fn metadata(&mut self) -> mds::MetadataResponse {
         let request = mdq::MetadataRequest {
             topics: None,
             ..Default::default()
@@ -259,14 +260,41 @@ impl Client {
         let body = self.own(mdq::API_KEY, 12, mdq::FLEXIBLE_FROM, |w| {
             request.write(w, 12)
         });
-        let r = mds::MetadataResponse::read(&mut Reader::new(&body), 12).unwrap();
-        r.topics
+        mds::MetadataResponse::read(&mut Reader::new(&body), 12).unwrap()
+    }
+
+    /// Every topic's id, as Kafka prints it.
+    pub fn topic_ids(&mut self) -> BTreeMap<String, String> {
+        self.metadata()
+            .topics
+            .iter()
+            .map(|t| {
+                let id = streams_group_coordinator::records::Uuid(t.topic_id).to_text();
+                (t.name.clone().unwrap_or_default(), id)
+            })
+            .collect()
+    }
+
+    pub fn metadata_topics(&mut self) -> BTreeMap<String, usize> {
+        self.metadata()
+            .topics
             .iter()
             .map(|t| (t.name.clone().unwrap_or_default(), t.partitions.len()))
             .collect()
     }
 
     pub fn create_topics(&mut self, topics: &[(&str, i32)]) -> Vec<(String, i16)> {
+        self.create_topics_results(topics)
+            .iter()
+            .map(|t| (t.name.clone(), t.error_code))
+            .collect()
+    }
+
+    /// `CreateTopics` v7's results as they came.
+    pub fn create_topics_results(
+        &mut self,
+        topics: &[(&str, i32)],
+    ) -> Vec<cts::CreatableTopicResult> {
         let request = ctq::CreateTopicsRequest {
             topics: topics
                 .iter()
@@ -281,10 +309,8 @@ impl Client {
             validate_only: false,
         };
         let body = self.own(ctq::API_KEY, 7, ctq::FLEXIBLE_FROM, |w| request.write(w, 7));
-        let r = cts::CreateTopicsResponse::read(&mut Reader::new(&body), 7).unwrap();
-        r.topics
-            .iter()
-            .map(|t| (t.name.clone(), t.error_code))
-            .collect()
+        cts::CreateTopicsResponse::read(&mut Reader::new(&body), 7)
+            .unwrap()
+            .topics
     }
 }

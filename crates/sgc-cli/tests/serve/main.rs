@@ -3,6 +3,7 @@
 //! client), killed with SIGKILL and restarted.
 
 mod client;
+mod topics;
 
 use std::collections::BTreeMap;
 use std::path::Path;
