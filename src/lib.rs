@@ -76,7 +76,7 @@ pub use config::Config;
 pub use coordinator::{Coordinator, Snapshot, TopicImage};
 pub use error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
 pub use id_map::{IdMap, Iter as IdMapIter};
-pub use partition::partition_for;
+pub use partition::{kafka_batches, partition_for, GroupBatch};
 pub use records::Dialect;
 pub use topics::duplicate_topic_names;
 

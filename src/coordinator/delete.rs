@@ -10,7 +10,15 @@ impl Coordinator {
     /// Deletes memberless groups, each its own atomic batch (2.9).
     pub(super) fn delete_groups(&mut self, group_ids: &[String], out: &mut Output) {
         let mut results = Vec::new();
-        for gid in group_ids {
+        for gid in match self.config.dialect.is_kafka() {
+            // Kafka's service merges the partitions' answers; the draft keeps the request's order.
+            true => crate::partition::kafka_order(
+                group_ids,
+                self.config.offsets_topic_num_partitions,
+                false,
+            ),
+            false => group_ids.iter().collect(),
+        } {
             // Kafka looks a blank id up like any other (GROUP_ID_NOT_FOUND); the draft refuses it.
             let code = if is_blank(gid) && !self.config.dialect.is_kafka() {
                 ErrorCode::InvalidGroupId

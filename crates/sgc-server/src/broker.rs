@@ -3,13 +3,11 @@
 //! the partition that owns the group (`partitionFor`), one for several groups is split by
 //! partition and the answers merged, as Kafka's `GroupCoordinatorService` does.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use streams_group_coordinator::partition_for;
 use streams_group_coordinator::records::Dialect;
 use streams_group_coordinator::topology::TopicToCreate;
 use streams_group_coordinator::wire::codec::Reader;
@@ -17,6 +15,7 @@ use streams_group_coordinator::wire::messages::kafka::request_header::RequestHea
 use streams_group_coordinator::wire::messages::versions::ApiRange;
 use streams_group_coordinator::wire::messages::{draft, kafka};
 use streams_group_coordinator::wire::{self, Peer};
+use streams_group_coordinator::{kafka_batches, partition_for};
 use tokio::sync::oneshot;
 
 use crate::json_frames;
@@ -226,7 +225,11 @@ impl Broker {
     }
 
     /// A request naming groups of several partitions: one request per partition, the
-    /// answers' entries merged in the request's order (one partition: the frame as it came).
+    /// answers' entries merged as Kafka's `GroupCoordinatorService` merges them
+    /// ([`kafka_batches`]: an empty id of a describe answered alone and first, then partition
+    /// by partition in the order of a Java `HashMap` of partitions); `OffsetFetch` in the
+    /// request's order, as `KafkaApis` joins its per-group answers, and the draft's describe
+    /// too (one partition: the frame as it came).
     async fn split(&self, frame: Vec<u8>, peer: &Peer) -> Answer {
         let Ok((header, request)) = wire::request_json(self.dialect, &frame) else {
             return close("a request that cannot be read");
@@ -237,26 +240,26 @@ impl Broker {
             return close("a request without its group list");
         };
         let groups: Vec<String> = entries.iter().map(group_id).collect();
-        let mut by_partition: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
-        for (g, e) in groups.iter().zip(entries) {
-            by_partition
-                .entry(self.partition(g))
-                .or_default()
-                .push(e.clone());
-        }
-        if by_partition.len() <= 1 {
-            let p = by_partition.keys().next().copied().unwrap_or(0);
+        let empty_alone = matches!(header.api_key, 69 | 89);
+        let batches = kafka_batches(&groups, self.partitions as i32, empty_alone);
+        if batches.len() <= 1 {
+            let p = batches
+                .first()
+                .map_or(0, |b| self.partition(&groups[b.indices[0]]));
             return self.to_shard(p, frame, peer).await;
         }
+        let request_order = header.api_key == 9 || self.dialect == Dialect::Kip1071Draft;
         let answers_field = answers_field(header.api_key);
-        let mut answers: Vec<Value> = Vec::new();
+        let mut answers: Vec<(usize, Value)> = Vec::new();
         let mut first: Option<Value> = None;
-        for (p, mine) in by_partition {
+        for batch in batches {
+            let mine: Vec<Value> = batch.indices.iter().map(|&i| entries[i].clone()).collect();
             let mut sub = request.clone();
             sub[field] = Value::Array(mine);
             let Some(sub_frame) = json_frames::request(self.dialect, &header, &sub) else {
                 return close("a request that cannot be split");
             };
+            let p = self.partition(&groups[batch.indices[0]]);
             let Answer::Frame(answer) = self.to_shard(p, sub_frame, peer).await else {
                 return close("a partition refused its part of the request");
             };
@@ -266,22 +269,16 @@ impl Broker {
                 return close("a partition's answer cannot be read");
             };
             if let Some(Value::Array(a)) = json.get_mut(answers_field).map(Value::take) {
-                answers.extend(a);
+                // A partition answers its groups in the order it was asked.
+                answers.extend(batch.indices.iter().copied().zip(a));
             }
             first.get_or_insert(json);
         }
-        // ConsumerGroupDescribe answers an empty id before any partition (Kafka's
-        // GroupCoordinatorService): those entries first, as one partition answers them.
-        let invalid_first = header.api_key == 69;
-        answers.sort_by_key(|e| {
-            let id = group_id(e);
-            if invalid_first && id.is_empty() {
-                return None;
-            }
-            Some(groups.iter().position(|g| *g == id).unwrap_or(usize::MAX))
-        });
+        if request_order {
+            answers.sort_by_key(|(i, _)| *i);
+        }
         let mut merged = first.unwrap_or_else(|| json!({}));
-        merged[answers_field] = Value::Array(answers);
+        merged[answers_field] = Value::Array(answers.into_iter().map(|(_, a)| a).collect());
         json_frames::response(self.dialect, &header, merged).map_or_else(
             || close("a merged answer that cannot be written"),
             Answer::Frame,

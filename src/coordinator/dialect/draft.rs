@@ -149,6 +149,7 @@ impl DialectRules for Draft {
                 &c.groups,
                 &c.offsets,
                 &req.group_ids,
+                crate::java::is_blank,
                 describe::draft_group,
                 describe::draft_error,
             ),

@@ -729,10 +729,17 @@ impl DialectRules for Kafka {
     }
 
     fn describe(&self, c: &Coordinator, req: &DescribeRequest) -> Response {
+        // Kafka's service refuses only an empty id (a blank one is looked up), and merges the
+        // answers empty ids first, then partition by partition.
         let mut groups = describe::entries(
             &c.groups,
             &c.offsets,
-            &req.group_ids,
+            crate::partition::kafka_order(
+                &req.group_ids,
+                c.config.offsets_topic_num_partitions,
+                true,
+            ),
+            str::is_empty,
             describe::kafka42_group,
             describe::kafka42_error,
         );

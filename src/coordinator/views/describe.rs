@@ -10,7 +10,6 @@ use crate::api::{
 use crate::coordinator::Coordinator;
 use crate::error::ErrorCode;
 use crate::group::Group;
-use crate::java::is_blank;
 use crate::offsets::Offsets;
 use crate::ordered::{self, Ordered};
 use crate::topology::{self, Configuration, Subtopology, TopicConfig, TopicInfo};
@@ -18,17 +17,18 @@ use crate::topology::{self, Configuration, Subtopology, TopicConfig, TopicInfo};
 /// One entry per requested group id, in request order: a blank id is `INVALID_GROUP_ID`, an
 /// unknown one `GROUP_ID_NOT_FOUND` (Kafka's "not a streams group" for the simple classic
 /// group of an admin's commit), any other the group as `found` describes it.
-pub(crate) fn entries<G>(
+pub(crate) fn entries<'a, G>(
     groups: &BTreeMap<String, Group>,
     offsets: &Offsets,
-    group_ids: &[String],
+    group_ids: impl IntoIterator<Item = &'a String>,
+    refused: impl Fn(&str) -> bool,
     found: impl Fn(&Group) -> G,
     error: impl Fn(&str, ErrorCode, String) -> G,
 ) -> Vec<G> {
     group_ids
-        .iter()
+        .into_iter()
         .map(|gid| {
-            if is_blank(gid) {
+            if refused(gid) {
                 return error(
                     gid,
                     ErrorCode::InvalidGroupId,

@@ -23,33 +23,36 @@ impl Coordinator {
         api_version: i16,
         req: &DescribeGroupsRequest,
     ) -> DescribeGroupsResponse {
-        let groups = req
-            .groups
-            .iter()
-            .map(|gid| {
-                let described = |state: &str| DescribedClassicGroup {
-                    error_code: 0,
-                    error_message: None,
-                    group_id: gid.clone(),
-                    group_state: state.to_string(),
-                    protocol_type: String::new(),
-                    protocol_data: String::new(),
-                    members: Vec::new(),
-                    authorized_operations: i32::MIN,
-                };
-                let not_found = match self.kind_of(gid) {
-                    Kind::Simple => return described("Empty"),
-                    Kind::Streams => format!("Group {gid} is not a classic group."),
-                    Kind::None => format!("Group {gid} not found."),
-                };
-                let mut dead = described("Dead");
-                if api_version >= DESCRIBE_ERRORS_FROM {
-                    dead.error_code = ErrorCode::GroupIdNotFound.code();
-                    dead.error_message = Some(not_found);
-                }
-                dead
-            })
-            .collect();
+        let groups = crate::partition::kafka_order(
+            &req.groups,
+            self.config.offsets_topic_num_partitions,
+            false,
+        )
+        .into_iter()
+        .map(|gid| {
+            let described = |state: &str| DescribedClassicGroup {
+                error_code: 0,
+                error_message: None,
+                group_id: gid.clone(),
+                group_state: state.to_string(),
+                protocol_type: String::new(),
+                protocol_data: String::new(),
+                members: Vec::new(),
+                authorized_operations: i32::MIN,
+            };
+            let not_found = match self.kind_of(gid) {
+                Kind::Simple => return described("Empty"),
+                Kind::Streams => format!("Group {gid} is not a classic group."),
+                Kind::None => format!("Group {gid} not found."),
+            };
+            let mut dead = described("Dead");
+            if api_version >= DESCRIBE_ERRORS_FROM {
+                dead.error_code = ErrorCode::GroupIdNotFound.code();
+                dead.error_message = Some(not_found);
+            }
+            dead
+        })
+        .collect();
         DescribeGroupsResponse {
             throttle_time_ms: 0,
             groups,
@@ -58,7 +61,8 @@ impl Coordinator {
 
     /// `ConsumerGroupDescribe`: no group here is a consumer group. An empty id is refused by
     /// Kafka's `GroupCoordinatorService` before any partition is asked, so its answers come
-    /// first (`INVALID_GROUP_ID`, no message, as `""`); the others follow in request order.
+    /// first (`INVALID_GROUP_ID`, no message, as `""`); the others follow partition by
+    /// partition, as the service merges them.
     pub(crate) fn consumer_group_describe(
         &self,
         req: &ConsumerGroupDescribeRequest,
@@ -74,19 +78,23 @@ impl Coordinator {
             members: Vec::new(),
             authorized_operations: i32::MIN,
         };
-        let (empty, named): (Vec<&String>, Vec<&String>) =
-            req.group_ids.iter().partition(|g| g.is_empty());
-        let groups = empty
-            .into_iter()
-            .map(|_| error("", ErrorCode::InvalidGroupId, None))
-            .chain(named.into_iter().map(|gid| {
-                let message = match self.kind_of(gid) {
-                    Kind::None => format!("Group {gid} not found."),
-                    Kind::Simple | Kind::Streams => format!("Group {gid} is not a consumer group."),
-                };
-                error(gid, ErrorCode::GroupIdNotFound, Some(message))
-            }))
-            .collect();
+        let groups = crate::partition::kafka_order(
+            &req.group_ids,
+            self.config.offsets_topic_num_partitions,
+            true,
+        )
+        .into_iter()
+        .map(|gid| {
+            if gid.is_empty() {
+                return error("", ErrorCode::InvalidGroupId, None);
+            }
+            let message = match self.kind_of(gid) {
+                Kind::None => format!("Group {gid} not found."),
+                Kind::Simple | Kind::Streams => format!("Group {gid} is not a consumer group."),
+            };
+            error(gid, ErrorCode::GroupIdNotFound, Some(message))
+        })
+        .collect();
         ConsumerGroupDescribeResponse {
             throttle_time_ms: 0,
             groups,
