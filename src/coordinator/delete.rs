@@ -43,7 +43,7 @@ impl Coordinator {
                         }
                         match self.commit_group(gid, batch, out) {
                             Ok(()) => {
-                                self.timers.cancel_group(gid, None);
+                                self.cancel_deleted_group_timers(gid);
                                 self.descriptions.delete(gid);
                                 self.descriptions.clear_group(gid);
                                 ErrorCode::None
@@ -59,5 +59,18 @@ impl Coordinator {
             });
         }
         out.response = Some(Response::DeleteGroups(DeleteGroupsResponse { results }));
+    }
+
+    /// The timers a deleted group takes with it. Kafka's `StreamsGroup.cancelTimers` cancels
+    /// only the initial rebalance delay: a member's session or rebalance timeout (a member
+    /// that left no record, its heartbeat failed) and an assignment batch stay, and find no
+    /// group when they fire. The draft deletes every timer of the group.
+    pub(super) fn cancel_deleted_group_timers(&mut self, group_id: &str) {
+        if self.config.dialect.is_kafka() {
+            let kind = crate::timers::TimerKind::InitialRebalanceDelay;
+            self.timers.cancel_group(group_id, Some(kind));
+        } else {
+            self.timers.cancel_group(group_id, None);
+        }
     }
 }

@@ -171,7 +171,7 @@ impl Coordinator {
             }
             if self.commit_group(&gid, batch, out).is_ok() {
                 if deletes_group {
-                    self.timers.cancel_group(&gid, None);
+                    self.cancel_deleted_group_timers(&gid);
                 }
             } else {
                 out.explain.push(Explain::TimerDropped {
