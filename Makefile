@@ -5,7 +5,8 @@ SHELL := /bin/bash
 CARGO ?= cargo
 
 PHONY_SERVER := test-clients serve-load
-.PHONY: $(PHONY_SERVER) update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
+PHONY_DIFF := kafka-diff
+.PHONY: $(PHONY_SERVER) $(PHONY_DIFF) update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
 
 setup:
 	@bash scripts/setup.sh
@@ -39,6 +40,13 @@ test-wasm-unit:
 update-scenarios:
 	@bash scripts/setup.sh cargo
 	UPDATE_SCENARIOS=1 $(CARGO) test --test scenarios
+
+# Random client sequences answered by sgc and by Kafka's own coordinator of each release
+# (tools/kafka-diff/README.md): make kafka-diff ORACLE=../shared/kafka-oracle [DIFF_ARGS=...]
+kafka-diff:
+	@bash scripts/setup.sh cargo
+	$(CARGO) build --release -p sgc-cli
+	python3 tools/kafka-diff/kafka-diff.py --oracle "$(ORACLE)" $(DIFF_ARGS)
 
 bench:
 	@bash scripts/setup.sh cargo

@@ -10,15 +10,7 @@ impl Coordinator {
     /// Deletes memberless groups, each its own atomic batch (2.9).
     pub(super) fn delete_groups(&mut self, group_ids: &[String], out: &mut Output) {
         let mut results = Vec::new();
-        for gid in match self.config.dialect.is_kafka() {
-            // Kafka's service merges the partitions' answers; the draft keeps the request's order.
-            true => crate::partition::kafka_order(
-                group_ids,
-                self.config.offsets_topic_num_partitions,
-                false,
-            ),
-            false => group_ids.iter().collect(),
-        } {
+        for gid in self.deletion_order(group_ids) {
             // Kafka looks a blank id up like any other (GROUP_ID_NOT_FOUND); the draft refuses it.
             let code = if is_blank(gid) && !self.config.dialect.is_kafka() {
                 ErrorCode::InvalidGroupId
@@ -72,5 +64,23 @@ impl Coordinator {
         } else {
             self.timers.cancel_group(group_id, None);
         }
+    }
+
+    /// The order groups are deleted and answered in. Kafka's service splits the ids by
+    /// partition and merges the partitions' answers ([`crate::kafka_batches`]); each partition
+    /// deletes its ids as a `HashSet` of them iterates (`updateResponseAndGetNonErrorGroupList`):
+    /// an id named twice is deleted and answered once. The draft keeps the request's order.
+    fn deletion_order<'a>(&self, group_ids: &'a [String]) -> Vec<&'a String> {
+        if !self.config.dialect.is_kafka() {
+            return group_ids.iter().collect();
+        }
+        let partitions = self.config.offsets_topic_num_partitions;
+        crate::partition::kafka_batches(group_ids, partitions, false)
+            .into_iter()
+            .flat_map(|b| {
+                let ids: Vec<&'a String> = b.indices.iter().map(|&i| &group_ids[i]).collect();
+                crate::java::hash_set_of_list(&ids)
+            })
+            .collect()
     }
 }

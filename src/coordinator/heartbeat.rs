@@ -195,7 +195,9 @@ impl Coordinator {
         replaced: Option<&str>,
         req: &HeartbeatRequest,
     ) {
-        if let Some(old) = replaced {
+        // Kafka removes a replaced static member without cancelling its timers (they find no
+        // member when they fire); the draft cancels them.
+        if let Some(old) = replaced.filter(|_| !self.config.dialect.is_kafka()) {
             self.cancel_member_timers(gid, old);
         }
         if req.member_epoch == 0 {

@@ -76,7 +76,11 @@ impl Coordinator {
                 expires_at_ms: deadline,
             });
             self.commit_group(gid, batch, out)?;
-            self.cancel(TimerKind::RebalanceTimeout, gid, member_id);
+            // Kafka 4.4's temporary leave cancels no timer: a rebalance timeout pending for
+            // the member stays (and finds it at epoch -2 when it fires).
+            if !self.config.dialect.is_kafka() {
+                self.cancel(TimerKind::RebalanceTimeout, gid, member_id);
+            }
             if req.shutdown_application {
                 self.request_shutdown(gid, member_id);
             }

@@ -48,6 +48,12 @@ impl JavaHashCode for &str {
     }
 }
 
+impl JavaHashCode for &String {
+    fn java_hash(&self) -> i32 {
+        super::hash::string_hash(self)
+    }
+}
+
 impl JavaHashCode for i32 {
     fn java_hash(&self) -> i32 {
         super::hash::integer_hash(*self)

@@ -41,6 +41,23 @@ where
     map.keys().cloned().collect()
 }
 
+/// `new HashSet<>(list)` of `keys`: each once, in the set's iteration order (its table
+/// sized `max(n / .75 + 1, 16)` for a list of `n`).
+pub(crate) fn hash_set_of_list<K>(keys: &[K]) -> Vec<K>
+where
+    K: hash_map::JavaHashCode + Eq + std::hash::Hash + Clone,
+{
+    let n = i32::try_from(keys.len()).unwrap_or(i32::MAX);
+    let capacity = ((n as f32 / 0.75) as i32).saturating_add(1).max(16);
+    let Some(mut set) = hash_map::JavaHashMap::with_capacity(capacity) else {
+        return hash_map_keys(keys.iter().cloned());
+    };
+    for key in keys {
+        set.put(key.clone(), ());
+    }
+    set.keys().cloned().collect()
+}
+
 /// `keys` in the order a Kafka `TimelineHashMap<String, _>` that grew to `size` entries
 /// iterates them: by slot (the top bits of the key's hash times Knuth's 64-bit Fibonacci
 /// constant, see [`timeline_grow`] for the slot count), then within a slot the reverse of
