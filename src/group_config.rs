@@ -216,6 +216,7 @@ pub fn parse(
             }
         }
     }
+    evaluate(coordinator, &mut out);
     if out.session_timeout_ms.is_some() || out.heartbeat_interval_ms.is_some() {
         let session = out
             .session_timeout_ms
@@ -233,6 +234,47 @@ pub fn parse(
     Ok(out)
 }
 
+/// Kafka 4.3+'s `GroupConfig.evaluate`: a group config from the metadata image is capped to
+/// the broker's bounds of its setting before it takes effect. The coordinator has no bound
+/// settings of its own: the bounds are Kafka's defaults (`group.streams.min.session.timeout.ms`
+/// 45000 and `max` 60000, heartbeat interval 5000 to 15000, at most 2 standby replicas,
+/// assignment interval up to 15000; in 4.4 a task offset interval of at least 15000 and at most
+/// 20 warm-up replicas) widened to hold the coordinator's own setting, as a broker's must.
+/// Kafka 4.2 takes group configs as given.
+fn evaluate(coordinator: &Config, c: &mut GroupConfig) {
+    let dialect = coordinator.dialect;
+    if !matches!(dialect, Dialect::Kafka43 | Dialect::Kafka44) {
+        return;
+    }
+    let clamp = |v: &mut Option<i32>, min: i32, max: i32| {
+        if let Some(x) = v.as_mut() {
+            *x = (*x).clamp(min, max);
+        }
+    };
+    let session = coordinator.session_timeout_ms;
+    clamp(
+        &mut c.session_timeout_ms,
+        session.min(45_000),
+        session.max(60_000),
+    );
+    let heartbeat = coordinator.heartbeat_interval_ms;
+    clamp(
+        &mut c.heartbeat_interval_ms,
+        heartbeat.min(5_000),
+        heartbeat.max(15_000),
+    );
+    let standby = coordinator.num_standby_replicas.max(2);
+    clamp(&mut c.num_standby_replicas, i32::MIN, standby);
+    let interval = coordinator.assignment_interval_ms.max(15_000);
+    clamp(&mut c.assignment_interval_ms, 0, interval);
+    if dialect == Dialect::Kafka44 {
+        let offsets = coordinator.task_offset_interval_ms.min(15_000);
+        clamp(&mut c.task_offset_interval_ms, offsets, i32::MAX);
+        let warmups = coordinator.num_warmup_replicas.max(20);
+        clamp(&mut c.num_warmup_replicas, i32::MIN, warmups);
+    }
+}
+
 /// Every group's overrides, by group id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GroupConfigs {
@@ -245,10 +287,16 @@ impl GroupConfigs {
         self.groups.get(group_id)
     }
 
-    /// Replaces a group's set (an empty one removes it); refused past
+    /// Replaces a group's set (an empty one removes it unless `keep_empty`: Kafka 4.2 keeps
+    /// a group's config once it had one, every key at its default); refused past
     /// [`MAX_CONFIGURED_GROUPS`].
-    pub fn set(&mut self, group_id: &str, config: GroupConfig) -> Result<(), BoundaryError> {
-        if config == GroupConfig::default() {
+    pub fn set(
+        &mut self,
+        group_id: &str,
+        config: GroupConfig,
+        keep_empty: bool,
+    ) -> Result<(), BoundaryError> {
+        if config == GroupConfig::default() && !keep_empty {
             self.groups.remove(group_id);
             return Ok(());
         }
@@ -363,9 +411,9 @@ mod tests {
             heartbeat_interval_ms: Some(7),
             ..GroupConfig::default()
         };
-        all.set("g", c.clone()).unwrap();
+        all.set("g", c.clone(), false).unwrap();
         assert_eq!(all.get("g"), Some(&c));
-        all.set("g", GroupConfig::default()).unwrap();
+        all.set("g", GroupConfig::default(), false).unwrap();
         assert_eq!(all.get("g"), None);
     }
 }

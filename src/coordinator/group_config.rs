@@ -33,7 +33,8 @@ impl Coordinator {
         configs: &Map<String, Value>,
     ) -> Result<(), BoundaryError> {
         let config = group_config::parse(&self.config, configs)?;
-        self.group_configs.set(group_id, config)
+        let kafka42 = self.config.dialect == crate::Dialect::Kafka42;
+        self.group_configs.set(group_id, config, kafka42)
     }
 
     /// Every group's group-level configs (overrides of the settings), as the host reported them.
@@ -54,39 +55,62 @@ impl Coordinator {
             .unwrap_or(setting)
     }
 
+    /// One of Kafka 4.2's four streams group configs: a group with a config of its own (any,
+    /// even an emptied one) reads the keys it does not set at `GroupConfig`'s defaults, not the
+    /// broker's settings (4.2's broker gives `GroupConfigManager` defaults of the consumer and
+    /// share keys only); later releases default to the settings.
+    fn group_setting_42(
+        &self,
+        group_id: &str,
+        pick: impl Fn(&GroupConfig) -> Option<i32>,
+        setting: i32,
+        kafka_default: i32,
+    ) -> i32 {
+        match self.group_configs.get(group_id) {
+            Some(c) if self.config.dialect == crate::Dialect::Kafka42 => {
+                pick(c).unwrap_or(kafka_default)
+            }
+            _ => self.group_setting(group_id, pick, setting),
+        }
+    }
+
     /// `streams.session.timeout.ms` of a group, else `group.streams.session.timeout.ms`.
     pub(crate) fn session_timeout_ms(&self, group_id: &str) -> i32 {
-        self.group_setting(
+        self.group_setting_42(
             group_id,
             |c| c.session_timeout_ms,
             self.config.session_timeout_ms,
+            45000,
         )
     }
 
     /// `streams.heartbeat.interval.ms` of a group, else the setting.
     pub(crate) fn heartbeat_interval_ms(&self, group_id: &str) -> i32 {
-        self.group_setting(
+        self.group_setting_42(
             group_id,
             |c| c.heartbeat_interval_ms,
             self.config.heartbeat_interval_ms,
+            5000,
         )
     }
 
     /// `streams.num.standby.replicas` of a group, else the setting.
     pub(crate) fn num_standby_replicas(&self, group_id: &str) -> i32 {
-        self.group_setting(
+        self.group_setting_42(
             group_id,
             |c| c.num_standby_replicas,
             self.config.num_standby_replicas,
+            0,
         )
     }
 
     /// `streams.initial.rebalance.delay.ms` of a group, else the setting.
     pub(crate) fn initial_rebalance_delay_ms(&self, group_id: &str) -> i32 {
-        self.group_setting(
+        self.group_setting_42(
             group_id,
             |c| c.initial_rebalance_delay_ms,
             self.config.initial_rebalance_delay_ms,
+            3000,
         )
     }
 

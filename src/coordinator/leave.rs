@@ -20,10 +20,14 @@ impl Coordinator {
     ) -> Result<(), ProtocolError> {
         let gid = req.group_id.as_str();
         let group = self.groups.get(gid).ok_or_else(|| {
-            ProtocolError::new(
-                ErrorCode::GroupIdNotFound,
-                self.rules.leave_group_not_found(gid),
-            )
+            // Kafka's `streamsGroup(groupId)` casts the simple classic group of an admin's
+            // commit, which is not a streams group.
+            let message = match self.offsets.is_simple_group(gid) && self.config.dialect.is_kafka()
+            {
+                true => format!("Group {gid} is not a streams group."),
+                false => self.rules.leave_group_not_found(gid),
+            };
+            ProtocolError::new(ErrorCode::GroupIdNotFound, message)
         })?;
         let member_id = req.member_id.as_str();
         let member = match &req.instance_id {

@@ -400,9 +400,12 @@ class Generator:
     def commit_topics(self, m):
         rng = self.rng
         parts = self.partitions_of(m) if m is not None else {}
+        parts = {t: ps for t, ps in parts.items() if ps}
         if not parts or rng.random() < 0.2:
-            name = rng.choice(self.base_topics + ["other"])
-            parts = {name: {rng.randint(0, 3)}}
+            # Clients commit partitions that exist (a broker refuses the others first).
+            known = sorted(t for t, n in self.topics.items() if n > 0)
+            name = rng.choice(known)
+            parts = {name: {rng.randrange(self.topics[name])}}
         return [
             {
                 "name": name,
@@ -467,13 +470,13 @@ class Generator:
             }
             return self.send({"type": "TxnOffsetCommit", "apiVersion": rng.choice([3, 4]), "request": req})
         if r < 0.75:
-            name = rng.choice(self.base_topics + ["other"])
+            name = rng.choice(sorted(t for t, n in self.topics.items() if n > 0))
             return self.send({"type": "OffsetDelete", "request": {"groupId": rng.choice([g.gid, g.gid, "nope", ""]), "topics": [
-                {"name": name, "partitions": [{"partitionIndex": p} for p in range(rng.randint(1, 3))]}]}})
+                {"name": name, "partitions": [{"partitionIndex": p} for p in range(min(self.topics[name], rng.randint(1, 3)))]}]}})
         if r < 0.82:
             states = rng.choice([[], ["empty"], ["stable", "reconciling"], ["Assigning"]])
             types = rng.choice([[], ["streams"], ["classic"], ["consumer", "streams"]])
-            return self.send({"type": "ListGroups", "apiVersion": 5, "request": {"statesFilter": states, "typesFilter": types}})
+            return self.send({"type": "ListGroups", "request": {"statesFilter": states, "typesFilter": types}})
         if r < 0.88:
             ids = [grp.gid for grp in rng.sample(self.groups, 1)] + rng.choice([[], ["nope"], [""]])
             return self.send({"type": "DescribeGroups", "apiVersion": 5, "request": {"groups": ids, "includeAuthorizedOperations": False}})
