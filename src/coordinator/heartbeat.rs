@@ -567,7 +567,11 @@ impl Coordinator {
                 copy.previous_member_epoch = 0;
                 copy.pending = Assignment::default();
                 copy.soft = Default::default();
-                copy.active_epochs.set_all(0);
+                // Kafka copies the member's tasks with their epochs as it holds them (0 after
+                // its -2 leave; a record without epochs read at its member epoch, -2).
+                if !self.config.dialect.is_kafka() {
+                    copy.active_epochs.set_all(0);
+                }
                 batch.records.extend(build::member_tombstones(gid, h));
                 batch.push(build::member_metadata(gid, &copy));
                 let target = group.targets.get(h).cloned().unwrap_or_default();
