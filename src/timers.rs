@@ -1,5 +1,6 @@
 //! The keyed timer wheel (DESIGN 2, PROTOCOL 2.9): timers are scheduled and cancelled by key,
-//! and fire in deadline order, ties broken by key.
+//! and fire in deadline order, ties broken by key (the draft) or, as Kafka's timer fires them,
+//! by when they were last scheduled (the `kafka-*` dialects).
 
 use std::borrow::Borrow;
 use std::cmp::{Ordering, Reverse};
@@ -133,6 +134,8 @@ struct GroupTimers {
 struct Entry {
     key: Arc<TimerKey>,
     timer: Timer,
+    /// Its tie-break in the queue.
+    tie: u64,
 }
 
 impl GroupTimers {
@@ -194,18 +197,33 @@ impl PartialOrd for Subject {
 /// The keyed timer wheel: by key, and in firing order.
 pub struct Timers {
     by_group: BTreeMap<String, GroupTimers>,
-    /// Firing order (deadline, ties broken by key) from the last to fire to the first: a new
-    /// deadline is mostly the latest (a heartbeat's session timeout), which a B-tree node's
-    /// search from its first key then places after one comparison a level.
-    queue: BTreeSet<Reverse<(i64, Arc<TimerKey>)>>,
+    /// Firing order (deadline, then the tie-break: the scheduling sequence or 0, then the key)
+    /// from the last to fire to the first: a new deadline is mostly the latest (a heartbeat's
+    /// session timeout), which a B-tree node's search from its first key then places after
+    /// one comparison a level.
+    queue: BTreeSet<Reverse<(i64, u64, Arc<TimerKey>)>>,
+    /// Whether ties go to the timer scheduled first (Kafka's timer), not to the smaller key.
+    by_schedule: bool,
+    /// The next scheduling sequence number.
+    seq: u64,
 }
 
 /// A timer's entry in the queue.
-fn queued(deadline: i64, key: Arc<TimerKey>) -> Reverse<(i64, Arc<TimerKey>)> {
-    Reverse((deadline, key))
+fn queued(deadline: i64, tie: u64, key: Arc<TimerKey>) -> Reverse<(i64, u64, Arc<TimerKey>)> {
+    Reverse((deadline, tie, key))
 }
 
 impl Timers {
+    /// Timers whose ties at one deadline fire in the order they were (last) scheduled, as
+    /// Kafka's timer fires them: two members' session timeouts due at the same instant fence
+    /// the one that heartbeat first, first.
+    pub fn in_scheduling_order() -> Self {
+        Timers {
+            by_schedule: true,
+            ..Timers::default()
+        }
+    }
+
     /// Schedules (or moves) the timer `key`.
     pub fn schedule(&mut self, key: TimerKey, deadline: i64, data: TimerData) {
         if let Some(data) =
@@ -272,6 +290,11 @@ impl Timers {
         deadline: i64,
         data: TimerData,
     ) -> Option<TimerData> {
+        let by_schedule = self.by_schedule;
+        let tie = match by_schedule {
+            true => self.seq + 1,
+            false => 0,
+        };
         let Some(entry) = self
             .by_group
             .get_mut(group_id)
@@ -279,12 +302,20 @@ impl Timers {
         else {
             return Some(data);
         };
-        if entry.timer.deadline != deadline {
+        // Kafka's timer cancels a rescheduled task and adds a new one: it goes after the
+        // others of its deadline even when its deadline did not change.
+        if entry.timer.deadline != deadline || by_schedule {
+            self.queue.remove(&queued(
+                entry.timer.deadline,
+                entry.tie,
+                Arc::clone(&entry.key),
+            ));
             self.queue
-                .remove(&queued(entry.timer.deadline, Arc::clone(&entry.key)));
-            self.queue.insert(queued(deadline, Arc::clone(&entry.key)));
+                .insert(queued(deadline, tie, Arc::clone(&entry.key)));
+            entry.tie = tie;
         }
         entry.timer = Timer { deadline, data };
+        self.seq += u64::from(by_schedule);
         None
     }
 
@@ -310,14 +341,21 @@ impl Timers {
             group_id: Arc::clone(&group.id),
             subject,
         });
+        let tie = match self.by_schedule {
+            true => self.seq + 1,
+            false => 0,
+        };
         let entry = Entry {
             key: Arc::clone(&key),
             timer: Timer { deadline, data },
+            tie,
         };
         if let Some(old) = group.by_kind[kind.index()].insert(Subject(Arc::clone(&key)), entry) {
-            self.queue.remove(&queued(old.timer.deadline, old.key));
+            self.queue
+                .remove(&queued(old.timer.deadline, old.tie, old.key));
         }
-        self.queue.insert(queued(deadline, key));
+        self.queue.insert(queued(deadline, tie, key));
+        self.seq += u64::from(self.by_schedule);
     }
 
     /// Cancels the timer `key`, if any, and returns it.
@@ -332,7 +370,8 @@ impl Timers {
         if group.is_empty() {
             self.by_group.remove(group_id);
         }
-        self.queue.remove(&queued(entry.timer.deadline, entry.key));
+        self.queue
+            .remove(&queued(entry.timer.deadline, entry.tie, entry.key));
         Some(entry.timer)
     }
 
@@ -346,7 +385,8 @@ impl Timers {
                 continue;
             }
             for (_, entry) in std::mem::take(timers) {
-                self.queue.remove(&queued(entry.timer.deadline, entry.key));
+                self.queue
+                    .remove(&queued(entry.timer.deadline, entry.tie, entry.key));
             }
         }
         if group.is_empty() {
@@ -372,7 +412,7 @@ impl Timers {
         if self.queue.last()?.0 .0 > now {
             return None;
         }
-        let Reverse((_, key)) = self.queue.pop_last()?;
+        let Reverse((_, _, key)) = self.queue.pop_last()?;
         let group = self.by_group.get_mut(&*key.group_id)?;
         let (subject, entry) = group.by_kind[key.kind.index()]
             .remove_entry(&DescLookup(&key.subject) as &dyn DescText)?;
@@ -387,12 +427,12 @@ impl Timers {
 
     /// The earliest deadline.
     pub fn next_deadline(&self) -> Option<i64> {
-        self.queue.last().map(|Reverse((d, _))| *d)
+        self.queue.last().map(|Reverse((d, _, _))| *d)
     }
 
     /// Every timer in firing order.
     pub fn iter(&self) -> impl Iterator<Item = (&TimerKey, &Timer)> {
-        self.queue.iter().rev().filter_map(|Reverse((_, k))| {
+        self.queue.iter().rev().filter_map(|Reverse((_, _, k))| {
             self.get_at(k.kind, &k.group_id, &k.subject)
                 .map(|t| (k.as_ref(), t))
         })
@@ -417,6 +457,37 @@ mod tests {
 
     fn key(kind: TimerKind, g: &str, s: &str) -> TimerKey {
         TimerKey::new(kind, g, s)
+    }
+
+    #[test]
+    fn ties_fire_by_key_or_in_the_order_they_were_scheduled() {
+        let session = TimerKind::SessionTimeout;
+        let order = |mut t: Timers| {
+            t.schedule(key(session, "g", "zeta"), 10, TimerData::None);
+            t.schedule(key(session, "g", "alpha"), 10, TimerData::None);
+            t.schedule(key(session, "g", "mid"), 10, TimerData::None);
+            // Rescheduled at the same deadline: Kafka's timer adds it again, last.
+            t.schedule(key(session, "g", "zeta"), 10, TimerData::None);
+            let mut fired = Vec::new();
+            while let Some((k, _)) = t.pop_due(10) {
+                fired.push(k.subject);
+            }
+            fired
+        };
+        assert_eq!(order(Timers::default()), ["alpha", "mid", "zeta"]);
+        assert_eq!(
+            order(Timers::in_scheduling_order()),
+            ["alpha", "mid", "zeta"]
+        );
+        let mut t = Timers::in_scheduling_order();
+        t.schedule(key(session, "g", "zeta"), 10, TimerData::None);
+        t.schedule(key(session, "g", "alpha"), 10, TimerData::None);
+        t.cancel(&key(session, "g", "alpha"));
+        t.schedule(key(session, "g", "beta"), 10, TimerData::None);
+        t.schedule(key(session, "g", "alpha"), 10, TimerData::None);
+        let fired: Vec<String> =
+            std::iter::from_fn(|| t.pop_due(10).map(|(k, _)| k.subject)).collect();
+        assert_eq!(fired, ["zeta", "beta", "alpha"]);
     }
 
     #[test]

@@ -171,6 +171,11 @@ impl Coordinator {
     /// A coordinator with the given settings (`Config::from_json` parses Kafka-named ones).
     pub fn new(config: Config) -> Result<Coordinator, BoundaryError> {
         config.validate()?;
+        // Kafka's timer fires ties in the order they were scheduled; the draft by key.
+        let timers = match config.dialect.is_kafka() {
+            true => Timers::in_scheduling_order(),
+            false => Timers::default(),
+        };
         Ok(Coordinator {
             descriptions: Descriptions::new(
                 config.topology_description_store && config.dialect == Dialect::Kafka44,
@@ -180,7 +185,7 @@ impl Coordinator {
             groups: BTreeMap::new(),
             offsets: Offsets::default(),
             topics: BTreeMap::new(),
-            timers: Timers::default(),
+            timers,
             now_ms: 0,
             group_configs: GroupConfigs::default(),
             recycled: Default::default(),

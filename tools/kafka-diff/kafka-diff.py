@@ -7,9 +7,10 @@ usage: kafka-diff.py --oracle DIR [--release 4.2.0|4.3.0|4.4|all] [--seeds N] [-
 
 DIR of --oracle holds Kafka's coordinator as jars (`kafka-RELEASE-oracle.jar`, `oracle.sh`).
 Each seed is one random client sequence (generate.py), written with `sgc` steering the
-clients, then answered by Kafka's coordinator: with --offsets by our own driver
-(java/KOracle.java, compiled against the release's jar), which also drives the offsets and
-admin APIs; without it by the oracle's own driver (groups only). An input is identical when
+clients, then answered by Kafka's coordinator through our own driver (java/KOracle.java,
+compiled against the release's jar, with the broker's front-end), which drives the offsets and
+admin APIs too (--offsets adds them to the sequences); --kdiff answers with the oracle's own
+driver instead (groups only). An input is identical when
 the response, the records (in order), the internal topics to create and the next deadline are
 all Kafka's. The report gives the share per release and per input type, and every difference
 by class (its first differing field), with the seed and input that shows it first.
@@ -35,14 +36,16 @@ def fail(message):
     sys.exit(2)
 
 
-def run_kafka(oracle, release, inputs_path, settings_path, offsets):
-    if offsets:
-        # With the broker's front-end (KafkaApis): topic ids of lower versions' commits filled
-        # in from the metadata as a broker does, and the fetch-all's ids; the generator commits
-        # only partitions that exist, which the front-end would refuse otherwise.
-        cmd = [os.path.join(HERE, "koracle.sh"), oracle, release, inputs_path, "--config", settings_path, "--kafka-apis"]
-    else:
+def run_kafka(oracle, release, inputs_path, settings_path, kdiff):
+    if kdiff:
+        # The oracle's own driver (groups only; a DeleteGroups of one partition in request
+        # order, where Kafka's service deletes them in a HashSet's order).
         cmd = [os.path.join(oracle, "oracle.sh"), release, inputs_path, "--config", settings_path]
+    else:
+        # Our driver, with the broker's front-end (KafkaApis): topic ids of lower versions'
+        # commits filled in from the metadata as a broker does, and the fetch-all's ids; the
+        # generator commits only partitions that exist, which the front-end would refuse.
+        cmd = [os.path.join(HERE, "koracle.sh"), oracle, release, inputs_path, "--config", settings_path, "--kafka-apis"]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         fail("Kafka's coordinator failed on %s: %s" % (inputs_path, p.stderr[-1500:]))
@@ -175,7 +178,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--steps", type=int, default=80)
-    ap.add_argument("--offsets", action="store_true", help="offsets and admin inputs too (KOracle)")
+    ap.add_argument("--offsets", action="store_true", help="offsets and admin inputs too")
+    ap.add_argument("--kdiff", action="store_true", help="answer with the oracle's own driver (groups only)")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "kafka-diff"))
     ap.add_argument("--sgc", default=os.path.join(ROOT, "target", "release", "sgc"))
     ap.add_argument("--show", type=int, default=3, help="examples shown per class")
@@ -215,7 +219,7 @@ def main():
                     f.writelines(json.dumps(i) + "\n" for i in inputs)
             inputs = [json.loads(line) for line in open(inputs_path) if line.strip()]
             ours = run_sgc(a.sgc, inputs_path, settings_path)
-            kafka = run_kafka(a.oracle, release, inputs_path, settings_path, a.offsets)
+            kafka = run_kafka(a.oracle, release, inputs_path, settings_path, a.kdiff)
             with open(base + ".kafka.jsonl", "w") as f:
                 f.writelines(json.dumps(k) + "\n" for k in kafka)
             for i, (kind, diffs, after) in enumerate(compare_sequence(inputs, ours, kafka)):
