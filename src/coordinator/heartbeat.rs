@@ -152,6 +152,9 @@ impl Coordinator {
         let before = self.groups.get(gid).map(|g| g.soft.java_member_slots);
         let created = before.is_none();
         let member_id: &str = &plan.member_id;
+        if plan.batch.records.is_empty() && plan.refreshed.is_some() {
+            self.note_unsnapshotted(gid);
+        }
         self.commit_group(gid, plan.batch, out)?;
         out.topics_to_create = plan.topics_to_create;
         self.heartbeat_timers(

@@ -26,6 +26,7 @@ mod offset_commit;
 mod offset_delete;
 mod offset_fetch;
 mod replay;
+mod snapshots;
 mod timers_fire;
 mod topic_metadata;
 mod topology_description;
@@ -74,6 +75,8 @@ pub struct Coordinator {
     group_configs: GroupConfigs,
     /// Heartbeat responses given back by the host, to build the next ones in.
     recycled: crate::api::response::Recycled,
+    /// Configured topologies a failed write would undo (`snapshots`).
+    unsnapshotted: Vec<snapshots::Unsnapshotted>,
 }
 
 /// Applies one record to the groups, or to the offsets when it is an offset commit (whose
@@ -189,6 +192,7 @@ impl Coordinator {
             now_ms: 0,
             group_configs: GroupConfigs::default(),
             recycled: Default::default(),
+            unsnapshotted: Vec::new(),
         })
     }
 
@@ -446,6 +450,7 @@ impl Coordinator {
                 }
             });
         if let Err(e) = result {
+            self.revert_to_snapshot();
             if e.code == ErrorCode::UnknownServerError && self.config.dialect.is_kafka() {
                 out.explain.push(Explain::ServerError {
                     group_id: req.group_id.clone(),
@@ -594,6 +599,7 @@ impl Coordinator {
         if !batch.records.iter().all(Record::is_consistent) {
             crate::error::bug("an operation built a record whose key and value disagree");
         }
+        self.snapshot_taken();
         let limits = self.limits();
         let mut backup: Vec<(String, Option<Group>, Option<GroupOffsets>)> = Vec::new();
         if batch.records.iter().any(|r| r.value.is_none()) {

@@ -75,7 +75,7 @@ impl Coordinator {
                 let asked = asked.clone();
                 self.fence(at, gid, &asked, FenceCause::InitializationTimeout, out)
             }
-            TimerKind::InitialRebalanceDelay => self.fire_initial_delay(gid, out),
+            TimerKind::InitialRebalanceDelay => self.fire_initial_delay(gid, now, out),
             // A pending 4.2 initial rebalance delay holds every assignment back; it computes
             // when it fires.
             TimerKind::AssignmentInterval => {
@@ -233,12 +233,30 @@ impl Coordinator {
     /// group became memberless or the stored group has no configured topology (4.7; one that is
     /// not ready gives every member an empty target, as Kafka's does). `false` when the batch
     /// limit refused the records.
-    fn fire_initial_delay(&mut self, group_id: &str, out: &mut Output) -> bool {
+    fn fire_initial_delay(&mut self, group_id: &str, now: i64, out: &mut Output) -> bool {
         let configured = self
             .groups
             .get(group_id)
             .is_some_and(|g| g.stored_configuration().is_some());
-        !configured || self.fire_due_assignment(group_id, out)
+        !configured
+            || self.within_assignment_interval(group_id, now)
+            || self.fire_due_assignment(group_id, out)
+    }
+
+    /// Kafka 4.3+: the delayed computation is `maybeUpdateStreamsTargetAssignment`, which
+    /// computes nothing within the assignment interval of the stored assignment timestamp
+    /// (the next heartbeat after it computes), read at the time the timer runs.
+    fn within_assignment_interval(&self, group_id: &str, now: i64) -> bool {
+        let kafka_interval = self
+            .rules
+            .release()
+            .is_some_and(|r| r.has_assignment_interval());
+        let interval = i64::from(self.assignment_interval_ms(group_id));
+        kafka_interval
+            && interval != 0
+            && self.groups.get(group_id).is_some_and(|g| {
+                g.assignment_timestamp != 0 && now < g.assignment_timestamp.saturating_add(interval)
+            })
     }
 }
 

@@ -59,6 +59,7 @@ def settings_for(release, rng):
         s["group.streams.initial.rebalance.delay.ms"] = rng.choice([0, 0, 1000, 3000])
     else:
         s["group.streams.assignment.interval.ms"] = rng.choice([0, 1000, 5000])
+    if release == "4.4":
         s["group.streams.acceptable.recovery.lag"] = rng.choice([0, 100, 10000])
         s["group.streams.num.warmup.replicas"] = rng.choice([0, 1, 2])
         s["group.streams.task.offset.interval.ms"] = rng.choice([5000, 60000])

@@ -1,0 +1,53 @@
+//! What Kafka's snapshot registry undoes when a write fails. Kafka's runtime takes a snapshot
+//! of its timeline state at each offset it appends records at, and a write that fails reverts
+//! the shard to the last one. A heartbeat that writes no records but configures a group's
+//! topology (`StreamsGroup.setConfiguredTopology`, a timeline object) is in no snapshot yet:
+//! the next failed write of the shard (any group's) undoes it, and the next write with records
+//! keeps it. A coordinator is one shard.
+
+use super::Coordinator;
+use crate::group::{DialectState, Soft};
+use crate::topology::Configuration;
+
+/// A group's configured topology before a write without records changed it.
+#[derive(Clone, Debug)]
+pub(super) struct Unsnapshotted {
+    group_id: String,
+    configured: Option<Configuration>,
+    provisional: bool,
+}
+
+impl Coordinator {
+    /// Notes the configured topology of `group_id` before a write without records changes it
+    /// (the oldest note of a group stands).
+    pub(super) fn note_unsnapshotted(&mut self, group_id: &str) {
+        if self.unsnapshotted.iter().any(|u| u.group_id == group_id) {
+            return;
+        }
+        if let Some(DialectState::Kafka42(k)) = self.groups.get(group_id).map(|g| &g.dialect) {
+            let note = Unsnapshotted {
+                group_id: group_id.to_string(),
+                configured: k.configured.0.clone(),
+                provisional: k.provisional.0,
+            };
+            self.unsnapshotted.push(note);
+        }
+    }
+
+    /// Records were written: the snapshot at their offset holds every change before them.
+    pub(super) fn snapshot_taken(&mut self) {
+        self.unsnapshotted.clear();
+    }
+
+    /// A write failed: the changes no snapshot holds are undone.
+    pub(super) fn revert_to_snapshot(&mut self) {
+        for u in std::mem::take(&mut self.unsnapshotted) {
+            if let Some(DialectState::Kafka42(k)) =
+                self.groups.get_mut(&u.group_id).map(|g| &mut g.dialect)
+            {
+                k.configured = Soft(u.configured);
+                k.provisional = Soft(u.provisional);
+            }
+        }
+    }
+}
