@@ -119,25 +119,23 @@ impl Coordinator {
     ) -> Result<(), ProtocolError> {
         let plan = self.plan_heartbeat(now, raw_now, client, req)?;
         if let Some(failure) = plan.response_failure {
-            // Kafka fails while building the response, after it scheduled the member's
-            // session timeout, which stays (and finds no member), and after it moved the
-            // group's endpoint-information epoch, which stays too.
+            // Kafka fails while building the response, after it armed the initial rebalance
+            // delay, scheduled (or cancelled) the member's rebalance timeout as it reconciled
+            // and scheduled its session timeout: timers stay (and find no member). The group's
+            // endpoint-information epoch, a plain field it moved, stays too.
             let gid = req.group_id.as_str();
-            let session = now.saturating_add(i64::from(self.session_timeout_ms(gid)));
             let member = req.member_id.as_str();
-            self.schedule(
-                TimerKind::SessionTimeout,
-                gid,
-                member,
-                session,
-                TimerData::None,
-            );
             if plan.arm_delay {
-                // The initial rebalance delay was armed first too (a timer is not undone).
                 let until = now.saturating_add(i64::from(self.initial_rebalance_delay_ms(gid)));
                 let kind = TimerKind::InitialRebalanceDelay;
                 self.schedule(kind, gid, "", until, TimerData::None);
             }
+            if plan.current_written {
+                self.keep_reconciliation_timer(now, gid, member, &plan.batch);
+            }
+            let session = now.saturating_add(i64::from(self.session_timeout_ms(gid)));
+            let kind = TimerKind::SessionTimeout;
+            self.schedule(kind, gid, member, session, TimerData::None);
             if let Some(group) = self.groups.get_mut(gid) {
                 if let Some(epoch) = failure.endpoint_epoch {
                     group.soft.endpoint_epoch = epoch;

@@ -5,8 +5,10 @@
 //! the next failed write of the shard (any group's) undoes it, and the next write with records
 //! keeps it. A coordinator is one shard.
 
-use super::Coordinator;
-use crate::group::{DialectState, Soft};
+use super::{Batch, Coordinator};
+use crate::group::{DialectState, MemberState, Soft};
+use crate::records::{RecordKey, RecordValue};
+use crate::timers::{TimerData, TimerKind};
 use crate::topology::Configuration;
 
 /// A group's configured topology before a write without records changed it.
@@ -48,6 +50,49 @@ impl Coordinator {
                 k.configured = Soft(u.configured);
                 k.provisional = Soft(u.provisional);
             }
+        }
+    }
+
+    /// A heartbeat whose response fails after its member was reconciled: Kafka scheduled (or
+    /// cancelled) the member's rebalance timeout while reconciling, and a timer is not undone.
+    pub(super) fn keep_reconciliation_timer(
+        &mut self,
+        now: i64,
+        group_id: &str,
+        member_id: &str,
+        batch: &Batch,
+    ) {
+        let mut current = None;
+        let mut timeout = None;
+        for r in &batch.records {
+            match (&r.key, &r.value) {
+                (
+                    RecordKey::CurrentMemberAssignment { member_id: m, .. },
+                    Some(RecordValue::CurrentMemberAssignment(v)),
+                ) if m == member_id => current = Some((v.member_epoch, v.state)),
+                (
+                    RecordKey::MemberMetadata { member_id: m, .. },
+                    Some(RecordValue::MemberMetadata(v)),
+                ) if m == member_id => timeout = Some(v.rebalance_timeout_ms),
+                _ => {}
+            }
+        }
+        let Some((epoch, state)) = current else {
+            return;
+        };
+        let stored = self
+            .groups
+            .get(group_id)
+            .and_then(|g| g.members.get(member_id))
+            .map(|m| m.metadata.rebalance_timeout_ms);
+        let kind = TimerKind::RebalanceTimeout;
+        match (MemberState::from_code(state), timeout.or(stored)) {
+            (MemberState::UnrevokedTasks, Some(ms)) => {
+                let deadline = now.saturating_add(i64::from(ms));
+                let data = TimerData::MemberEpoch(epoch);
+                self.schedule(kind, group_id, member_id, deadline, data);
+            }
+            _ => self.cancel(kind, group_id, member_id),
         }
     }
 }
