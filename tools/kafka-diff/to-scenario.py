@@ -8,7 +8,8 @@ Runs the inputs through KOracle (Kafka's GroupCoordinatorShard of that release, 
 broker's front-end) and writes tests/scenarios/NAME.json: each step expects Kafka's response,
 records (with their producer where transactional), internal topics to create and next deadline.
 Then `make update-scenarios` writes the committed outputs, and the scenario test holds sgc to
-Kafka's answers from then on.
+Kafka's answers from then on. Where Kafka's own order changes from one run of the JVM to the
+next (an endpoint's topics), sgc's order of the same topics is taken.
 """
 import argparse
 import json
@@ -18,6 +19,24 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def arbitrary_order(kafka, ours):
+    """Kafka lists an endpoint's topics subtopology by subtopology in the order of a map whose
+    iteration order is salted per JVM run: where ours holds the same topics, its order stands
+    in for that run's."""
+    k, o = kafka.get("response"), ours.get("response")
+    if not (isinstance(k, dict) and isinstance(o, dict)):
+        return
+    ke, oe = k.get("partitionsByUserEndpoint"), o.get("partitionsByUserEndpoint")
+    if not (isinstance(ke, list) and isinstance(oe, list) and len(ke) == len(oe)):
+        return
+    for a, b in zip(ke, oe):
+        for field in ("activePartitions", "standbyPartitions"):
+            x, y = a.get(field), b.get(field)
+            canon = lambda ts: sorted(json.dumps(t, sort_keys=True) for t in ts)  # noqa: E731
+            if isinstance(x, list) and isinstance(y, list) and canon(x) == canon(y):
+                a[field] = y
 
 
 def main():
@@ -36,6 +55,11 @@ def main():
         sys.exit("to-scenario: Kafka's coordinator failed: " + p.stderr[-1500:])
     inputs = [json.loads(line) for line in open(a.inputs) if line.strip()]
     answers = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    with open(a.inputs) as f:
+        ours = subprocess.run([os.path.join(ROOT, "target", "release", "sgc"), "--config", a.settings],
+                              stdin=f, capture_output=True, text=True).stdout.splitlines()
+    for kafka, mine in zip(answers, (json.loads(line) for line in ours)):
+        arbitrary_order(kafka, mine)
     steps = []
     for given, kafka in zip(inputs, answers):
         if "unsupported" in kafka or "harnessError" in kafka:
