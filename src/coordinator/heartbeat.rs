@@ -133,6 +133,7 @@ impl Coordinator {
             if plan.current_written {
                 self.keep_reconciliation_timer(now, gid, member, &plan.batch);
             }
+            self.keep_refresh_deadline(gid, &plan.batch);
             let session = now.saturating_add(i64::from(self.session_timeout_ms(gid)));
             let kind = TimerKind::SessionTimeout;
             self.schedule(kind, gid, member, session, TimerData::None);
@@ -421,6 +422,7 @@ impl Coordinator {
             },
             configured,
             req,
+            &self.topics,
         );
         Ok(Plan {
             member_id,

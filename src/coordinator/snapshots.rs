@@ -95,4 +95,26 @@ impl Coordinator {
             _ => self.cancel(kind, group_id, member_id),
         }
     }
+
+    /// A heartbeat whose response fails after it bumped the group epoch: Kafka set the group's
+    /// metadata refresh deadline (a plain field) to the bumped epoch, which a failed write does
+    /// not undo; a refresh the topic image asked for is forgotten with it.
+    pub(super) fn keep_refresh_deadline(&mut self, group_id: &str, batch: &Batch) {
+        let bumped = batch
+            .records
+            .iter()
+            .rev()
+            .find_map(|r| match (&r.key, &r.value) {
+                (RecordKey::GroupMetadata { group_id: g }, Some(RecordValue::GroupMetadata(v)))
+                    if g == group_id =>
+                {
+                    Some(v.epoch)
+                }
+                _ => None,
+            });
+        if let (Some(epoch), Some(group)) = (bumped, self.groups.get_mut(group_id)) {
+            group.soft.refresh_due = false;
+            group.soft.refresh_epoch = epoch;
+        }
+    }
 }

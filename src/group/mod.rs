@@ -155,6 +155,10 @@ impl Eq for MemberSoft {}
 pub struct GroupSoft {
     /// Whether the topic view must be recomputed at the next heartbeat (2.12).
     pub refresh_due: bool,
+    /// The group epoch of Kafka's metadata refresh deadline (a plain field, set when a
+    /// heartbeat bumps the epoch, and kept when that heartbeat then fails): while the group's
+    /// epoch is below it, its topic view is due for a refresh (`hasMetadataExpired`).
+    pub refresh_epoch: i32,
     /// The member that asked for a shutdown of the application (2.14).
     pub shutdown_requester: Option<String>,
     /// Bumped whenever an endpoint or its tasks change (PROTOCOL 2.13).

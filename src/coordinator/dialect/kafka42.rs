@@ -9,7 +9,7 @@
 //!   should match Kafka's values; it changes whenever a required topic's id, name, partition
 //!   count or racks change.
 //! - The configuration (and so the hash) is recomputed when the group gets its topology, has no
-//!   configured topology in memory, is refresh-due, or bumps its epoch anyway (2.12); the owned
+//!   configured topology in memory, or its metadata expired (Kafka's refresh deadline); the owned
 //!   task lists are checked against every ready configuration, refreshed or not (Kafka checks
 //!   them on every heartbeat with a ready topology).
 //! - `ASSIGNMENT_DELAYED` reads `Assignment delayed due to the configured initial rebalance
@@ -457,8 +457,10 @@ impl DialectRules for Kafka {
     }
 
     /// PROTOCOL 4.4 steps 5-6 for `group` with `topology`. The configuration runs when the
-    /// topology is new to the group, when none is in memory, when the group is refresh-due, or
-    /// when the heartbeat bumps anyway (2.12); a configuration failure is
+    /// topology is new to the group, when none is in memory, or when the group's metadata
+    /// expired (`hasMetadataExpired`: the topic image asked for a refresh, or the group's epoch
+    /// is below the one of its refresh deadline, which a failed bump leaves behind); a member's
+    /// own changes bump without one, as in Kafka. A configuration failure is
     /// `STREAMS_INVALID_TOPOLOGY` (130). A group whose topology this heartbeat stores bumps for
     /// the join anyway; its view "changes" from nothing, which explains nothing.
     fn topic_view(
@@ -474,7 +476,7 @@ impl DialectRules for Kafka {
         let reconfigure = group.topology.is_none()
             || group.stored_configuration().is_none()
             || group.soft.refresh_due
-            || bumps;
+            || group.group_epoch < group.soft.refresh_epoch;
         let (refreshed, metadata_hash, validated_topology_epoch) = match topology {
             _ if !reconfigure => (None, stored.metadata_hash, stored.validated_topology_epoch),
             None => (None, 0, -1),
@@ -578,6 +580,8 @@ impl DialectRules for Kafka {
     /// member with an endpoint fails with UNKNOWN_SERVER_ERROR (`NoSuchElementException`, r10
     /// of the measured differences). Kafka has moved the stored group's endpoint-information
     /// epoch by then (a plain field), and keeps it.
+    // The heartbeat's whole view, as Kafka's response builder reads it.
+    #[allow(clippy::too_many_arguments)]
     fn check_response(
         &self,
         group: &Group,
@@ -586,15 +590,40 @@ impl DialectRules for Kafka {
         change: MemberChange,
         configured: Option<&Configuration>,
         req: &HeartbeatRequest,
+        topics: &crate::topics::Topics,
     ) -> Option<ResponseFailure> {
-        if matches!(
-            configured,
-            Some(Configuration::Ready(_) | Configuration::MissingInternalTopics(_))
-        ) {
-            return None;
-        }
         let (epoch, bumped) = endpoint_epochs(group, created, member, change, self.release);
         if req.endpoint_information_epoch == Some(epoch) {
+            return None;
+        }
+        let failure = || ResponseFailure {
+            error: ProtocolError::new(ErrorCode::UnknownServerError, super::ENDPOINT_MAP_FAILED),
+            endpoint_epoch: (bumped && !created).then_some(epoch),
+        };
+        if let Some(Configuration::Ready(subs)) = configured {
+            // Before 4.4 every entry is built again: a member with an endpoint holding tasks
+            // of a subtopology one of whose input topics left the image since the topology
+            // was configured fails it (`IllegalStateException`, "Topic t not found in
+            // metadata image"). 4.4 keeps built entries and builds only changed ones.
+            if self.release.caches_endpoint_maps() {
+                return None;
+            }
+            let missing = |m: &Member| {
+                m.endpoint().is_some()
+                    && m.assigned
+                        .active
+                        .keys()
+                        .chain(m.assigned.standby.keys())
+                        .filter_map(|sub| subs.iter().find(|s| s.subtopology_id == sub))
+                        .any(|s| s.input_topics.iter().any(|(t, _)| !topics.contains_key(t)))
+            };
+            let others = group
+                .members
+                .values()
+                .filter(|m| m.member_id != member.member_id);
+            return (missing(member) || others.into_iter().any(missing)).then(failure);
+        }
+        if matches!(configured, Some(Configuration::MissingInternalTopics(_))) {
             return None;
         }
         let stored_has = group
@@ -602,10 +631,7 @@ impl DialectRules for Kafka {
             .get(&member.member_id)
             .is_some_and(|m| m.endpoint().is_some());
         let others = group.with_endpoint > usize::from(stored_has);
-        (member.endpoint().is_some() || others).then(|| ResponseFailure {
-            error: ProtocolError::new(ErrorCode::UnknownServerError, super::ENDPOINT_MAP_FAILED),
-            endpoint_epoch: (bumped && !created).then_some(epoch),
-        })
+        (member.endpoint().is_some() || others).then(failure)
     }
 
     /// PROTOCOL 4.2, 4.4 step 10: the response of a committed 4.2 heartbeat.

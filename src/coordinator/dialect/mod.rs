@@ -174,6 +174,8 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
 
     /// Checks made before anything is written that the response would fail on (Kafka fails a
     /// heartbeat whose endpoint map it cannot build while the topology has no subtopologies).
+    // The heartbeat's whole view, as Kafka's response builder reads it.
+    #[allow(clippy::too_many_arguments)]
     fn check_response(
         &self,
         _group: &Group,
@@ -182,6 +184,7 @@ pub(crate) trait DialectRules: Sync + std::fmt::Debug {
         _change: MemberChange,
         _configured: Option<&Configuration>,
         _req: &HeartbeatRequest,
+        _topics: &crate::topics::Topics,
     ) -> Option<ResponseFailure> {
         None
     }

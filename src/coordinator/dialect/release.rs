@@ -118,6 +118,12 @@ impl Release {
         self == Release::V4_4
     }
 
+    /// Whether the heartbeat keeps each member's endpoint entry until it changes (4.4's
+    /// `endpointToPartitionsCache`) rather than building every entry again.
+    pub(crate) fn caches_endpoint_maps(self) -> bool {
+        self == Release::V4_4
+    }
+
     /// How a member's task changes its role in reconciliation: 4.4 changes it in place.
     pub(crate) fn roles(self) -> crate::reconcile::Roles {
         match self {
