@@ -57,7 +57,7 @@ const OPERATIONS: &[&str] = &[
     "group_config",
 ];
 /// Shared by the operations and the timers.
-const SERVICES: &[&str] = &["fence", "assignment", "timers_fire"];
+const SERVICES: &[&str] = &["fence", "assignment", "timers_fire", "snapshots"];
 /// The seam and the read-only views.
 const LEAVES: &[&str] = &["dialect", "views"];
 
