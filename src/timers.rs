@@ -197,20 +197,24 @@ impl PartialOrd for Subject {
 /// The keyed timer wheel: by key, and in firing order.
 pub struct Timers {
     by_group: BTreeMap<String, GroupTimers>,
-    /// Firing order (deadline, then the tie-break: the scheduling sequence or 0, then the key)
-    /// from the last to fire to the first: a new deadline is mostly the latest (a heartbeat's
-    /// session timeout), which a B-tree node's search from its first key then places after
-    /// one comparison a level.
-    queue: BTreeSet<Reverse<(i64, u64, Arc<TimerKey>)>>,
+    /// Deadline order (ties by key) from the last to fire to the first: a new deadline is
+    /// mostly the latest (a heartbeat's session timeout), which a B-tree node's search from its
+    /// first key then places after one comparison a level. With `by_schedule` the timers of
+    /// one deadline fire by their scheduling sequence instead, chosen when they fire, so that
+    /// rescheduling at an unchanged deadline moves nothing in the tree.
+    queue: BTreeSet<Reverse<(i64, Arc<TimerKey>)>>,
     /// Whether ties go to the timer scheduled first (Kafka's timer), not to the smaller key.
     by_schedule: bool,
-    /// The next scheduling sequence number.
+    /// The last scheduling sequence number given.
     seq: u64,
+    /// With `by_schedule`, the timers of the deadline firing now in sequence order, sorted
+    /// once per run of ties (each checked again when it is its turn).
+    due: std::collections::VecDeque<(i64, u64, Arc<TimerKey>)>,
 }
 
 /// A timer's entry in the queue.
-fn queued(deadline: i64, tie: u64, key: Arc<TimerKey>) -> Reverse<(i64, u64, Arc<TimerKey>)> {
-    Reverse((deadline, tie, key))
+fn queued(deadline: i64, key: Arc<TimerKey>) -> Reverse<(i64, Arc<TimerKey>)> {
+    Reverse((deadline, key))
 }
 
 impl Timers {
@@ -303,17 +307,13 @@ impl Timers {
             return Some(data);
         };
         // Kafka's timer cancels a rescheduled task and adds a new one: it goes after the
-        // others of its deadline even when its deadline did not change.
-        if entry.timer.deadline != deadline || by_schedule {
-            self.queue.remove(&queued(
-                entry.timer.deadline,
-                entry.tie,
-                Arc::clone(&entry.key),
-            ));
+        // others of its deadline even when its deadline did not change (its sequence says so).
+        if entry.timer.deadline != deadline {
             self.queue
-                .insert(queued(deadline, tie, Arc::clone(&entry.key)));
-            entry.tie = tie;
+                .remove(&queued(entry.timer.deadline, Arc::clone(&entry.key)));
+            self.queue.insert(queued(deadline, Arc::clone(&entry.key)));
         }
+        entry.tie = tie;
         entry.timer = Timer { deadline, data };
         self.seq += u64::from(by_schedule);
         None
@@ -351,10 +351,9 @@ impl Timers {
             tie,
         };
         if let Some(old) = group.by_kind[kind.index()].insert(Subject(Arc::clone(&key)), entry) {
-            self.queue
-                .remove(&queued(old.timer.deadline, old.tie, old.key));
+            self.queue.remove(&queued(old.timer.deadline, old.key));
         }
-        self.queue.insert(queued(deadline, tie, key));
+        self.queue.insert(queued(deadline, key));
         self.seq += u64::from(self.by_schedule);
     }
 
@@ -370,8 +369,7 @@ impl Timers {
         if group.is_empty() {
             self.by_group.remove(group_id);
         }
-        self.queue
-            .remove(&queued(entry.timer.deadline, entry.tie, entry.key));
+        self.queue.remove(&queued(entry.timer.deadline, entry.key));
         Some(entry.timer)
     }
 
@@ -385,8 +383,7 @@ impl Timers {
                 continue;
             }
             for (_, entry) in std::mem::take(timers) {
-                self.queue
-                    .remove(&queued(entry.timer.deadline, entry.tie, entry.key));
+                self.queue.remove(&queued(entry.timer.deadline, entry.key));
             }
         }
         if group.is_empty() {
@@ -409,10 +406,16 @@ impl Timers {
     /// The first timer due at or before `now`, removed.
     pub fn pop_due(&mut self, now: i64) -> Option<(TimerKey, Timer)> {
         // Peek first: the common answer is "nothing due", and it must not copy a key.
-        if self.queue.last()?.0 .0 > now {
+        let Reverse((deadline, first)) = self.queue.last()?;
+        if *deadline > now {
             return None;
         }
-        let Reverse((_, _, key)) = self.queue.pop_last()?;
+        let deadline = *deadline;
+        let key = match self.by_schedule {
+            false => Arc::clone(first),
+            true => self.first_scheduled(deadline)?,
+        };
+        self.queue.remove(&queued(deadline, Arc::clone(&key)));
         let group = self.by_group.get_mut(&*key.group_id)?;
         let (subject, entry) = group.by_kind[key.kind.index()]
             .remove_entry(&DescLookup(&key.subject) as &dyn DescText)?;
@@ -425,14 +428,72 @@ impl Timers {
         Some((key, entry.timer))
     }
 
+    /// The key of the pending timer of `deadline` scheduled first (the smallest sequence). A
+    /// lone timer of its deadline is the answer at once; a run of ties is sorted once, and
+    /// each of its timers is checked again when its turn comes (it may have been cancelled
+    /// or rescheduled meanwhile; one scheduled since comes after the run).
+    fn first_scheduled(&mut self, deadline: i64) -> Option<Arc<TimerKey>> {
+        let mut run = self
+            .queue
+            .iter()
+            .rev()
+            .take_while(|Reverse((d, _))| *d == deadline)
+            .map(|Reverse((_, k))| k);
+        let first = run.next()?;
+        if run.next().is_none() {
+            self.due.clear();
+            return Some(Arc::clone(first));
+        }
+        loop {
+            while let Some((d, tie, key)) = self.due.pop_front() {
+                let current = self
+                    .get_at(key.kind, &key.group_id, &key.subject)
+                    .map(|t| t.deadline);
+                if d == deadline && current == Some(deadline) && self.tie_of(&key) == tie {
+                    return Some(key);
+                }
+            }
+            let mut sorted: Vec<(i64, u64, Arc<TimerKey>)> = self
+                .queue
+                .iter()
+                .rev()
+                .take_while(|Reverse((d, _))| *d == deadline)
+                .map(|Reverse((_, k))| (deadline, self.tie_of(k), Arc::clone(k)))
+                .collect();
+            sorted.sort_by_key(|(_, tie, _)| *tie);
+            self.due = sorted.into();
+        }
+    }
+
+    /// A pending timer's scheduling sequence.
+    fn tie_of(&self, key: &TimerKey) -> u64 {
+        self.by_group
+            .get(&*key.group_id)
+            .and_then(|g| {
+                g.by_kind[key.kind.index()].get(&DescLookup(&key.subject) as &dyn DescText)
+            })
+            .map_or(0, |e| e.tie)
+    }
+
     /// The earliest deadline.
     pub fn next_deadline(&self) -> Option<i64> {
-        self.queue.last().map(|Reverse((d, _, _))| *d)
+        self.queue.last().map(|Reverse((d, _))| *d)
     }
 
     /// Every timer in firing order.
     pub fn iter(&self) -> impl Iterator<Item = (&TimerKey, &Timer)> {
-        self.queue.iter().rev().filter_map(|Reverse((_, _, k))| {
+        let mut keys: Vec<&Arc<TimerKey>> =
+            self.queue.iter().rev().map(|Reverse((_, k))| k).collect();
+        if self.by_schedule {
+            // Stable: within a deadline, by sequence.
+            keys.sort_by_key(|k| {
+                let deadline = self
+                    .get_at(k.kind, &k.group_id, &k.subject)
+                    .map_or(i64::MAX, |t| t.deadline);
+                (deadline, self.tie_of(k))
+            });
+        }
+        keys.into_iter().filter_map(|k| {
             self.get_at(k.kind, &k.group_id, &k.subject)
                 .map(|t| (k.as_ref(), t))
         })
@@ -457,6 +518,37 @@ mod tests {
 
     fn key(kind: TimerKind, g: &str, s: &str) -> TimerKey {
         TimerKey::new(kind, g, s)
+    }
+
+    #[test]
+    fn a_run_of_ties_fires_in_scheduling_order_as_it_changes() {
+        let session = TimerKind::SessionTimeout;
+        let mut t = Timers::in_scheduling_order();
+        let names: Vec<String> = (0..200).map(|i| format!("m{:03}", 199 - i)).collect();
+        for n in &names {
+            t.schedule(key(session, "g", n), 50, TimerData::None);
+        }
+        // Rescheduled at the same deadline: last. Moved away and back: last again.
+        t.schedule(key(session, "g", "m150"), 50, TimerData::None);
+        t.schedule(key(session, "g", "m100"), 60, TimerData::None);
+        t.schedule(key(session, "g", "m100"), 50, TimerData::None);
+        t.cancel(&key(session, "g", "m000"));
+        let mut fired = Vec::new();
+        while let Some((k, _)) = t.pop_due(50) {
+            fired.push(k.subject);
+            if fired.len() == 3 {
+                // Scheduled while the run fires: after it.
+                t.schedule(key(session, "g", "late"), 50, TimerData::None);
+            }
+        }
+        let mut want: Vec<String> = names
+            .iter()
+            .filter(|n| !["m150", "m100", "m000"].contains(&n.as_str()))
+            .cloned()
+            .collect();
+        want.extend(["m150".to_string(), "m100".to_string(), "late".to_string()]);
+        assert_eq!(fired, want);
+        assert!(t.is_empty());
     }
 
     #[test]
