@@ -214,11 +214,16 @@ export function tasksText(tasks) {
   return text;
 }
 
-function newGroup(groupId) {
+/**
+ * A group as its first record finds it: from Kafka 4.3 a new group starts at group and
+ * assignment epoch 1 (an empty assignment no record writes, KAFKA-20268).
+ */
+function newGroup(groupId, dialect) {
+  const initial = dialect === 'kafka-4.3' || dialect === 'kafka-4.4' ? 1 : 0;
   return {
     groupId,
-    groupEpoch: 0,
-    assignmentEpoch: 0,
+    groupEpoch: initial,
+    assignmentEpoch: initial,
     hasTopology: false,
     topologyEpoch: 0,
     validatedTopologyEpoch: -1,
@@ -465,7 +470,7 @@ export class GroupView {
     if (v === null && g === undefined) return;
     if (!this.typeIds.has(key.type)) return;
     if (v !== null && g === undefined) {
-      g = newGroup(gid);
+      g = newGroup(gid, this.dialect);
       this.groups.set(gid, g);
     }
     switch (key.type) {
