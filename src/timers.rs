@@ -559,7 +559,7 @@ mod tests {
             t.schedule(key(session, "g", "alpha"), 10, TimerData::None);
             t.schedule(key(session, "g", "mid"), 10, TimerData::None);
             // Rescheduled at the same deadline: Kafka's timer adds it again, last.
-            t.schedule(key(session, "g", "zeta"), 10, TimerData::None);
+            t.schedule(key(session, "g", "alpha"), 10, TimerData::None);
             let mut fired = Vec::new();
             while let Some((k, _)) = t.pop_due(10) {
                 fired.push(k.subject);
@@ -569,7 +569,7 @@ mod tests {
         assert_eq!(order(Timers::default()), ["alpha", "mid", "zeta"]);
         assert_eq!(
             order(Timers::in_scheduling_order()),
-            ["alpha", "mid", "zeta"]
+            ["zeta", "mid", "alpha"]
         );
         let mut t = Timers::in_scheduling_order();
         t.schedule(key(session, "g", "zeta"), 10, TimerData::None);

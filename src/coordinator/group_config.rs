@@ -9,6 +9,11 @@ use super::Coordinator;
 use crate::error::BoundaryError;
 use crate::group_config::{self, GroupConfig, GroupConfigs};
 
+/// Kafka 4.2's `GroupConfig` defaults of its streams keys (`GroupCoordinatorConfig`'s
+/// `STREAMS_GROUP_*_DEFAULT`): session timeout, heartbeat interval, standby replicas, initial
+/// rebalance delay.
+const KAFKA_42_DEFAULTS: [i32; 4] = [45_000, 5_000, 0, 3_000];
+
 /// Boundary checks before any timer fires: a group id, and configs the release knows.
 pub(super) fn precheck(
     config: &crate::config::Config,
@@ -80,7 +85,7 @@ impl Coordinator {
             group_id,
             |c| c.session_timeout_ms,
             self.config.session_timeout_ms,
-            45000,
+            KAFKA_42_DEFAULTS[0],
         )
     }
 
@@ -90,7 +95,7 @@ impl Coordinator {
             group_id,
             |c| c.heartbeat_interval_ms,
             self.config.heartbeat_interval_ms,
-            5000,
+            KAFKA_42_DEFAULTS[1],
         )
     }
 
@@ -100,7 +105,7 @@ impl Coordinator {
             group_id,
             |c| c.num_standby_replicas,
             self.config.num_standby_replicas,
-            0,
+            KAFKA_42_DEFAULTS[2],
         )
     }
 
@@ -110,7 +115,7 @@ impl Coordinator {
             group_id,
             |c| c.initial_rebalance_delay_ms,
             self.config.initial_rebalance_delay_ms,
-            3000,
+            KAFKA_42_DEFAULTS[3],
         )
     }
 

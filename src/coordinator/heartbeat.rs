@@ -650,10 +650,7 @@ impl Coordinator {
             .rules
             .release()
             .is_some_and(|r| r.has_assignment_interval());
-        let interval_delayed = kafka_interval
-            && group.assignment_timestamp != 0
-            && interval != 0
-            && now < group.assignment_timestamp.saturating_add(interval)
+        let interval_delayed = self.within_assignment_interval(group, now)
             && group_epoch > group.assignment_epoch
             && !(arm_delay || delay_pending);
         let batched_until = group

@@ -239,24 +239,33 @@ impl Coordinator {
             .get(group_id)
             .is_some_and(|g| g.stored_configuration().is_some());
         !configured
-            || self.within_assignment_interval(group_id, now)
+            || self.delayed_within_interval(group_id, now)
             || self.fire_due_assignment(group_id, out)
     }
 
     /// Kafka 4.3+: the delayed computation is `maybeUpdateStreamsTargetAssignment`, which
     /// computes nothing within the assignment interval of the stored assignment timestamp
     /// (the next heartbeat after it computes), read at the time the timer runs.
-    fn within_assignment_interval(&self, group_id: &str, now: i64) -> bool {
+    fn delayed_within_interval(&self, group_id: &str, now: i64) -> bool {
+        self.groups
+            .get(group_id)
+            .is_some_and(|g| self.within_assignment_interval(g, now))
+    }
+
+    /// Kafka 4.3+'s assignment interval: the group's last computation (its stored
+    /// `AssignmentTimestamp`) was less than the interval before `now`, so no computation runs
+    /// now (`canComputeNextTargetAssignment`); the heartbeat and the delayed computation ask
+    /// the same.
+    pub(super) fn within_assignment_interval(&self, group: &Group, now: i64) -> bool {
         let kafka_interval = self
             .rules
             .release()
             .is_some_and(|r| r.has_assignment_interval());
-        let interval = i64::from(self.assignment_interval_ms(group_id));
+        let interval = i64::from(self.assignment_interval_ms(&group.group_id));
         kafka_interval
             && interval != 0
-            && self.groups.get(group_id).is_some_and(|g| {
-                g.assignment_timestamp != 0 && now < g.assignment_timestamp.saturating_add(interval)
-            })
+            && group.assignment_timestamp != 0
+            && now < group.assignment_timestamp.saturating_add(interval)
     }
 }
 
