@@ -1,6 +1,7 @@
 //! Coordinator benchmarks (issue figures): steady-state heartbeats of a 1,000-member stable
 //! group through the typed API, through Kafka's wire frames and through the JSON API, and the
-//! time for 1,000 members to join one group and reach STABLE.
+//! time for 1,000 members to join one group and reach STABLE, and the standby spread groups
+//! formed by every path up to 10,000 members on 100,000 tasks.
 
 use std::time::Duration;
 
@@ -15,6 +16,8 @@ const PARTITIONS: i32 = 1000;
 
 #[path = "../tests/common/harness.rs"]
 mod harness;
+#[path = "../tests/common/spread.rs"]
+mod spread;
 
 /// A 1,000-member group driven to STABLE by correct clients; returns it with members' epochs.
 fn stable_group() -> (Coordinator, Vec<(String, i32)>, i64) {
@@ -115,5 +118,29 @@ fn join_to_stable(crit: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, heartbeats, join_to_stable);
+/// Standby spread groups formed by correct typed clients, from the first join to `STABLE`
+/// (`tests/common/spread.rs`): 10,000 members on 1,000 processes, 100 x 1,000 stateful tasks,
+/// one standby, cold (one computation) and batched (a computation every 50 ms, joins 1 ms
+/// apart); join by join (a computation at every join) at 1,000 / 100 / 10 x 1,000. The
+/// 10,000-member formation join by join takes minutes: `cargo run --release --example
+/// formation -- 4 JoinByJoin`.
+fn formation(crit: &mut Criterion) {
+    use spread::{form_by, Path, SIZES};
+    let mut group = crit.benchmark_group("form_10000_members_100000_tasks");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    for path in [Path::Cold, Path::Batched] {
+        group.bench_function(format!("{path:?}"), |b| b.iter(|| form_by(&SIZES[3], path)));
+    }
+    group.finish();
+    let mut group = crit.benchmark_group("form_1000_members_10000_tasks");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(30));
+    group.bench_function("JoinByJoin", |b| {
+        b.iter(|| form_by(&SIZES[1], Path::JoinByJoin))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, heartbeats, join_to_stable, formation);
 criterion_main!(benches);

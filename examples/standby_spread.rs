@@ -1,4 +1,4 @@
-//! `cargo run --release --example standby_spread -- [assignor|coordinator|all] [SIZES]`: how
+//! `cargo run --release --example standby_spread -- [assignor|coordinator|all] [SIZES] [PATHS]`: how
 //! the sticky assignor spreads each process's standbys over the other processes
 //! (docs/assignor.md, "Standby spread"), as tables.
 //!
@@ -15,8 +15,10 @@
 //!   in actives against the mean gain. Then a member joining on a new process: its actives and
 //!   standbys beside the others'.
 //! - `coordinator`: the same groups formed through a draft coordinator by correct clients,
+//!   by every path of `tests/common/spread.rs` (PATHS picks them by name, `Cold,JoinByJoin`):
 //!   cold (every join in one computation: assignment interval 60 s), batched (interval 50 ms,
-//!   joins 1 ms apart) and join by join (interval 0), then the share of the stable group.
+//!   joins 1 ms apart), join by join (interval 0), behind a first lone member, and after a
+//!   process failed and came back; then the share of the stable group.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -29,7 +31,7 @@ mod harness;
 #[path = "../tests/common/spread.rs"]
 mod spread;
 
-use spread::{form, median_max, members, shares, subtopologies, Size, SIZES};
+use spread::{form_by, median_max, members, shares, subtopologies, Path, Size, PATHS, SIZES};
 
 fn assign(
     members: &[MemberSpec<'static>],
@@ -154,15 +156,23 @@ fn assignor_tables(sizes: &[&Size]) {
     }
 }
 
-fn coordinator_tables(sizes: &[&Size]) {
-    println!("| group | cold (one computation): median / max | batched (50 ms): median / max | join by join: median / max | time |");
-    println!("|---|---|---|---|---|");
+fn coordinator_tables(sizes: &[&Size], paths: &[Path]) {
+    let names: Vec<String> = paths.iter().map(|p| format!("{p:?}")).collect();
+    println!(
+        "| group | {} (median / max; after failures: the worst stage) | time |",
+        names.join(" | ")
+    );
+    println!("|---|{}---|", "---|".repeat(paths.len()));
     for size in sizes {
         let start = Instant::now();
         let mut cells = Vec::new();
-        for interval in [60_000, 50, 0] {
-            let (s, _) = shares(&form(size, interval));
-            let (m, x) = median_max(&s);
+        for &path in paths {
+            let (mut m, mut x) = (0.0f64, 0.0f64);
+            for stage in form_by(size, path) {
+                let (s, _) = shares(&stage);
+                let (sm, sx) = median_max(&s);
+                (m, x) = (m.max(sm), x.max(sx));
+            }
             cells.push(format!("{m:.2} / {x:.2}"));
         }
         println!(
@@ -188,7 +198,17 @@ fn main() {
     if matches!(what.as_str(), "assignor" | "all") {
         assignor_tables(&picked);
     }
+    let paths: Vec<Path> = match args.next() {
+        Some(list) => PATHS
+            .into_iter()
+            .filter(|p| {
+                list.split(',')
+                    .any(|n| n.eq_ignore_ascii_case(&format!("{p:?}")))
+            })
+            .collect(),
+        None => PATHS.to_vec(),
+    };
     if matches!(what.as_str(), "coordinator" | "all") {
-        coordinator_tables(&picked);
+        coordinator_tables(&picked, &paths);
     }
 }

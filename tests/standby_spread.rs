@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::spread::{form, median_max, members, shares, subtopologies, Size, SIZES};
+use common::spread::{form_by, median_max, members, shares, subtopologies, Size, PATHS, SIZES};
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
@@ -314,16 +314,19 @@ fn the_issues_groups_spread_their_standbys() {
     }
 }
 
-/// Through the coordinator, the 100-member group formed cold (one computation), batched and
-/// join by join: the same bounds.
+/// Through the coordinator, the 100-member group formed by every path (cold, batched, join by
+/// join, behind a first lone member that held every task, and after a process failed and came
+/// back), at every stage: the same bounds.
 #[test]
 fn a_group_formed_through_the_coordinator_spreads_its_standbys() {
-    for interval in [60_000, 50, 0] {
-        let (s, mutual) = shares(&form(&ISSUE_GROUPS[0], interval));
-        let (median, max) = median_max(&s);
-        assert!(
-            median <= 0.15 && max <= 0.25 && mutual == 0,
-            "interval {interval}: share median {median}, max {max}, mutual pairs {mutual}"
-        );
+    for path in PATHS {
+        for (stage, targets) in form_by(&ISSUE_GROUPS[0], path).iter().enumerate() {
+            let (s, mutual) = shares(targets);
+            let (median, max) = median_max(&s);
+            assert!(
+                median <= 0.15 && max <= 0.25 && mutual == 0,
+                "{path:?} stage {stage}: share median {median}, max {max}, mutual pairs {mutual}"
+            );
+        }
     }
 }
