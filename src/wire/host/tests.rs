@@ -384,29 +384,34 @@ fn error_responses_name_every_group_or_partition_of_each_api() {
             "{key}"
         );
     }
-    // A commit: each partition; a heartbeat, ListGroups, OffsetDelete: the request.
-    let commit = frame(
-        d,
-        json!({"type": "OffsetCommit", "request": {"groupId": "g",
-            "generationIdOrMemberEpoch": -1, "memberId": "", "topics": [{"name": "in",
-            "partitions": [{"partitionIndex": 0, "committedOffset": 1},
-                           {"partitionIndex": 3, "committedOffset": 2}]}]}}),
-        9,
-    );
-    let answer = error_response(d, &commit, COORDINATOR_NOT_AVAILABLE).unwrap();
-    let (_, json) = response_json(d, 8, 9, &answer).unwrap();
-    let parts: Vec<(i64, i64)> = (json["topics"][0]["partitions"].as_array().unwrap().iter())
-        .map(|p| {
-            (
-                p["partitionIndex"].as_i64().unwrap(),
-                p["errorCode"].as_i64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        (json["topics"][0]["name"].as_str(), parts),
-        (Some("in"), vec![(0, 15), (3, 15)])
-    );
+    // A commit (v2 by name, v9 flexible): each partition; a heartbeat, ListGroups,
+    // OffsetDelete: the request.
+    for v in [2, 9] {
+        let commit = frame(
+            d,
+            json!({"type": "OffsetCommit", "request": {"groupId": "g",
+                "generationIdOrMemberEpoch": -1, "memberId": "", "topics": [{"name": "in",
+                "partitions": [{"partitionIndex": 0, "committedOffset": 1},
+                               {"partitionIndex": 3, "committedOffset": 2}]}]}}),
+            v,
+        );
+        let answer = error_response(d, &commit, COORDINATOR_NOT_AVAILABLE).unwrap();
+        let (_, json) = response_json(d, 8, v, &answer).unwrap();
+        let parts: Vec<(i64, i64)> = (json["topics"][0]["partitions"].as_array().unwrap())
+            .iter()
+            .map(|p| {
+                (
+                    p["partitionIndex"].as_i64().unwrap(),
+                    p["errorCode"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            (json["topics"][0]["name"].as_str(), parts),
+            (Some("in"), vec![(0, 15), (3, 15)]),
+            "v{v}"
+        );
+    }
     for (input, key, v) in [
         (
             json!({"type": "StreamsGroupHeartbeat", "request": {"groupId": "g",
@@ -418,7 +423,8 @@ fn error_responses_name_every_group_or_partition_of_each_api() {
         ),
         (json!({"type": "ListGroups", "request": {}}), 16, 5),
         (
-            json!({"type": "OffsetDelete", "request": {"groupId": "g", "topics": []}}),
+            json!({"type": "OffsetDelete", "request": {"groupId": "g", "topics": [{"name": "t",
+                "partitions": [{"partitionIndex": 0}]}]}}),
             47,
             0,
         ),
@@ -427,6 +433,9 @@ fn error_responses_name_every_group_or_partition_of_each_api() {
         let answer = error_response(d, &request, NOT_COORDINATOR).unwrap();
         let (corr, json) = response_json(d, key, v, &answer).unwrap();
         assert_eq!((corr, json["errorCode"].as_i64()), (7, Some(16)), "{key}");
+        if key == 47 {
+            assert_eq!(json["topics"].as_array().map(Vec::len), Some(0));
+        }
     }
     // ApiVersions and frames that do not read: Kafka closes the connection.
     let api_versions = API_VERSIONS_V3;
