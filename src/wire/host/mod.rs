@@ -7,7 +7,8 @@
 //! - [`route_request`]: which API a frame is and where it goes ([`Route`]); [`is_mine`]:
 //!   whether a host leads a group's partition;
 //! - [`Split`]: the sub-requests of a request for several groups (or of `ListGroups`, one per
-//!   partition) and [`Split::merge`] of their answers into the response, in Kafka's order;
+//!   partition) and [`Split::merge`] of their answers into the response, in Kafka's order
+//!   ([`merge_responses`]: the same from the request frame, for a host that keeps only it);
 //! - [`error_response`]: the response of one error code per group, for a partition whose
 //!   coordinator is not available ([`COORDINATOR_NOT_AVAILABLE`]) or not here
 //!   ([`NOT_COORDINATOR`]);
@@ -23,7 +24,7 @@ mod split;
 
 pub use super::{answer_api_versions_with, api_ranges, SharedApis};
 pub use error_response::{error_response, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR};
-pub use route::{is_mine, route_request, Route, Routed};
+pub use route::{is_mine, merge_responses, route_request, Route, Routed};
 pub use split::{Part, Split};
 
 #[cfg(test)]

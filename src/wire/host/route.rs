@@ -102,6 +102,25 @@ pub fn route_request(
     })
 }
 
+/// [`Split::merge`] for a host that keeps the request frame rather than its split (the npm
+/// package and the WASI plugin hand the parts out and take the answers back): `frame` routed
+/// again among `partitions`, and `answers` merged as its parts' answers. An error for a frame
+/// that is not split (its one answer is the response) and as [`Split::merge`].
+pub fn merge_responses<A: AsRef<[u8]>>(
+    dialect: Dialect,
+    frame: &[u8],
+    partitions: i32,
+    answers: &[A],
+) -> Result<Vec<u8>, BoundaryError> {
+    match route_request(dialect, frame, partitions)?.route {
+        Route::Groups(split) | Route::EveryPartition(split) => split.merge(answers),
+        _ => Err(BoundaryError::input(
+            "",
+            "not a request split by partition: the one answer is the response",
+        )),
+    }
+}
+
 /// Whether `group_id` is one of a host's groups: its `__consumer_offsets` partition (of
 /// `partitions`) is one `owns` says the host leads. A host answers a request for a group that
 /// is not with `NOT_COORDINATOR` ([`error_response`](super::error_response)), and the client

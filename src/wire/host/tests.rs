@@ -275,7 +275,15 @@ fn parts_are_requests_the_partitions_coordinators_answer() {
         entries(d, 42, 2, &merged, "results"),
         owned(&[("wordcount", 69), ("g", 69)])
     );
+    assert_eq!(
+        merge_responses(d, &delete, PARTITIONS, &answers).unwrap(),
+        merged
+    );
     assert_eq!(split.merge(&answers[..1]).unwrap_err().path, "answers");
+    let one = frame(d, json!({"type": "DeleteGroups", "groupIds": ["g"]}), 2);
+    assert!(merge_responses(d, &one, PARTITIONS, &answers[..1]).is_ok());
+    let heartbeat = &[0, 88, 0, 0, 0, 0, 0, 7, 0, 1, b'c', 0, 2, b'g'];
+    assert!(merge_responses(d, heartbeat, PARTITIONS, &answers[..1]).is_err());
     let e = split.merge(&[answers[0].clone(), vec![0, 0]]).unwrap_err();
     assert!(e.path.starts_with("answers[1]"), "{e:?}");
 }
