@@ -13,16 +13,19 @@
 //!   coordinator is not available ([`COORDINATOR_NOT_AVAILABLE`]) or not here
 //!   ([`NOT_COORDINATOR`]);
 //! - [`answer_api_versions_with`]: `ApiVersions` with the host's APIs, a shared API at the
-//!   versions both the dialect and the host's codec serve ([`SharedApis::Intersection`]).
+//!   versions both the dialect and the host's codec serve ([`SharedApis::Intersection`]);
+//!   [`apis_from_json`] reads a host's APIs given as JSON.
 //!
 //! `sgc serve` is built on it (docs/host-kit.md).
 
+mod apis;
 mod error_response;
 mod frames;
 mod route;
 mod split;
 
 pub use super::{answer_api_versions_with, api_ranges, SharedApis};
+pub use apis::apis_from_json;
 pub use error_response::{error_response, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR};
 pub use route::{is_mine, merge_responses, route_request, Route, Routed};
 pub use split::{Part, Split};
