@@ -275,7 +275,9 @@ function bufferedInput(glue) {
  * The package's API over `glue` (the wasm-bindgen module of one target): a `Coordinator`
  * whose `handle`, `replay` and `encodeRequest` take JSON text or plain objects (in objects,
  * properties that are `undefined` count as absent, as in JSON), and the glue's functions. The
- * wire face (`handleRequest`, `decodeResponse`, `servedApis`) is the glue's own.
+ * wire face (`handleRequest`, `decodeResponse`, `servedApis`) and the host kit
+ * (`routeRequest`, `mergeResponses`, `errorResponse`, `isMine`, `answerApiVersions`) are the
+ * glue's own.
  */
 export function bind(glue) {
   const buffered = bufferedInput(glue);
@@ -318,6 +320,12 @@ export function bind(glue) {
     streamsThreadInstanceId: glue.streamsThreadInstanceId,
     readLog: glue.readLog,
     history: glue.history,
+    // The host kit: routing a broker's request frames to the coordinators of its partitions.
+    routeRequest: glue.routeRequest,
+    mergeResponses: glue.mergeResponses,
+    errorResponse: glue.errorResponse,
+    isMine: glue.isMine,
+    answerApiVersions: glue.answerApiVersions,
   };
 }
 

@@ -1586,7 +1586,11 @@ export type RequestInput =
   | Omit<StreamsGroupTopologyDescriptionUpdateInput, 'nowMs'>
   | (StreamsGroupHeartbeatInput | StreamsGroupInitializeInput | StreamsGroupDescribeInput | DeleteGroupsInput | StreamsGroupTopologyDescriptionUpdateInput);
 
-/** An `Error` thrown by the constructor, `replay`, `topologyId`, `partitionFor`, `encodeRequest` and `decodeResponse`. */
+/**
+ * An `Error` thrown by the constructor, `replay`, `topologyId`, `partitionFor`, `encodeRequest`,
+ * `decodeResponse` and the host kit (`routeRequest`, `mergeResponses`, `errorResponse`,
+ * `isMine`, `answerApiVersions`).
+ */
 export interface CoordinatorError extends Error {
   code: BoundaryErrorCode;
   path: string;
@@ -1752,6 +1756,74 @@ export declare function partitionFor(groupId: string, partitions?: number | null
 
 /** The package version. */
 export declare function version(): string;
+
+// ---------------------------------------------------------------------------------------------
+// The host kit: a broker's request frames routed to the coordinators of its partitions
+// (docs/host-kit.md). Frames are without Kafka's 4-byte size; a frame Kafka closes the
+// connection on throws a `CoordinatorError` (`INVALID_FRAME`).
+
+/** What every route names: the request's API. */
+export interface RouteBase {
+  apiKey: number;
+  apiVersion: number;
+}
+
+/** One sub-request of a request split by partition. */
+export interface RoutePart {
+  /** The `__consumer_offsets` partition whose coordinator answers it. */
+  partition: number;
+  /** Its request frame. */
+  frame: Uint8Array;
+}
+
+/**
+ * Where a request frame goes: `'apiVersions'` (answer it with `answerApiVersions`), `'group'`
+ * (the frame as it came to the coordinator of `partition`), `'groups'` (a request for several
+ * groups) or `'everyPartition'` (`ListGroups`): each part to its partition's coordinator, the
+ * answers in the order of the parts to `mergeResponses`; `'host'`: an API of the host's own.
+ */
+export type Route = RouteBase &
+  (
+    | { route: 'apiVersions' }
+    | { route: 'group'; groupId: string; partition: number }
+    | { route: 'groups' | 'everyPartition'; parts: RoutePart[] }
+    | { route: 'host' }
+  );
+
+/** An API a host serves, for `answerApiVersions` (`ServedApi` without its name will do). */
+export interface HostApi {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
+}
+
+/** Routes a request frame among `partitions` `__consumer_offsets` partitions (default 50). */
+export declare function routeRequest(dialect: Dialect, frame: Uint8Array, partitions?: number | null): Route;
+
+/**
+ * The response frame to a request `routeRequest` split: the parts' responses, in the order of
+ * the parts, merged in Kafka's order (`OffsetFetch` v8+ and the draft's describe in the
+ * request's order, the others partition by partition; `ListGroups`' groups together, the first
+ * error kept).
+ */
+export declare function mergeResponses(dialect: Dialect, frame: Uint8Array, partitions: number | null | undefined, responses: Uint8Array[]): Uint8Array;
+
+/**
+ * The response frame answering `frame` with `errorCode` for every group it names (every
+ * partition of a commit): Kafka's answer for a partition whose coordinator is not available
+ * (`COORDINATOR_NOT_AVAILABLE`, 15) or not here (`NOT_COORDINATOR`, 16). Throws where Kafka
+ * closes the connection instead.
+ */
+export declare function errorResponse(dialect: Dialect, frame: Uint8Array, errorCode: number): Uint8Array;
+
+/** Whether a group's `__consumer_offsets` partition (of `partitions`, default 50) is one the host owns. */
+export declare function isMine(groupId: string, partitions: number | null | undefined, owned: number[] | Set<number> | ((partition: number) => boolean)): boolean;
+
+/**
+ * The `ApiVersions` response frame to `frame`: the dialect's APIs and the host's, an API both
+ * list at the versions both serve (left out when they share none).
+ */
+export declare function answerApiVersions(dialect: Dialect, frame: Uint8Array, hostApis?: HostApi[] | null): Uint8Array;
 
 /**
  * KIP-345's naming rule for Kafka Streams static members: `streamInstanceId + "-" + threadId +

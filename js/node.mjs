@@ -4,6 +4,7 @@ import api from './node.cjs';
 
 export const {
   Coordinator, createCoordinator, topologyId, partitionFor, version, kip345InstanceId, streamsThreadInstanceId,
-  readLog, history, ErrorCodes, ErrorCodesByDialect, RecordTypes, RecordTypesByDialect, StatusCodesByDialect,
+  readLog, history, routeRequest, mergeResponses, errorResponse, isMine, answerApiVersions,
+  ErrorCodes, ErrorCodesByDialect, RecordTypes, RecordTypesByDialect, StatusCodesByDialect,
   codeName, isError, isRecordType, ready, initSync,
 } = api;

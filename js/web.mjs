@@ -3,7 +3,8 @@
 import init, * as glue from './web/streams_group_coordinator.js';
 import { bind } from './api.mjs';
 
-export const { Coordinator, createCoordinator, topologyId, partitionFor, version, kip345InstanceId, streamsThreadInstanceId, readLog, history } = bind(glue);
+export const { Coordinator, createCoordinator, topologyId, partitionFor, version, kip345InstanceId, streamsThreadInstanceId, readLog, history,
+  routeRequest, mergeResponses, errorResponse, isMine, answerApiVersions } = bind(glue);
 export { ErrorCodes, ErrorCodesByDialect, RecordTypes, RecordTypesByDialect, StatusCodesByDialect, codeName, isError, isRecordType } from './api.mjs';
 export { initSync } from './web/streams_group_coordinator.js';
 

@@ -101,6 +101,9 @@ const WIRE_MAY_IMPORT: &[&str] = &[
     "error",
     // The topology model the heartbeat and initialize requests carry.
     "topology",
+    // A group's `__consumer_offsets` partition and Kafka's batches of a multi-group request,
+    // by which the host kit (`wire/host/`) routes a frame and merges the answers.
+    "partition",
 ];
 
 /// The first line of every file under `src/wire/messages/` says this (any case).

@@ -4,7 +4,9 @@
 //   node host.mjs reactor INPUTS [CONFIG]   drive sgc-reactor.wasm through the sgc_* ABI
 //   node host.mjs command INPUTS [CONFIG]   run sgc.wasm as a JSON-lines command
 // Both print one output line per input line. `Plugin.callFrame` is a broker's way in (ABI
-// version 3): Kafka's request frames, as they arrive on a connection.
+// version 3): Kafka's request frames, as they arrive on a connection; `routeRequest`,
+// `mergeResponses`, `errorResponse`, `answerApiVersions` and `isMine` route them to the
+// coordinators of its partitions (ABI version 4, the host kit).
 import { readFileSync, openSync, closeSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -166,6 +168,76 @@ export class Plugin {
     return status === 0 ? { status, ...out } : { status, error: out.error };
   }
 
+  /**
+   * Writes the byte arrays `chunks` one after the other into the input buffer; returns where
+   * each starts and its length, `[[ptr, len], ...]`.
+   */
+  putChunks(...chunks) {
+    const all = concat(chunks);
+    if (all.length === 0) return chunks.map(() => [0, 0]);
+    this.putBytes(all);
+    let at = this.buf;
+    return chunks.map((c) => [(at += c.length) - c.length, c.length]);
+  }
+
+  /** A version 4 answer whose output is a response frame after its size: { status, frame } or { status, error }. */
+  frameAnswer(result) {
+    const { status, bytes } = this.answer(result);
+    return status === 0 ? { status, frame: bytes } : { status, error: JSON.parse(this.decoder.decode(bytes)).error };
+  }
+
+  /**
+   * Version 4 (the host kit): where a request frame goes among `partitions` partitions:
+   * `{ status, route, apiKey, apiVersion }` with `groupId` and `partition` (route `group`) or
+   * `parts`, `[{ partition, frame }]` (routes `groups` and `everyPartition`); or `{ status, error }`.
+   */
+  routeRequest(handle, frame, partitions) {
+    const [[ptr, len]] = this.putChunks(frame);
+    const { status, bytes } = this.answer(this.x.sgc_route_request(handle, ptr, len, partitions));
+    if (status !== 0) return { status, error: JSON.parse(this.decoder.decode(bytes)).error };
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    const n = view.getInt32(0);
+    const head = JSON.parse(this.decoder.decode(bytes.subarray(4, 4 + n)));
+    let at = 4 + n;
+    for (const part of head.parts ?? []) {
+      const size = view.getInt32(at);
+      part.frame = bytes.subarray(at + 4, at + 4 + size);
+      at += 4 + size;
+    }
+    return { status, ...head };
+  }
+
+  /** Version 4: the parts' `responses` (frames without their size) of a split request merged: { status, frame }. */
+  mergeResponses(handle, frame, partitions, responses) {
+    const stream = responses.flatMap((r) => {
+      const size = new Uint8Array(4);
+      new DataView(size.buffer).setInt32(0, r.length);
+      return [size, r];
+    });
+    const [f, s] = this.putChunks(frame, concat(stream));
+    return this.frameAnswer(this.x.sgc_merge_responses(handle, f[0], f[1], partitions, s[0], s[1]));
+  }
+
+  /** Version 4: the response answering `frame` with `errorCode` for every group: { status, frame }. */
+  errorResponse(handle, frame, errorCode) {
+    const [[ptr, len]] = this.putChunks(frame);
+    return this.frameAnswer(this.x.sgc_error_response(handle, ptr, len, errorCode));
+  }
+
+  /** Version 4: `ApiVersions` with the host's APIs (`[{ apiKey, minVersion, maxVersion }]`): { status, frame }. */
+  answerApiVersions(handle, frame, apis = []) {
+    const [f, a] = this.putChunks(frame, this.encoder.encode(JSON.stringify(apis)));
+    return this.frameAnswer(this.x.sgc_answer_api_versions(handle, f[0], f[1], a[0], a[1]));
+  }
+
+  /** Version 4: whether a group is in the `owned` partitions: { status, partition, mine }. */
+  isMine(handle, groupId, partitions, owned) {
+    const [g, o] = this.putChunks(this.encoder.encode(groupId), this.encoder.encode(JSON.stringify(owned)));
+    const { status, bytes } = this.answer(this.x.sgc_is_mine(handle, g[0], g[1], partitions, o[0], o[1]));
+    const out = JSON.parse(this.decoder.decode(bytes));
+    return status === 0 ? { status, ...out } : { status, error: out.error };
+  }
+
   withBytes(text, call) {
     const data = this.encoder.encode(text);
     if (data.length === 0) return call(0, 0);
@@ -204,6 +276,17 @@ export class Plugin {
   destroy(handle) {
     this.x.sgc_destroy(handle);
   }
+}
+
+/** The byte arrays `chunks` one after the other. */
+function concat(chunks) {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 /** Runs the command module over `inputText`; returns its stdout. */

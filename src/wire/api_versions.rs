@@ -62,6 +62,39 @@ pub fn served(dialect: Dialect) -> Vec<ApiRange> {
         .collect()
 }
 
+/// How `ApiVersions` lists an API that both the dialect and the host list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SharedApis {
+    /// The dialect's versions: the host lists only APIs of its own, or hands the coordinator's
+    /// frames on undecoded.
+    #[default]
+    Dialect,
+    /// The versions both serve (the newer oldest, the older newest): the host's codec decodes
+    /// the request before the coordinator does, and a version only one side reads is not
+    /// offered. An API with no version in common is left out.
+    Intersection,
+}
+
+/// The APIs a host answers `ApiVersions` with, by key: the dialect's, then `host`'s own, an
+/// API listed by both as `shared` says.
+pub fn api_ranges(dialect: Dialect, host: &[ApiRange], shared: SharedApis) -> Vec<ApiRange> {
+    let mut apis = served(dialect);
+    let dialect_keys: Vec<i16> = apis.iter().map(|a| a.key).collect();
+    for h in host {
+        if !dialect_keys.contains(&h.key) {
+            apis.push(*h);
+        } else if shared == SharedApis::Intersection {
+            if let Some(a) = apis.iter_mut().find(|a| a.key == h.key) {
+                a.min = a.min.max(h.min);
+                a.max = a.max.min(h.max);
+            }
+        }
+    }
+    apis.retain(|a| !dialect_keys.contains(&a.key) || a.min <= a.max);
+    apis.sort_by_key(|a| a.key);
+    apis
+}
+
 /// Kafka's rule for client software names and versions (KIP-511).
 fn valid_software(s: &str) -> bool {
     let b = s.as_bytes();
@@ -79,14 +112,18 @@ pub(super) fn answer(
     dialect: Dialect,
     header: &Header,
     body: &[u8],
-    extra: &[ApiRange],
+    (host, shared): (&[ApiRange], SharedApis),
 ) -> Vec<u8> {
-    let own = lookup(dialect, API_KEY).unwrap_or(ApiRange {
-        key: API_KEY,
-        name: "ApiVersions",
-        min: 0,
-        max: 0,
-    });
+    let apis = api_ranges(dialect, host, shared);
+    // Its own versions as listed (a host's codec may narrow them too).
+    let own = (apis.iter().find(|a| a.key == API_KEY).copied())
+        .or_else(|| lookup(dialect, API_KEY))
+        .unwrap_or(ApiRange {
+            key: API_KEY,
+            name: "ApiVersions",
+            min: 0,
+            max: 0,
+        });
     let v = header.api_version;
     let mut response = ApiVersionsResponse::default();
     let version = if v < own.min || v > own.max {
@@ -106,10 +143,6 @@ pub(super) fn answer(
                     || (valid_software(&r.client_software_name)
                         && valid_software(&r.client_software_version)) =>
             {
-                let mut apis = served(dialect);
-                let own: Vec<i16> = apis.iter().map(|a| a.key).collect();
-                apis.extend(extra.iter().filter(|e| !own.contains(&e.key)));
-                apis.sort_by_key(|a| a.key);
                 response.api_keys = apis
                     .into_iter()
                     .map(|a| ApiVersion {

@@ -11,6 +11,7 @@
 //! `UNSUPPORTED_VERSION` (35) at version 0.
 
 pub mod codec;
+pub mod host;
 pub mod messages;
 
 mod api_versions;
@@ -24,7 +25,7 @@ use crate::Coordinator;
 use crate::{BoundaryCode, BoundaryError};
 
 pub use crate::duplicate_topic_names;
-pub use api_versions::served;
+pub use api_versions::{api_ranges, served, SharedApis};
 use codec::{Reader, WireError};
 use messages::kafka::{request_header::RequestHeader, response_header::ResponseHeader};
 use messages::versions::ApiRange;
@@ -127,11 +128,23 @@ fn read_header_into(frame: &[u8], h: &mut RequestHeader) -> Result<usize, Bounda
 }
 
 /// `ApiVersions` answered for a host that serves more than the coordinator (a broker, `sgc
-/// serve`): the dialect's APIs and `extra`, with Kafka's rules for an unsupported version.
+/// serve`): the dialect's APIs and `extra`, with Kafka's rules for an unsupported version; an
+/// API in both at the dialect's versions.
 pub fn answer_api_versions(
     dialect: Dialect,
     frame: &[u8],
     extra: &[ApiRange],
+) -> Result<Vec<u8>, BoundaryError> {
+    answer_api_versions_with(dialect, frame, extra, SharedApis::Dialect)
+}
+
+/// [`answer_api_versions`] with the rule for an API both the dialect and the host list
+/// (`host`): the dialect's versions, or those both serve ([`api_ranges`]).
+pub fn answer_api_versions_with(
+    dialect: Dialect,
+    frame: &[u8],
+    host: &[ApiRange],
+    shared: SharedApis,
 ) -> Result<Vec<u8>, BoundaryError> {
     let (header, at) = read_header(frame)?;
     if header.api_key != api_versions::API_KEY {
@@ -140,7 +153,12 @@ pub fn answer_api_versions(
             "not an ApiVersions request",
         ));
     }
-    Ok(api_versions::answer(dialect, &header, &frame[at..], extra))
+    Ok(api_versions::answer(
+        dialect,
+        &header,
+        &frame[at..],
+        (host, shared),
+    ))
 }
 
 /// Writes a response header (version 1 with tagged fields for a flexible version, else 0) and
@@ -294,7 +312,7 @@ fn handle(
     let v = header.api_version;
     if header.api_key == api_versions::API_KEY {
         header.client_id = read.client_id.take();
-        *out = api_versions::answer(dialect, &header, body, &[]);
+        *out = api_versions::answer(dialect, &header, body, (&[], SharedApis::Dialect));
         return Ok(Output::default());
     }
     if v < served.min || v > served.max {

@@ -36,6 +36,13 @@ import {
   type OffsetCommitRecord,
   history,
   readLog,
+  routeRequest,
+  mergeResponses,
+  errorResponse,
+  isMine,
+  answerApiVersions,
+  type Route,
+  type HostApi,
 } from 'streams-group-coordinator';
 import { Cluster, DescribedView, InvariantError, RemoteError, checkSnapshot, parseEndpoint, taskKeys, type MemberCommit, type SimulatedMember } from 'streams-group-coordinator/testing';
 import { GroupView, tasksText, type ViewState } from 'streams-group-coordinator/simulation';
@@ -192,6 +199,22 @@ async function main(): Promise<void> {
   }
   // @ts-expect-error: a frame is bytes
   k.handleRequest('frame', 0);
+  // The host kit.
+  if (encodedText !== null) {
+    const routed: Route = routeRequest('kafka-4.2', encodedText, 8);
+    if (routed.route === 'group') console.log(routed.groupId, routed.partition);
+    if (routed.route === 'groups' || routed.route === 'everyPartition') {
+      const answers: Uint8Array[] = routed.parts.map((part) => errorResponse('kafka-4.2', part.frame, 16));
+      const merged: Uint8Array = mergeResponses('kafka-4.2', encodedText, 8, answers);
+      console.log(merged.length, routed.apiKey, routed.apiVersion);
+    }
+    const hostApis: HostApi[] = [{ apiKey: 3, minVersion: 0, maxVersion: 12 }, ...apis];
+    console.log(answerApiVersions('kafka-4.4', encodedText, hostApis).length);
+  }
+  const mine: boolean = isMine('g', 8, [0, 3]) || isMine('g', null, new Set([1])) || isMine('g', 50, (p) => p > 2);
+  // @ts-expect-error: an unknown dialect
+  routeRequest('kafka-5.0', new Uint8Array(0));
+  console.log(mine);
   console.log(encodedText, noFrame);
   k.free();
 

@@ -274,3 +274,77 @@ test('ABI v3: a bad frame is status 1 (INVALID_FRAME) and changes nothing; a bad
   const { response, ...expected } = JSON.parse(plugin.call(control, JSON.stringify(JOIN_INPUT)).output);
   assert.deepEqual(out.fields, expected, 'nothing changed');
 });
+
+// ABI version 4: the host kit. A broker with one handle per `__consumer_offsets` partition
+// ("" and "my-app" on partition 0 of 50, "g" on 3, "wordcount" on 41) routes the frames.
+test('ABI v4: the exports and their types', () => {
+  const plugin = new Plugin();
+  assert.equal(plugin.x.sgc_abi_version_4(), 4);
+  const arity = { sgc_route_request: 4, sgc_merge_responses: 6, sgc_error_response: 4, sgc_answer_api_versions: 5, sgc_is_mine: 6 };
+  for (const [name, n] of Object.entries(arity)) assert.equal(plugin.x[name]?.length, n, name);
+});
+
+test('ABI v4: a request for several groups is split by partition and the answers merged in Kafka order', () => {
+  const plugin = new Plugin();
+  const router = plugin.create({ dialect: 'kafka-4.2' });
+  const partitions = new Map();
+  const coordinator = (p) => {
+    if (!partitions.has(p)) partitions.set(p, plugin.create({ dialect: 'kafka-4.2' }));
+    return partitions.get(p);
+  };
+  const { frame } = plugin.encodeRequest(router, { type: 'StreamsGroupDescribe', request: { groupIds: ['wordcount', '', 'g', 'my-app'] } }, 0, 7);
+  const routed = plugin.routeRequest(router, frame, 50);
+  assert.equal(routed.status, 0, JSON.stringify(routed.error));
+  assert.deepEqual([routed.route, routed.apiKey, routed.apiVersion], ['groups', 89, 0]);
+  assert.deepEqual(routed.parts.map((p) => p.partition), [0, 0, 41, 3]);
+  // Partition 3 is not led here: NOT_COORDINATOR for its groups.
+  const answers = routed.parts.map((p) => {
+    const out = p.partition === 3 ? plugin.errorResponse(router, p.frame, 16) : plugin.callFrame(coordinator(p.partition), p.frame, 0);
+    assert.equal(out.status, 0, JSON.stringify(out.error));
+    return out.frame.subarray(4);
+  });
+  const merged = plugin.mergeResponses(router, frame, 50, answers);
+  assert.equal(merged.status, 0, JSON.stringify(merged.error));
+  assert.equal(new DataView(merged.frame.buffer, merged.frame.byteOffset).getInt32(0), merged.frame.length - 4);
+  const read = plugin.decodeResponse(router, 89, 0, merged.frame.subarray(4));
+  assert.equal(read.correlationId, 7);
+  assert.deepEqual(read.response.groups.map((g) => g.groupId), ['', 'my-app', 'wordcount', 'g']);
+  assert.equal(read.response.groups[3].errorCode, 16);
+  assert.equal(plugin.mergeResponses(router, frame, 50, answers.slice(1)).error.path, 'answers');
+
+  const heartbeat = plugin.encodeRequest(router, JOIN_INPUT, 0, 8).frame;
+  const one = plugin.routeRequest(router, heartbeat, 50);
+  assert.deepEqual([one.route, one.groupId, one.partition], ['group', 'g', 3]);
+  assert.deepEqual(plugin.isMine(router, 'g', 50, [3]), { status: 0, partition: 3, mine: true });
+  assert.equal(plugin.isMine(router, 'wordcount', 50, [3]).mine, false);
+});
+
+test("ABI v4: ApiVersions with the host's APIs; bad frames status 1, bad pointers status 2", () => {
+  const plugin = new Plugin();
+  const h = plugin.create({ dialect: 'kafka-4.2' });
+  assert.equal(plugin.routeRequest(h, API_VERSIONS_V0, 50).route, 'apiVersions');
+  const hostApis = [
+    { apiKey: 3, minVersion: 0, maxVersion: 12 },
+    { apiKey: 8, minVersion: 0, maxVersion: 8 },
+    { apiKey: 88, minVersion: 3, maxVersion: 4 },
+  ];
+  const out = plugin.answerApiVersions(h, API_VERSIONS_V0, hostApis);
+  assert.equal(out.status, 0, JSON.stringify(out.error));
+  const read = plugin.decodeResponse(h, 18, 0, out.frame.subarray(4));
+  assert.equal(read.correlationId, 5);
+  const apis = new Map(read.response.apiKeys.map((a) => [a.apiKey, [a.minVersion, a.maxVersion]]));
+  assert.deepEqual([apis.get(3), apis.get(8), apis.has(88)], [[0, 12], [2, 8], false]);
+
+  for (const bad of [Uint8Array.of(0, 3), new Uint8Array(0)]) {
+    const routed = plugin.routeRequest(h, bad, 50);
+    assert.deepEqual([routed.status, routed.error.code], [1, 'INVALID_FRAME']);
+  }
+  assert.equal(plugin.errorResponse(h, API_VERSIONS_V0, 15).error.code, 'INVALID_FRAME');
+  assert.equal(plugin.routeRequest(h, API_VERSIONS_V0, 0).error.path, 'partitions');
+  assert.equal(plugin.answerApiVersions(h, API_VERSIONS_V0, [{ apiKey: 3 }]).error.path, 'apis[0].minVersion');
+  for (const [ptr, len] of BAD) {
+    assert.equal(unpack(plugin.x.sgc_route_request(h, ptr, len, 50)).status, 2, `${ptr} +${len}`);
+    assert.equal(unpack(plugin.x.sgc_error_response(h, ptr, len, 15)).status, 2, `${ptr} +${len}`);
+  }
+  assert.equal(plugin.routeRequest(h + 9, API_VERSIONS_V0, 50).status, 2);
+});

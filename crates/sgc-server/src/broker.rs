@@ -1,31 +1,28 @@
 //! What the server answers itself (`ApiVersions`, `Metadata`, `FindCoordinator`,
-//! `CreateTopics`) and how it routes the coordinator's APIs: a request for one group goes to
-//! the partition that owns the group (`partitionFor`), one for several groups is split by
-//! partition and the answers merged, as Kafka's `GroupCoordinatorService` does.
+//! `CreateTopics`) and how it routes the coordinator's APIs, through the core's host kit
+//! (`wire::host`): a request for one group goes to the partition that owns the group
+//! (`partitionFor`), one for several groups is split by partition and the answers merged, as
+//! Kafka's `GroupCoordinatorService` does.
 
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Value};
 use streams_group_coordinator::records::Dialect;
 use streams_group_coordinator::topology::TopicToCreate;
 use streams_group_coordinator::wire::codec::Reader;
+use streams_group_coordinator::wire::host::{route_request, Route, Routed, Split};
 use streams_group_coordinator::wire::messages::kafka::request_header::RequestHeader;
 use streams_group_coordinator::wire::messages::versions::ApiRange;
-use streams_group_coordinator::wire::messages::{draft, kafka};
 use streams_group_coordinator::wire::{self, Peer};
-use streams_group_coordinator::{kafka_batches, partition_for};
 use tokio::sync::oneshot;
 
-use crate::json_frames;
 use crate::messages::{create_topics_request as ctq, create_topics_response as cts};
 use crate::messages::{find_coordinator_request as fcq, find_coordinator_response as fcs};
 use crate::messages::{metadata_request as mdq, metadata_response as mds};
 use crate::metrics::Metrics;
 use crate::shard::{Job, Reply};
 use crate::topics::{Topic, Topics, CLUSTER_METADATA_TOPIC};
-use crate::unavailable::group_id;
 
 /// The APIs the server answers besides the coordinator's.
 pub const BROKER_APIS: &[ApiRange] = &[
@@ -79,8 +76,10 @@ pub struct Broker {
 pub enum Dispatch {
     /// Queued at its partition (`None`: the partition's coordinator has stopped).
     Queued(Option<oneshot::Receiver<Reply>>),
-    /// For [`Broker::handle`]; once handled, the response frame.
-    Handle(Vec<u8>),
+    /// For [`Broker::handle`]: the frame and where it goes.
+    Handle(Vec<u8>, Routed),
+    /// Handled: the response frame.
+    Answered(Vec<u8>),
     /// The connection is to be closed, for this reason.
     Refused(String),
 }
@@ -116,80 +115,57 @@ impl Broker {
             .is_some_and(|s| s.send(job).is_ok())
     }
 
-    fn partition(&self, group_id: &str) -> usize {
-        partition_for(group_id, self.partitions as i32) as usize
-    }
-
-    /// Answers one request frame.
-    pub async fn handle(&self, frame: Vec<u8>, peer: &Peer) -> Answer {
-        let Some((header, at)) = read_header(&frame) else {
-            return close("a request header that cannot be read");
-        };
-        let corr = header.correlation_id;
-        let v = header.request_api_version;
-        let body = &frame[at..];
-        match header.request_api_key {
-            18 => match wire::answer_api_versions(self.dialect, &frame, BROKER_APIS) {
-                Ok(f) => Answer::Frame(f),
-                Err(e) => close(e.to_string()),
-            },
-            mdq::API_KEY => self.metadata(v, corr, body),
-            fcq::API_KEY => self.find_coordinator(v, corr, body),
-            ctq::API_KEY => self.create_topics(v, corr, body),
-            key => match self.single_group(key, v, body) {
-                Some(group) => self.to_shard(self.partition(&group), frame, peer).await,
-                None if key == 16 => self.every_partition(frame, peer).await,
-                None if multi_group_field(self.dialect, key, v).is_some() => {
-                    self.split(frame, peer).await
+    /// Answers one request frame routed by [`Broker::dispatch`].
+    pub async fn handle(&self, frame: Vec<u8>, routed: Routed, peer: &Peer) -> Answer {
+        let (key, v) = (routed.api_key, routed.api_version);
+        match routed.route {
+            Route::ApiVersions => {
+                match wire::answer_api_versions(self.dialect, &frame, BROKER_APIS) {
+                    Ok(f) => Answer::Frame(f),
+                    Err(e) => close(e.to_string()),
                 }
-                None => close(format!("API key {key} version {v} is not served here")),
-            },
+            }
+            Route::Group { partition, .. } => self.to_shard(partition, frame, peer).await,
+            Route::Groups(split) | Route::EveryPartition(split) => self.split(split, peer).await,
+            Route::Host => {
+                let Some((header, at)) = read_header(&frame) else {
+                    return close(format!("API key {key} version {v} is not served here"));
+                };
+                let corr = header.correlation_id;
+                let body = &frame[at..];
+                match key {
+                    mdq::API_KEY => self.metadata(v, corr, body),
+                    fcq::API_KEY => self.find_coordinator(v, corr, body),
+                    ctq::API_KEY => self.create_topics(v, corr, body),
+                    _ => close(format!("API key {key} version {v} is not served here")),
+                }
+            }
         }
-    }
-
-    /// The group of a request for one group: the body's first field (a transactional
-    /// commit's second, after its transactional id).
-    fn single_group(&self, key: i16, v: i16, body: &[u8]) -> Option<String> {
-        if key == kafka::txn_offset_commit_request::API_KEY {
-            let flexible = v >= kafka::txn_offset_commit_request::FLEXIBLE_FROM;
-            let mut r = Reader::new(body);
-            r.string(flexible, "TransactionalId").ok()?;
-            return r.string(flexible, "GroupId").ok();
-        }
-        let draft = self.dialect == Dialect::Kip1071Draft;
-        let flexible_from = match key {
-            88 if !draft => kafka::streams_group_heartbeat_request::FLEXIBLE_FROM,
-            88 => draft::streams_group_initialize_request::FLEXIBLE_FROM,
-            89 if draft => draft::streams_group_heartbeat_request::FLEXIBLE_FROM,
-            8 => kafka::offset_commit_request::FLEXIBLE_FROM,
-            47 => kafka::offset_delete_request::FLEXIBLE_FROM,
-            93 if !draft => kafka::streams_group_topology_description_update_request::FLEXIBLE_FROM,
-            9 if v < 8 => kafka::offset_fetch_request::FLEXIBLE_FROM,
-            _ => return None,
-        };
-        Reader::new(body).string(v >= flexible_from, "GroupId").ok()
     }
 
     /// Routes a request frame: a request for one group is queued at its partition at once
     /// (so that a connection's requests reach a partition in the order they were sent), the
-    /// others are answered by [`Broker::handle`].
+    /// others are answered by [`Broker::handle`]; a frame that cannot be routed closes the
+    /// connection.
     pub fn dispatch(&self, frame: Vec<u8>, peer: &Peer) -> Dispatch {
-        let single = read_header(&frame).and_then(|(h, at)| {
-            let group = self.single_group(h.request_api_key, h.request_api_version, &frame[at..]);
-            group.map(|g| self.partition(&g))
-        });
-        match single {
-            Some(p) => Dispatch::Queued(self.queue(p, frame, peer)),
-            None => Dispatch::Handle(frame),
+        let partitions = i32::try_from(self.partitions).unwrap_or(i32::MAX);
+        match route_request(self.dialect, &frame, partitions) {
+            Ok(Routed {
+                route: Route::Group { partition, .. },
+                ..
+            }) => Dispatch::Queued(self.queue(partition, frame, peer)),
+            Ok(routed) => Dispatch::Handle(frame, routed),
+            Err(e) => Dispatch::Refused(e.to_string()),
         }
     }
 
     fn queue(
         &self,
-        partition: usize,
+        partition: i32,
         frame: Vec<u8>,
         peer: &Peer,
     ) -> Option<oneshot::Receiver<Reply>> {
+        let partition = usize::try_from(partition).unwrap_or_default();
         let (tx, rx) = oneshot::channel();
         let job = Job::Frame {
             partition,
@@ -220,107 +196,24 @@ impl Broker {
         }
     }
 
-    async fn to_shard(&self, partition: usize, frame: Vec<u8>, peer: &Peer) -> Answer {
+    async fn to_shard(&self, partition: i32, frame: Vec<u8>, peer: &Peer) -> Answer {
         self.answer(self.queue(partition, frame, peer)).await
     }
 
-    /// A request naming groups of several partitions: one request per partition, the
-    /// answers' entries merged as Kafka's `GroupCoordinatorService` merges them
-    /// ([`kafka_batches`]: an empty id of a describe answered alone and first, then partition
-    /// by partition in the order of a Java `HashMap` of partitions); `OffsetFetch` in the
-    /// request's order, as `KafkaApis` joins its per-group answers, and the draft's describe
-    /// too (one partition: the frame as it came).
-    async fn split(&self, frame: Vec<u8>, peer: &Peer) -> Answer {
-        let Ok((header, request)) = wire::request_json(self.dialect, &frame) else {
-            return close("a request that cannot be read");
-        };
-        let field = multi_group_field(self.dialect, header.api_key, header.api_version);
-        let entries = field.and_then(|f| request.get(f)).and_then(Value::as_array);
-        let (Some(field), Some(entries)) = (field, entries) else {
-            return close("a request without its group list");
-        };
-        let groups: Vec<String> = entries.iter().map(group_id).collect();
-        let empty_alone = matches!(header.api_key, 69 | 89);
-        let batches = kafka_batches(&groups, self.partitions as i32, empty_alone);
-        if batches.len() <= 1 {
-            let p = batches
-                .first()
-                .map_or(0, |b| self.partition(&groups[b.indices[0]]));
-            return self.to_shard(p, frame, peer).await;
-        }
-        let request_order = header.api_key == 9 || self.dialect == Dialect::Kip1071Draft;
-        let answers_field = answers_field(header.api_key);
-        let mut answers: Vec<(usize, Value)> = Vec::new();
-        let mut first: Option<Value> = None;
-        for batch in batches {
-            let mine: Vec<Value> = batch.indices.iter().map(|&i| entries[i].clone()).collect();
-            let mut sub = request.clone();
-            sub[field] = Value::Array(mine);
-            let Some(sub_frame) = json_frames::request(self.dialect, &header, &sub) else {
-                return close("a request that cannot be split");
-            };
-            let p = self.partition(&groups[batch.indices[0]]);
-            let Answer::Frame(answer) = self.to_shard(p, sub_frame, peer).await else {
-                return close("a partition refused its part of the request");
-            };
-            let read =
-                wire::response_json(self.dialect, header.api_key, header.api_version, &answer);
-            let Ok((_, mut json)) = read else {
-                return close("a partition's answer cannot be read");
-            };
-            if let Some(Value::Array(a)) = json.get_mut(answers_field).map(Value::take) {
-                // A partition answers its groups in the order it was asked.
-                answers.extend(batch.indices.iter().copied().zip(a));
-            }
-            first.get_or_insert(json);
-        }
-        if request_order {
-            answers.sort_by_key(|(i, _)| *i);
-        }
-        let mut merged = first.unwrap_or_else(|| json!({}));
-        merged[answers_field] = Value::Array(answers.into_iter().map(|(_, a)| a).collect());
-        json_frames::response(self.dialect, &header, merged).map_or_else(
-            || close("a merged answer that cannot be written"),
-            Answer::Frame,
-        )
-    }
-
-    /// A request for every group (`ListGroups`): asked of every partition, the groups of
-    /// their answers together, the first error kept.
-    async fn every_partition(&self, frame: Vec<u8>, peer: &Peer) -> Answer {
-        // Each partition reads the body (and closes the connection when it cannot).
-        let Ok((header, _)) = wire::read_header(&frame) else {
-            return close("a request that cannot be read");
-        };
-        let mut merged: Option<Value> = None;
-        for p in 0..self.partitions {
-            let Answer::Frame(answer) = self.to_shard(p, frame.clone(), peer).await else {
-                return close("a partition refused its part of the request");
-            };
-            let read =
-                wire::response_json(self.dialect, header.api_key, header.api_version, &answer);
-            let Ok((_, json)) = read else {
-                return close("a partition's answer cannot be read");
-            };
-            match merged.as_mut() {
-                None => merged = Some(json),
-                Some(m) => {
-                    if m["errorCode"] == 0 && json["errorCode"] != 0 {
-                        m["errorCode"] = json["errorCode"].clone();
-                    }
-                    if let (Some(all), Some(more)) =
-                        (m["groups"].as_array_mut(), json["groups"].as_array())
-                    {
-                        all.extend(more.iter().cloned());
-                    }
-                }
+    /// A request for several groups, or for every group (`ListGroups`): its parts asked of
+    /// their partitions one after the other, the answers merged in Kafka's order.
+    async fn split(&self, mut split: Split, peer: &Peer) -> Answer {
+        let parts = std::mem::take(&mut split.parts);
+        let mut answers = Vec::with_capacity(parts.len());
+        for part in parts {
+            match self.to_shard(part.partition, part.frame, peer).await {
+                Answer::Frame(answer) => answers.push(answer),
+                refused => return refused,
             }
         }
-        let merged = merged.unwrap_or_else(|| json!({}));
-        json_frames::response(self.dialect, &header, merged).map_or_else(
-            || close("a merged answer that cannot be written"),
-            Answer::Frame,
-        )
+        split
+            .merge(&answers)
+            .map_or_else(|e| close(e.to_string()), Answer::Frame)
     }
 
     /// Creates the internal topics a coordinator asked for, and tells every partition.
@@ -610,8 +503,7 @@ impl Broker {
     }
 }
 
-/// A request header, read as its API's version says (the server's own APIs are not the
-/// coordinator's, whose header versions [`wire::read_header`] knows).
+/// A request header of one of the server's own APIs, read as its version says.
 fn read_header(frame: &[u8]) -> Option<(RequestHeader, usize)> {
     let key = i16::from_be_bytes([*frame.first()?, *frame.get(1)?]);
     let v = i16::from_be_bytes([*frame.get(2)?, *frame.get(3)?]);
@@ -619,41 +511,9 @@ fn read_header(frame: &[u8]) -> Option<(RequestHeader, usize)> {
         mdq::API_KEY => mdq::FLEXIBLE_FROM,
         fcq::API_KEY => fcq::FLEXIBLE_FROM,
         ctq::API_KEY => ctq::FLEXIBLE_FROM,
-        _ => {
-            let (h, at) = wire::read_header(frame).ok()?;
-            let header = RequestHeader {
-                request_api_key: h.api_key,
-                request_api_version: h.api_version,
-                correlation_id: h.correlation_id,
-                client_id: h.client_id,
-            };
-            return Some((header, at));
-        }
+        _ => return None,
     };
     let mut r = Reader::new(frame);
     let header = RequestHeader::read(&mut r, if v >= flexible_from { 2 } else { 1 }).ok()?;
     Some((header, r.position()))
-}
-
-/// The request field that lists the groups of a request for several groups (`None`: not
-/// one).
-fn multi_group_field(dialect: Dialect, key: i16, v: i16) -> Option<&'static str> {
-    match key {
-        42 => Some("groupsNames"),
-        9 if v >= 8 => Some("groups"),
-        15 => Some("groups"),
-        69 => Some("groupIds"),
-        89 if dialect != Dialect::Kip1071Draft => Some("groupIds"),
-        90 if dialect == Dialect::Kip1071Draft => Some("groupIds"),
-        _ => None,
-    }
-}
-
-/// The response field that lists the answers per group.
-fn answers_field(key: i16) -> &'static str {
-    if key == 42 {
-        "results"
-    } else {
-        "groups"
-    }
 }

@@ -6,7 +6,6 @@
 //! place with sockets, files, clocks and an async runtime.
 
 pub mod broker;
-pub mod json_frames;
 pub mod log;
 pub mod messages;
 pub mod metrics;
@@ -14,7 +13,6 @@ pub mod net;
 pub mod options;
 pub mod shard;
 pub mod topics;
-pub mod unavailable;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

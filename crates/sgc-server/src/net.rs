@@ -125,24 +125,26 @@ async fn read_requests(
             .get(..2)
             .map_or(-1, |k| i16::from_be_bytes([k[0], k[1]]));
         let started = Instant::now();
-        let dispatch = broker.dispatch(frame, peer);
-        let dispatch = match dispatch {
+        let dispatch = match broker.dispatch(frame, peer) {
             // Answered here, in order: the broker's own APIs and multi-group requests.
-            Dispatch::Handle(frame) => Dispatch::Handle(match broker.handle(frame, peer).await {
-                Answer::Frame(f) => f,
-                Answer::Close(why) => {
-                    let _ = tx
-                        .send(InFlight {
-                            key,
-                            started,
-                            dispatch: Dispatch::Queued(None),
-                        })
-                        .await;
-                    return Err(why);
-                }
-            }),
+            Dispatch::Handle(frame, routed) => match broker.handle(frame, routed, peer).await {
+                Answer::Frame(f) => Dispatch::Answered(f),
+                Answer::Close(why) => Dispatch::Refused(why),
+            },
             queued => queued,
         };
+        if let Dispatch::Refused(why) = &dispatch {
+            // The writer closes the connection once the earlier answers are out.
+            let why = why.clone();
+            let _ = tx
+                .send(InFlight {
+                    key,
+                    started,
+                    dispatch,
+                })
+                .await;
+            return Err(why);
+        }
         if tx
             .send(InFlight {
                 key,
@@ -167,8 +169,9 @@ async fn write_answers(
     let mut wr = BufWriter::with_capacity(16 * 1024, wr);
     while let Some(r) = rx.recv().await {
         let answer = match r.dispatch {
-            Dispatch::Handle(frame) => Answer::Frame(frame),
+            Dispatch::Answered(frame) => Answer::Frame(frame),
             Dispatch::Refused(why) => Answer::Close(why),
+            Dispatch::Handle(..) => Answer::Close("a request the reader did not handle".into()),
             Dispatch::Queued(queued) => broker.answer(queued).await,
         };
         match answer {

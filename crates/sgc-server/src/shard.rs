@@ -17,14 +17,13 @@ use streams_group_coordinator::records::{
     decode_key, decode_value, encode_key, encode_value, Dialect, Producer, Record,
 };
 use streams_group_coordinator::topology::TopicToCreate;
-use streams_group_coordinator::wire::{self, Peer};
+use streams_group_coordinator::wire::{self, host, Peer};
 use streams_group_coordinator::Coordinator;
 use tokio::sync::oneshot;
 
 use crate::log::{OwnedRecord, PartitionLog, RawRecord};
 use crate::options::Fsync;
 use crate::topics::{Catalog, Topic};
-use crate::unavailable;
 
 /// What a connection or the broker asks of a coordinator thread.
 pub enum Job {
@@ -263,7 +262,7 @@ impl Shard {
     /// the topics the server knows (`topics`).
     fn handle(&mut self, frame: Vec<u8>, peer: &Peer, now: i64, topics: &Catalog) -> Pending {
         if self.stopped.is_some() {
-            return Pending::Done(unavailable::reply(self.dialect, &frame));
+            return Pending::Done(unavailable(self.dialect, &frame));
         }
         let mut out = Vec::with_capacity(256);
         let (c, scratch) = (&mut self.coordinator, &mut self.scratch);
@@ -499,11 +498,24 @@ impl Worker {
                 }
                 Pending::Wait { request, .. } => {
                     let dialect = self.shards[w.partition].as_ref().map(|s| s.dialect);
-                    unavailable::reply(dialect.unwrap_or_default(), &request)
+                    unavailable(dialect.unwrap_or_default(), &request)
                 }
             };
             let _ = w.reply.send(r);
         }
+    }
+}
+
+/// `COORDINATOR_NOT_AVAILABLE` for `frame`, as Kafka answers when its runtime refuses (a
+/// stopped partition, a failed write), or closing the connection where Kafka has no such
+/// answer.
+fn unavailable(dialect: Dialect, frame: &[u8]) -> Reply {
+    match host::error_response(dialect, frame, host::COORDINATOR_NOT_AVAILABLE) {
+        Ok(frame) => Reply::Frame {
+            frame,
+            topics_to_create: Vec::new(),
+        },
+        Err(_) => Reply::Close("the coordinator is not available".into()),
     }
 }
 

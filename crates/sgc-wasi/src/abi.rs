@@ -92,7 +92,7 @@ struct Slot {
 }
 
 /// The live allocations, by start address.
-type Allocations = BTreeMap<usize, Box<[u8]>>;
+pub(crate) type Allocations = BTreeMap<usize, Box<[u8]>>;
 
 /// One plugin instance: what a reactor module holds between export calls.
 #[derive(Default)]
@@ -340,7 +340,7 @@ impl Abi {
 
     /// A version 2 or 3 call on `handle`: `f`'s status and output become the handle's output;
     /// a call naming no live handle answers status 2 in the stray buffer.
-    fn on_handle(
+    pub(crate) fn on_handle(
         &mut self,
         handle: u32,
         f: impl FnOnce(&Allocations, &mut Coordinator) -> (i32, Vec<u8>),
@@ -400,7 +400,11 @@ fn inside(buf: &[u8], start: usize, ptr: usize, len: usize) -> Option<&[u8]> {
 
 /// The bytes at `(ptr, len)`, in place: `len` 0 is no bytes; otherwise the range must lie
 /// inside one live allocation.
-fn bytes(allocations: &Allocations, ptr: usize, len: usize) -> Result<&[u8], (i32, BoundaryError)> {
+pub(crate) fn bytes(
+    allocations: &Allocations,
+    ptr: usize,
+    len: usize,
+) -> Result<&[u8], (i32, BoundaryError)> {
     if len == 0 {
         return Ok(&[]);
     }
@@ -420,7 +424,7 @@ fn bytes(allocations: &Allocations, ptr: usize, len: usize) -> Result<&[u8], (i3
 }
 
 /// `bytes` as text; `path` names them in the error.
-fn utf8<'a>(bytes: &'a [u8], path: &str) -> Result<&'a str, (i32, BoundaryError)> {
+pub(crate) fn utf8<'a>(bytes: &'a [u8], path: &str) -> Result<&'a str, (i32, BoundaryError)> {
     std::str::from_utf8(bytes).map_err(|e| {
         let what = if path.is_empty() { "the input" } else { path };
         (
@@ -437,7 +441,7 @@ fn input(allocations: &Allocations, ptr: usize, len: usize) -> Result<&str, (i32
 }
 
 /// A 16-bit field of the wire (an API key or version) given as an `i32`.
-fn short(value: i32, path: &str) -> Result<i16, (i32, BoundaryError)> {
+pub(crate) fn short(value: i32, path: &str) -> Result<i16, (i32, BoundaryError)> {
     i16::try_from(value).map_err(|_| {
         (
             STATUS_INPUT_ERROR,
@@ -574,7 +578,7 @@ fn answer(status: i32, out: &[u8]) -> Answer {
     }
 }
 
-fn error_bytes(e: &BoundaryError) -> Vec<u8> {
+pub(crate) fn error_bytes(e: &BoundaryError) -> Vec<u8> {
     boundary_error_json(e).to_string().into_bytes()
 }
 

@@ -11,6 +11,8 @@
 //! answer packed in an `i64`), `sgc_free_checked` and `sgc_realloc`. Version 3 adds Kafka's
 //! wire protocol: `sgc_call_frame` (a request frame in, the response frame and the output's
 //! other fields out, answered as `sgc_call2`), `sgc_encode_request` and `sgc_decode_response`.
+//! Version 4 adds the host kit (`host.rs`): `sgc_route_request`, `sgc_merge_responses`,
+//! `sgc_error_response`, `sgc_answer_api_versions` and `sgc_is_mine`.
 
 use std::cell::RefCell;
 
@@ -58,6 +60,13 @@ pub extern "C" fn sgc_abi_version_2() -> i32 {
 #[no_mangle]
 pub extern "C" fn sgc_abi_version_3() -> i32 {
     3
+}
+
+/// Marker export of ABI version 4 (the host kit: `sgc_route_request`, `sgc_merge_responses`,
+/// `sgc_error_response`, `sgc_answer_api_versions`, `sgc_is_mine`); it returns 4.
+#[no_mangle]
+pub extern "C" fn sgc_abi_version_4() -> i32 {
+    4
 }
 
 /// Allocates `len` zeroed bytes for the host to write into; 0 when `len` is 0 or too large.
@@ -178,4 +187,79 @@ pub extern "C" fn sgc_decode_response(
     frame_len: usize,
 ) -> i64 {
     packed(|abi| abi.decode_response(handle, (api_key, api_version), (frame_ptr, frame_len)))
+}
+
+/// Version 4: where the request frame at `frame_ptr` goes among `partitions`
+/// `__consumer_offsets` partitions, in `handle`'s dialect. Answered as `sgc_call2`; status 0's
+/// output is the route's JSON after its int32 length, then each part's frame after its size.
+#[no_mangle]
+pub extern "C" fn sgc_route_request(
+    handle: u32,
+    frame_ptr: usize,
+    frame_len: usize,
+    partitions: i32,
+) -> i64 {
+    packed(|abi| abi.route_request(handle, (frame_ptr, frame_len), partitions))
+}
+
+/// Version 4: the response to a request `sgc_route_request` split, from its parts' responses
+/// at `answers_ptr` (each after its int32 size, in the order of the parts). Answered as
+/// `sgc_call2`; status 0's output is the response frame after its size.
+#[no_mangle]
+pub extern "C" fn sgc_merge_responses(
+    handle: u32,
+    frame_ptr: usize,
+    frame_len: usize,
+    partitions: i32,
+    answers_ptr: usize,
+    answers_len: usize,
+) -> i64 {
+    packed(|abi| {
+        let (frame, answers) = ((frame_ptr, frame_len), (answers_ptr, answers_len));
+        abi.merge_responses(handle, frame, partitions, answers)
+    })
+}
+
+/// Version 4: the response answering the request frame with `error_code` for every group it
+/// names. Answered as `sgc_call2`; status 0's output is the response frame after its size.
+#[no_mangle]
+pub extern "C" fn sgc_error_response(
+    handle: u32,
+    frame_ptr: usize,
+    frame_len: usize,
+    error_code: i32,
+) -> i64 {
+    packed(|abi| abi.error_response(handle, (frame_ptr, frame_len), error_code))
+}
+
+/// Version 4: the `ApiVersions` response with the host's APIs (JSON at `apis_ptr`; `apis_len`
+/// 0: none), a shared API at the versions both serve. Answered as `sgc_call2`; status 0's
+/// output is the response frame after its size.
+#[no_mangle]
+pub extern "C" fn sgc_answer_api_versions(
+    handle: u32,
+    frame_ptr: usize,
+    frame_len: usize,
+    apis_ptr: usize,
+    apis_len: usize,
+) -> i64 {
+    packed(|abi| abi.answer_api_versions(handle, (frame_ptr, frame_len), (apis_ptr, apis_len)))
+}
+
+/// Version 4: whether the group named at `group_ptr` is in the JSON list of partitions at
+/// `owned_ptr`, of `partitions`. Answered as `sgc_call2`; status 0's output is
+/// `{"partition", "mine"}`.
+#[no_mangle]
+pub extern "C" fn sgc_is_mine(
+    handle: u32,
+    group_ptr: usize,
+    group_len: usize,
+    partitions: i32,
+    owned_ptr: usize,
+    owned_len: usize,
+) -> i64 {
+    packed(|abi| {
+        let (group, owned) = ((group_ptr, group_len), (owned_ptr, owned_len));
+        abi.is_mine(handle, group, partitions, owned)
+    })
 }

@@ -21,6 +21,8 @@ use streams_group_coordinator::topology::Subtopology;
 use streams_group_coordinator::wire::{self, Peer};
 use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
+mod host;
+
 const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
 /// A thrown `Error` with the boundary error's `code` and `path`.

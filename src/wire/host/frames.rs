@@ -1,12 +1,13 @@
-//! Frames of the coordinator's messages from Kafka's JSON form of them, through the core's
-//! generated types: what the server writes when it answers for a partition that cannot
-//! (`unavailable`) and when it splits a request by partition and merges the answers (`broker`).
+//! Frames of the coordinator's messages written from Kafka's JSON form of them, through the
+//! generated types: what a host writes when it splits a request by partition, merges the
+//! answers, or answers a request for a coordinator that is not there.
 
 use serde_json::Value;
-use streams_group_coordinator::records::Dialect;
-use streams_group_coordinator::wire::messages::kafka::request_header::RequestHeader;
-use streams_group_coordinator::wire::messages::{draft, kafka};
-use streams_group_coordinator::wire::{self, Header};
+
+use super::super::messages::kafka::request_header::RequestHeader;
+use super::super::messages::{draft, kafka};
+use super::super::{respond, Header};
+use crate::records::Dialect;
 
 /// Runs `$body` with `m` bound to the generated module of `$key`'s message (`$kind`: request or
 /// response) in `$dialect`, and `$t` its type; `None` for a key without one here.
@@ -57,19 +58,20 @@ macro_rules! with_message {
     };
 }
 
-/// The response frame of `body` (Kafka's JSON form) to the request of `header`.
-pub fn response(dialect: Dialect, header: &Header, body: Value) -> Option<Vec<u8>> {
+/// The response frame of `body` (Kafka's JSON form) to the request of `header`; `None` for an
+/// API without a response here or a body that is not its message.
+pub(super) fn response(dialect: Dialect, header: &Header, body: Value) -> Option<Vec<u8>> {
     let (v, corr) = (header.api_version, header.correlation_id);
     with_message!(dialect, header.api_key, response, |m, T| {
         let typed: T = serde_json::from_value(body).ok()?;
         let header_version = i16::from(v >= m::FLEXIBLE_FROM);
-        Some(wire::respond(corr, header_version, |w| typed.write(w, v)))
+        Some(respond(corr, header_version, |w| typed.write(w, v)))
     })
 }
 
-/// The request frame of `body` (Kafka's JSON form) with `header` (no client id): a part of a
-/// multi-group request split by partition.
-pub fn request(dialect: Dialect, header: &Header, body: &Value) -> Option<Vec<u8>> {
+/// The request frame of `body` (Kafka's JSON form) with `header`: a part of a multi-group
+/// request split by partition. `None` for an API that names no groups.
+pub(super) fn request(dialect: Dialect, header: &Header, body: &Value) -> Option<Vec<u8>> {
     let v = header.api_version;
     with_message!(dialect, header.api_key, request, |m, T| {
         let typed: T = serde_json::from_value(body.clone()).ok()?;
@@ -84,4 +86,13 @@ pub fn request(dialect: Dialect, header: &Header, body: &Value) -> Option<Vec<u8
         typed.write(&mut w, v);
         Some(w)
     })
+}
+
+/// The group of an entry of a request's group list: a group id, or an object with one
+/// (`OffsetFetch` v8+).
+pub(super) fn group_id(entry: &Value) -> &str {
+    entry
+        .as_str()
+        .or_else(|| entry.get("groupId").and_then(Value::as_str))
+        .unwrap_or_default()
 }
