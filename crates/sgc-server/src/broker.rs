@@ -17,7 +17,11 @@ use streams_group_coordinator::wire::messages::versions::ApiRange;
 use streams_group_coordinator::wire::{self, Peer};
 use tokio::sync::oneshot;
 
+use crate::acl::{self, AclStore};
+use crate::messages::{create_acls_request as caq, create_acls_response as cas};
 use crate::messages::{create_topics_request as ctq, create_topics_response as cts};
+use crate::messages::{delete_acls_request as daq, delete_acls_response as das};
+use crate::messages::{describe_acls_request as dsq, describe_acls_response as dss};
 use crate::messages::{find_coordinator_request as fcq, find_coordinator_response as fcs};
 use crate::messages::{metadata_request as mdq, metadata_response as mds};
 use crate::metrics::Metrics;
@@ -43,6 +47,24 @@ pub const BROKER_APIS: &[ApiRange] = &[
         name: "CreateTopics",
         min: ctq::VERSIONS.0,
         max: ctq::VERSIONS.1,
+    },
+    ApiRange {
+        key: dsq::API_KEY,
+        name: "DescribeAcls",
+        min: dsq::VERSIONS.0,
+        max: dsq::VERSIONS.1,
+    },
+    ApiRange {
+        key: caq::API_KEY,
+        name: "CreateAcls",
+        min: caq::VERSIONS.0,
+        max: caq::VERSIONS.1,
+    },
+    ApiRange {
+        key: daq::API_KEY,
+        name: "DeleteAcls",
+        min: daq::VERSIONS.0,
+        max: daq::VERSIONS.1,
     },
 ];
 
@@ -70,6 +92,9 @@ pub struct Broker {
     pub topics: Mutex<Topics>,
     pub data_dir: PathBuf,
     pub metrics: Arc<Metrics>,
+    /// The ACLs and the authorizer's settings (`--authorizer standard`); `None`: no authorizer,
+    /// everyone may do anything, as a Kafka broker without `authorizer.class.name`.
+    pub acls: Option<Mutex<AclStore>>,
 }
 
 /// A request routed: queued at its group's partition, or to be handled by the broker.
@@ -137,6 +162,9 @@ impl Broker {
                     mdq::API_KEY => self.metadata(v, corr, body),
                     fcq::API_KEY => self.find_coordinator(v, corr, body),
                     ctq::API_KEY => self.create_topics(v, corr, body),
+                    dsq::API_KEY | caq::API_KEY | daq::API_KEY => {
+                        self.acl_api(key, v, corr, body, peer)
+                    }
                     _ => close(format!("API key {key} version {v} is not served here")),
                 }
             }
@@ -386,6 +414,36 @@ impl Broker {
         respond!(fcs, response, corr, v)
     }
 
+    /// `DescribeAcls`, `CreateAcls` and `DeleteAcls` (crate::acl::apis).
+    fn acl_api(&self, key: i16, v: i16, corr: i32, body: &[u8], peer: &Peer) -> Answer {
+        let who = acl::anonymous(&peer.client_host);
+        let store = self.acls.as_ref();
+        let mut r = Reader::new(body);
+        match key {
+            dsq::API_KEY if served(v, dsq::VERSIONS) => {
+                match dsq::DescribeAclsRequest::read(&mut r, v) {
+                    Ok(request) => {
+                        respond!(dss, acl::apis::describe(store, &who, &request), corr, v)
+                    }
+                    Err(_) => close("a DescribeAcls request that cannot be read"),
+                }
+            }
+            caq::API_KEY if served(v, caq::VERSIONS) => {
+                match caq::CreateAclsRequest::read(&mut r, v) {
+                    Ok(request) => respond!(cas, acl::apis::create(store, &who, &request), corr, v),
+                    Err(_) => close("a CreateAcls request that cannot be read"),
+                }
+            }
+            daq::API_KEY if served(v, daq::VERSIONS) => {
+                match daq::DeleteAclsRequest::read(&mut r, v) {
+                    Ok(request) => respond!(das, acl::apis::delete(store, &who, &request), corr, v),
+                    Err(_) => close("a DeleteAcls request that cannot be read"),
+                }
+            }
+            _ => close(format!("API key {key} version {v} is not supported")),
+        }
+    }
+
     fn create_topics(&self, v: i16, corr: i32, body: &[u8]) -> Answer {
         if !served(v, ctq::VERSIONS) {
             return close(format!("CreateTopics version {v} is not supported"));
@@ -511,6 +569,9 @@ fn read_header(frame: &[u8]) -> Option<(RequestHeader, usize)> {
         mdq::API_KEY => mdq::FLEXIBLE_FROM,
         fcq::API_KEY => fcq::FLEXIBLE_FROM,
         ctq::API_KEY => ctq::FLEXIBLE_FROM,
+        dsq::API_KEY => dsq::FLEXIBLE_FROM,
+        caq::API_KEY => caq::FLEXIBLE_FROM,
+        daq::API_KEY => daq::FLEXIBLE_FROM,
         _ => return None,
     };
     let mut r = Reader::new(frame);

@@ -5,6 +5,7 @@
 //! coordinators rebuilt from their logs on start. The core stays sans-IO; this crate is the one
 //! place with sockets, files, clocks and an async runtime.
 
+pub mod acl;
 pub mod broker;
 pub mod log;
 pub mod messages;
@@ -128,6 +129,10 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         .clone()
         .unwrap_or_else(|| (addr.ip().to_string(), addr.port()));
     let known: Vec<topics::Topic> = topics.all().cloned().collect();
+    let acls = match &options.authorizer {
+        None => None,
+        Some(config) => Some(Mutex::new(acl::AclStore::open(&dir, config.clone())?)),
+    };
     let broker = Arc::new(broker::Broker {
         dialect,
         node_id: options.node_id,
@@ -139,6 +144,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         topics: Mutex::new(topics),
         data_dir: dir,
         metrics: Arc::new(metrics::Metrics::default()),
+        acls,
     });
     broker.tell_topics(known);
     let metrics_addr = match options.metrics_listen {

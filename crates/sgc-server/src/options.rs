@@ -50,6 +50,10 @@ pub struct Options {
     /// Kafka's `group.coordinator.threads`: the threads the partitions share (default: the
     /// machine's cores).
     pub coordinator_threads: usize,
+    /// Kafka's `StandardAuthorizer` (`--authorizer standard`) with its `super.users`
+    /// (`--super-users User:a;User:b`) and `allow.everyone.if.no.acl.found`
+    /// (`--allow-everyone-if-no-acl-found true`); `None`: no authorizer.
+    pub authorizer: Option<crate::acl::AuthorizerConfig>,
 }
 
 impl Default for Options {
@@ -68,6 +72,7 @@ impl Default for Options {
             max_connections: 10_000,
             segment_bytes: 104_857_600,
             coordinator_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            authorizer: None,
         }
     }
 }
@@ -77,6 +82,8 @@ pub const USAGE: &str = r#"usage: sgc serve [--listen HOST:PORT] [--data-dir DIR
                  [--topic NAME:PARTITIONS[:ID]]... [--topics FILE] [--metrics-listen HOST:PORT]
                  [--socket-request-max-bytes N] [--connections-max-idle-ms N]
                  [--max-connections N] [--segment-bytes N] [--coordinator-threads N]
+                 [--authorizer standard] [--super-users User:A;User:B]
+                 [--allow-everyone-if-no-acl-found true|false]
 
 Serves Kafka's protocol on --listen (default 127.0.0.1:9092): ApiVersions, Metadata,
 FindCoordinator, CreateTopics and the coordinator's group APIs, one coordinator per
@@ -213,6 +220,37 @@ impl Options {
                 "--max-connections" => o.max_connections = number(flag, value())?,
                 "--segment-bytes" => o.segment_bytes = number(flag, value())?,
                 "--coordinator-threads" => o.coordinator_threads = number(flag, value())?,
+                "--authorizer" => match value().map(String::as_str) {
+                    Some("standard") => {
+                        o.authorizer.get_or_insert_with(Default::default);
+                    }
+                    _ => return Err("--authorizer takes standard".into()),
+                },
+                "--super-users" => {
+                    let list = value().ok_or("--super-users takes User:NAME;User:NAME...")?;
+                    o.authorizer
+                        .get_or_insert_with(Default::default)
+                        .super_users
+                        .extend(
+                            list.split(';')
+                                .filter(|u| !u.is_empty())
+                                .map(str::to_string),
+                        );
+                }
+                "--allow-everyone-if-no-acl-found" => {
+                    let allow = match value().map(String::as_str) {
+                        Some("true") => true,
+                        Some("false") => false,
+                        _ => {
+                            return Err(
+                                "--allow-everyone-if-no-acl-found takes true or false".into()
+                            )
+                        }
+                    };
+                    o.authorizer
+                        .get_or_insert_with(Default::default)
+                        .allow_everyone_if_no_acl_found = allow;
+                }
                 other => return Err(format!("unknown argument {other:?}")),
             }
             it.next();
@@ -256,6 +294,13 @@ mod tests {
         assert!(Options::parse(&args("--listen nowhere"))
             .unwrap_err()
             .contains("HOST:PORT"));
+        let o = Options::parse(&args(
+            "--authorizer standard --super-users User:admin;User:ops --allow-everyone-if-no-acl-found true",
+        ))
+        .unwrap();
+        let a = o.authorizer.unwrap();
+        assert!(a.allow_everyone_if_no_acl_found && a.super_users.len() == 2);
+        assert!(Options::parse(&args("--authorizer simple")).is_err());
         assert!(Options::parse(&args("--bogus"))
             .unwrap_err()
             .contains("--bogus"));

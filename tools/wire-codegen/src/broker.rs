@@ -1,5 +1,6 @@
 //! The broker's own messages for `crates/sgc-server`: what a client needs to find and use a
-//! coordinator (`Metadata`, `FindCoordinator`, `CreateTopics`). They are not the coordinator's,
+//! coordinator (`Metadata`, `FindCoordinator`, `CreateTopics`) and manage who may use it
+//! (`CreateAcls`, `DescribeAcls`, `DeleteAcls`). They are not the coordinator's,
 //! so they are generated into the server crate, over the core's public codec, and stay out of
 //! the core and its wasm modules. Their bytes are the same in every release's files.
 
@@ -15,6 +16,12 @@ const MESSAGES: &[&str] = &[
     "FindCoordinatorResponse",
     "CreateTopicsRequest",
     "CreateTopicsResponse",
+    "CreateAclsRequest",
+    "CreateAclsResponse",
+    "DescribeAclsRequest",
+    "DescribeAclsResponse",
+    "DeleteAclsRequest",
+    "DeleteAclsResponse",
 ];
 
 const SOURCE: &str = "kafka-4.4";

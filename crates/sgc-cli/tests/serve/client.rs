@@ -198,7 +198,7 @@ impl Client {
         self.try_call(input, version).expect("an answer")
     }
 
-    fn own(
+    pub fn own(
         &mut self,
         key: i16,
         v: i16,

@@ -2,6 +2,7 @@
 //! own, driven over TCP with Kafka's frames (the project's encoder stands in for a streams
 //! client), killed with SIGKILL and restarted.
 
+mod acls;
 mod client;
 mod topics;
 
