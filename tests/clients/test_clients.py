@@ -45,13 +45,18 @@ def frames(*inputs):
 
 
 class Server:
-    def __init__(self):
+    def __init__(self, listen="127.0.0.1:0", extra=(), users=None):
         self.dir = tempfile.mkdtemp(prefix="sgc-clients-")
         with open(os.path.join(self.dir, "config.json"), "w") as f:
             json.dump(CONFIG, f)
+        args = list(extra)
+        if users is not None:
+            with open(os.path.join(self.dir, "users.json"), "w") as f:
+                json.dump(users, f)
+            args += ["--sasl-users", os.path.join(self.dir, "users.json")]
         self.proc = subprocess.Popen(
-            [SGC, "serve", "--listen", "127.0.0.1:0", "--data-dir", os.path.join(self.dir, "data"),
-             "--config", os.path.join(self.dir, "config.json"), "--topic", "in:4"],
+            [SGC, "serve", "--listen", listen, "--data-dir", os.path.join(self.dir, "data"),
+             "--config", os.path.join(self.dir, "config.json"), "--topic", "in:4"] + args,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         line = self.proc.stdout.readline().decode()
         assert line.startswith("listening "), line
@@ -158,6 +163,58 @@ class ClientsTest(unittest.TestCase):
         ids = {g.group_id for g in listed.valid}
         self.assertIn("offs", ids)
         self.assertEqual(listed.errors, [])
+
+
+
+
+class SaslTest(unittest.TestCase):
+    """A `SASL_PLAINTEXT` listener with Kafka's `StandardAuthorizer`: librdkafka authenticates
+    with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN, a wrong password is refused, and the ACLs are
+    managed by a super user and refused to anyone else."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server(
+            listen="SASL_PLAINTEXT://127.0.0.1:0",
+            extra=["--authorizer", "standard", "--super-users", "User:admin"],
+            users={"admin": "admin-secret", "alice": "alice-secret"})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def client(self, mechanism, user, password):
+        return AdminClient({"bootstrap.servers": self.server.bootstrap,
+                            "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism,
+                            "sasl.username": user, "sasl.password": password})
+
+    def test_every_mechanism_authenticates(self):
+        for mechanism in ["SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"]:
+            md = self.client(mechanism, "alice", "alice-secret").list_topics(timeout=10)
+            self.assertEqual(len(md.topics["in"].partitions), 4, mechanism)
+
+    def test_a_wrong_password_is_refused(self):
+        for mechanism in ["SCRAM-SHA-256", "PLAIN"]:
+            with self.assertRaises(KafkaException) as e:
+                self.client(mechanism, "alice", "wrong").list_topics(timeout=5)
+            self.assertIn(e.exception.args[0].name(), ("_AUTHENTICATION", "_TRANSPORT"), mechanism)
+
+    def test_acls_are_managed_by_the_super_user_only(self):
+        from confluent_kafka.admin import (AclBinding, AclBindingFilter, AclOperation,
+                                           AclPermissionType, ResourcePatternType, ResourceType)
+        acl = AclBinding(ResourceType.GROUP, "app", ResourcePatternType.LITERAL, "User:alice",
+                         "*", AclOperation.READ, AclPermissionType.ALLOW)
+        admin = self.client("SCRAM-SHA-256", "admin", "admin-secret")
+        admin.create_acls([acl])[acl].result(10)
+        every = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
+                                 AclOperation.ANY, AclPermissionType.ANY)
+        self.assertEqual(admin.describe_acls(every).result(10), [acl])
+        alice = self.client("SCRAM-SHA-256", "alice", "alice-secret")
+        with self.assertRaises(KafkaException) as e:
+            alice.create_acls([acl])[acl].result(10)
+        self.assertEqual(e.exception.args[0].name(), "CLUSTER_AUTHORIZATION_FAILED")
+        deleted = admin.delete_acls([every])[every].result(10)
+        self.assertEqual(deleted, [acl])
 
 
 if __name__ == "__main__":

@@ -66,6 +66,18 @@ pub const BROKER_APIS: &[ApiRange] = &[
         min: daq::VERSIONS.0,
         max: daq::VERSIONS.1,
     },
+    ApiRange {
+        key: crate::messages::sasl_handshake_request::API_KEY,
+        name: "SaslHandshake",
+        min: crate::messages::sasl_handshake_request::VERSIONS.0,
+        max: crate::messages::sasl_handshake_request::VERSIONS.1,
+    },
+    ApiRange {
+        key: crate::messages::sasl_authenticate_request::API_KEY,
+        name: "SaslAuthenticate",
+        min: crate::messages::sasl_authenticate_request::VERSIONS.0,
+        max: crate::messages::sasl_authenticate_request::VERSIONS.1,
+    },
 ];
 
 /// Kafka's error codes the server answers with.
@@ -95,6 +107,8 @@ pub struct Broker {
     /// The ACLs and the authorizer's settings (`--authorizer standard`); `None`: no authorizer,
     /// everyone may do anything, as a Kafka broker without `authorizer.class.name`.
     pub acls: Option<Mutex<AclStore>>,
+    /// The users and mechanisms of a `SASL_PLAINTEXT` listener; `None`: `PLAINTEXT`.
+    pub sasl: Option<crate::sasl::SaslConfig>,
 }
 
 /// A request routed: queued at its group's partition, or to be handled by the broker.
@@ -141,7 +155,13 @@ impl Broker {
     }
 
     /// Answers one request frame routed by [`Broker::dispatch`].
-    pub async fn handle(&self, frame: Vec<u8>, routed: Routed, peer: &Peer) -> Answer {
+    pub async fn handle(
+        &self,
+        frame: Vec<u8>,
+        routed: Routed,
+        peer: &Peer,
+        principal: &str,
+    ) -> Answer {
         let (key, v) = (routed.api_key, routed.api_version);
         match routed.route {
             Route::ApiVersions => {
@@ -163,7 +183,11 @@ impl Broker {
                     fcq::API_KEY => self.find_coordinator(v, corr, body),
                     ctq::API_KEY => self.create_topics(v, corr, body),
                     dsq::API_KEY | caq::API_KEY | daq::API_KEY => {
-                        self.acl_api(key, v, corr, body, peer)
+                        let who = acl::Requester {
+                            principal: principal.to_string(),
+                            host: peer.client_host.trim_start_matches('/').to_string(),
+                        };
+                        self.acl_api(key, v, corr, body, &who)
                     }
                     _ => close(format!("API key {key} version {v} is not served here")),
                 }
@@ -415,28 +439,27 @@ impl Broker {
     }
 
     /// `DescribeAcls`, `CreateAcls` and `DeleteAcls` (crate::acl::apis).
-    fn acl_api(&self, key: i16, v: i16, corr: i32, body: &[u8], peer: &Peer) -> Answer {
-        let who = acl::anonymous(&peer.client_host);
+    fn acl_api(&self, key: i16, v: i16, corr: i32, body: &[u8], who: &acl::Requester) -> Answer {
         let store = self.acls.as_ref();
         let mut r = Reader::new(body);
         match key {
             dsq::API_KEY if served(v, dsq::VERSIONS) => {
                 match dsq::DescribeAclsRequest::read(&mut r, v) {
                     Ok(request) => {
-                        respond!(dss, acl::apis::describe(store, &who, &request), corr, v)
+                        respond!(dss, acl::apis::describe(store, who, &request), corr, v)
                     }
                     Err(_) => close("a DescribeAcls request that cannot be read"),
                 }
             }
             caq::API_KEY if served(v, caq::VERSIONS) => {
                 match caq::CreateAclsRequest::read(&mut r, v) {
-                    Ok(request) => respond!(cas, acl::apis::create(store, &who, &request), corr, v),
+                    Ok(request) => respond!(cas, acl::apis::create(store, who, &request), corr, v),
                     Err(_) => close("a CreateAcls request that cannot be read"),
                 }
             }
             daq::API_KEY if served(v, daq::VERSIONS) => {
                 match daq::DeleteAclsRequest::read(&mut r, v) {
-                    Ok(request) => respond!(das, acl::apis::delete(store, &who, &request), corr, v),
+                    Ok(request) => respond!(das, acl::apis::delete(store, who, &request), corr, v),
                     Err(_) => close("a DeleteAcls request that cannot be read"),
                 }
             }

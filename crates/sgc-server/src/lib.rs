@@ -12,6 +12,7 @@ pub mod messages;
 pub mod metrics;
 pub mod net;
 pub mod options;
+pub mod sasl;
 pub mod shard;
 pub mod topics;
 
@@ -133,6 +134,26 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         None => None,
         Some(config) => Some(Mutex::new(acl::AclStore::open(&dir, config.clone())?)),
     };
+    let sasl = match (&options.security_protocol, &options.sasl_users) {
+        (options::Protocol::Plaintext, _) => None,
+        (options::Protocol::SaslPlaintext, None) => {
+            return Err("a SASL_PLAINTEXT listener needs --sasl-users FILE".into())
+        }
+        (options::Protocol::SaslPlaintext, Some(path)) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let users = serde_json::from_str(&text).map_err(|e| {
+                format!(
+                    "{}: not a {{\"user\": \"password\"}} object: {e}",
+                    path.display()
+                )
+            })?;
+            Some(sasl::SaslConfig::from_users(
+                users,
+                options.sasl_mechanisms.clone(),
+            )?)
+        }
+    };
     let broker = Arc::new(broker::Broker {
         dialect,
         node_id: options.node_id,
@@ -145,6 +166,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         data_dir: dir,
         metrics: Arc::new(metrics::Metrics::default()),
         acls,
+        sasl,
     });
     broker.tell_topics(known);
     let metrics_addr = match options.metrics_listen {

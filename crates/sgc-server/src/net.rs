@@ -15,6 +15,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::broker::{Answer, Broker, Dispatch};
+use crate::sasl::{Session, Step};
 use crate::shard::{Job, Stats};
 
 /// Limits of a connection.
@@ -99,6 +100,7 @@ async fn read_requests(
     limits: Limits,
 ) -> Result<(), String> {
     let mut rd = BufReader::with_capacity(16 * 1024, rd);
+    let mut session = broker.sasl.as_ref().map(|_| Session::default());
     loop {
         let size = match tokio::time::timeout(limits.idle, rd.read_i32()).await {
             Err(_) => return Ok(()),     // idle: Kafka closes it quietly
@@ -125,12 +127,49 @@ async fn read_requests(
             .get(..2)
             .map_or(-1, |k| i16::from_be_bytes([k[0], k[1]]));
         let started = Instant::now();
+        // A SASL listener's connection authenticates first (crate::sasl).
+        if let (Some(config), Some(s)) = (broker.sasl.as_ref(), session.as_mut()) {
+            if s.principal().is_none() {
+                let dispatch = match s.step(config, &frame) {
+                    Step::Pass => None,
+                    Step::Answer(f) => Some(Dispatch::Answered(f)),
+                    Step::AnswerAndClose(f, why) => {
+                        let answered = InFlight {
+                            key,
+                            started,
+                            dispatch: Dispatch::Answered(f),
+                        };
+                        let _ = tx.send(answered).await;
+                        Some(Dispatch::Refused(why))
+                    }
+                    Step::Close(why) => Some(Dispatch::Refused(why)),
+                };
+                if let Some(dispatch) = dispatch {
+                    let refused = matches!(dispatch, Dispatch::Refused(_));
+                    let sent = tx.send(InFlight {
+                        key,
+                        started,
+                        dispatch,
+                    });
+                    if sent.await.is_err() || refused {
+                        return Ok(());
+                    }
+                    continue;
+                }
+            }
+        }
+        let principal = session
+            .as_ref()
+            .and_then(Session::principal)
+            .unwrap_or(crate::acl::ANONYMOUS);
         let dispatch = match broker.dispatch(frame, peer) {
             // Answered here, in order: the broker's own APIs and multi-group requests.
-            Dispatch::Handle(frame, routed) => match broker.handle(frame, routed, peer).await {
-                Answer::Frame(f) => Dispatch::Answered(f),
-                Answer::Close(why) => Dispatch::Refused(why),
-            },
+            Dispatch::Handle(frame, routed) => {
+                match broker.handle(frame, routed, peer, principal).await {
+                    Answer::Frame(f) => Dispatch::Answered(f),
+                    Answer::Close(why) => Dispatch::Refused(why),
+                }
+            }
             queued => queued,
         };
         if let Dispatch::Refused(why) = &dispatch {

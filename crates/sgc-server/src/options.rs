@@ -18,6 +18,13 @@ pub enum Fsync {
     Never,
 }
 
+/// The security protocol of the listener (Kafka's `listeners=PROTOCOL://HOST:PORT`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Plaintext,
+    SaslPlaintext,
+}
+
 /// What `sgc serve` was told.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -54,6 +61,13 @@ pub struct Options {
     /// (`--super-users User:a;User:b`) and `allow.everyone.if.no.acl.found`
     /// (`--allow-everyone-if-no-acl-found true`); `None`: no authorizer.
     pub authorizer: Option<crate::acl::AuthorizerConfig>,
+    /// The listener's protocol: `--listen SASL_PLAINTEXT://HOST:PORT` (Kafka's listener form;
+    /// a bare `HOST:PORT` is `PLAINTEXT`).
+    pub security_protocol: Protocol,
+    /// `--sasl-users FILE`: `{"user": "password"}`, the users a SASL listener authenticates.
+    pub sasl_users: Option<PathBuf>,
+    /// `--sasl-enabled-mechanisms PLAIN,SCRAM-SHA-256,SCRAM-SHA-512` (default: all three).
+    pub sasl_mechanisms: Option<Vec<String>>,
 }
 
 impl Default for Options {
@@ -73,17 +87,21 @@ impl Default for Options {
             segment_bytes: 104_857_600,
             coordinator_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             authorizer: None,
+            security_protocol: Protocol::Plaintext,
+            sasl_users: None,
+            sasl_mechanisms: None,
         }
     }
 }
 
-pub const USAGE: &str = r#"usage: sgc serve [--listen HOST:PORT] [--data-dir DIR] [--config FILE]
+pub const USAGE: &str = r#"usage: sgc serve [--listen [PLAINTEXT|SASL_PLAINTEXT://]HOST:PORT] [--data-dir DIR] [--config FILE]
                  [--fsync group|batch|never] [--advertise HOST:PORT] [--node-id N]
                  [--topic NAME:PARTITIONS[:ID]]... [--topics FILE] [--metrics-listen HOST:PORT]
                  [--socket-request-max-bytes N] [--connections-max-idle-ms N]
                  [--max-connections N] [--segment-bytes N] [--coordinator-threads N]
                  [--authorizer standard] [--super-users User:A;User:B]
                  [--allow-everyone-if-no-acl-found true|false]
+                 [--sasl-users FILE] [--sasl-enabled-mechanisms PLAIN,SCRAM-SHA-256,...]
 
 Serves Kafka's protocol on --listen (default 127.0.0.1:9092): ApiVersions, Metadata,
 FindCoordinator, CreateTopics and the coordinator's group APIs, one coordinator per
@@ -187,7 +205,29 @@ impl Options {
         while let Some(flag) = it.next() {
             let value = || it.clone().next();
             match flag.as_str() {
-                "--listen" => o.listen = address(flag, value())?,
+                "--listen" => {
+                    let v = value().ok_or("--listen takes [PROTOCOL://]HOST:PORT")?;
+                    let (protocol, at) = match v.split_once("://") {
+                        None | Some(("PLAINTEXT", _)) => {
+                            (Protocol::Plaintext, v.rsplit("://").next().unwrap_or(v))
+                        }
+                        Some(("SASL_PLAINTEXT", at)) => (Protocol::SaslPlaintext, at),
+                        Some((p, _)) => {
+                            return Err(format!(
+                            "--listen: the protocol {p} is not served (PLAINTEXT, SASL_PLAINTEXT)"
+                        ))
+                        }
+                    };
+                    o.security_protocol = protocol;
+                    o.listen = address(flag, Some(&at.to_string()))?;
+                }
+                "--sasl-users" => {
+                    o.sasl_users = Some(PathBuf::from(value().ok_or("--sasl-users takes a FILE")?))
+                }
+                "--sasl-enabled-mechanisms" => {
+                    let list = value().ok_or("--sasl-enabled-mechanisms takes a list")?;
+                    o.sasl_mechanisms = Some(list.split(',').map(str::to_string).collect());
+                }
                 "--advertise" => o.advertise = Some(host_port(flag, value())?),
                 "--metrics-listen" => o.metrics_listen = Some(address(flag, value())?),
                 "--data-dir" => {

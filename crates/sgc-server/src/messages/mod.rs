@@ -13,3 +13,7 @@ pub mod find_coordinator_request;
 pub mod find_coordinator_response;
 pub mod metadata_request;
 pub mod metadata_response;
+pub mod sasl_authenticate_request;
+pub mod sasl_authenticate_response;
+pub mod sasl_handshake_request;
+pub mod sasl_handshake_response;
