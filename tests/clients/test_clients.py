@@ -217,5 +217,94 @@ class SaslTest(unittest.TestCase):
         self.assertEqual(deleted, [acl])
 
 
+def openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def certificates(d):
+    """A CA, a server certificate for 127.0.0.1 and two client certificates, in PEM."""
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+            "-days", "2", "-subj", "/CN=sgc-test-ca", cwd=d)
+    with open(os.path.join(d, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    # Extensions make X.509 v3 certificates, the only version a TLS stack accepts today.
+    with open(os.path.join(d, "client.ext"), "w") as f:
+        f.write("basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")
+    for name, subject, ext in [("server", "/CN=localhost", ["-extfile", "san.ext"]),
+                               ("admin", "/O=corp/OU=eng/CN=admin", ["-extfile", "client.ext"]),
+                               ("alice", "/O=corp/OU=eng/CN=alice", ["-extfile", "client.ext"])]:
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", name + ".key", "-out",
+                name + ".csr", "-subj", subject, cwd=d)
+        openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-CAcreateserial", "-out", name + ".pem", "-days", "2", *ext, cwd=d)
+    with open(os.path.join(d, "keystore.pem"), "w") as out:
+        for part in ["server.pem", "server.key"]:
+            with open(os.path.join(d, part)) as f:
+                out.write(f.read())
+
+
+class TlsTest(unittest.TestCase):
+    """`SSL` with client certificates required (the principal is the certificate's subject, as
+    Kafka's default principal builder writes it) and `SASL_SSL` with SCRAM, through
+    librdkafka; a handshake of garbage costs its own connection only."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.certs = tempfile.mkdtemp(prefix="sgc-certs-")
+        certificates(cls.certs)
+        c = lambda f: os.path.join(cls.certs, f)
+        cls.ssl = Server(listen="SSL://127.0.0.1:0", extra=[
+            "--ssl-keystore-location", c("keystore.pem"), "--ssl-truststore-location", c("ca.pem"),
+            "--ssl-client-auth", "required", "--authorizer", "standard",
+            "--super-users", "User:CN=admin,OU=eng,O=corp"])
+        cls.sasl_ssl = Server(listen="SASL_SSL://127.0.0.1:0", extra=[
+            "--ssl-keystore-location", c("keystore.pem")], users={"alice": "alice-secret"})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.ssl.stop()
+        cls.sasl_ssl.stop()
+        shutil.rmtree(cls.certs, ignore_errors=True)
+
+    def mtls(self, who):
+        c = lambda f: os.path.join(self.certs, f)
+        return AdminClient({"bootstrap.servers": self.ssl.bootstrap, "security.protocol": "SSL",
+                            "ssl.ca.location": c("ca.pem"), "ssl.certificate.location": c(who + ".pem"),
+                            "ssl.key.location": c(who + ".key")})
+
+    def test_the_certificate_s_subject_is_the_principal(self):
+        from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType,
+                                           ResourcePatternType, ResourceType)
+        acl = AclBinding(ResourceType.TOPIC, "in", ResourcePatternType.LITERAL,
+                         "User:CN=alice,OU=eng,O=corp", "*", AclOperation.READ,
+                         AclPermissionType.ALLOW)
+        admin = self.mtls("admin")
+        self.assertEqual(len(admin.list_topics(timeout=10).topics["in"].partitions), 4)
+        admin.create_acls([acl])[acl].result(10)
+        alice = self.mtls("alice")
+        with self.assertRaises(KafkaException) as e:
+            alice.create_acls([acl])[acl].result(10)
+        self.assertEqual(e.exception.args[0].name(), "CLUSTER_AUTHORIZATION_FAILED")
+
+    def test_a_client_without_a_certificate_is_refused(self):
+        plain_tls = AdminClient({"bootstrap.servers": self.ssl.bootstrap, "security.protocol": "SSL",
+                                 "ssl.ca.location": os.path.join(self.certs, "ca.pem")})
+        with self.assertRaises(KafkaException):
+            plain_tls.list_topics(timeout=5)
+
+    def test_sasl_over_tls(self):
+        client = AdminClient({"bootstrap.servers": self.sasl_ssl.bootstrap,
+                              "security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+                              "sasl.username": "alice", "sasl.password": "alice-secret",
+                              "ssl.ca.location": os.path.join(self.certs, "ca.pem")})
+        self.assertEqual(len(client.list_topics(timeout=10).topics["in"].partitions), 4)
+
+    def test_a_garbage_handshake_costs_its_own_connection_only(self):
+        for _ in range(50):
+            with socket.create_connection(("127.0.0.1", self.ssl.port), timeout=5) as s:
+                s.sendall(os.urandom(512))
+        self.assertEqual(len(self.mtls("admin").list_topics(timeout=10).topics["in"].partitions), 4)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

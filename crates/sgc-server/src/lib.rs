@@ -14,6 +14,7 @@ pub mod net;
 pub mod options;
 pub mod sasl;
 pub mod shard;
+pub mod tls;
 pub mod topics;
 
 use std::net::SocketAddr;
@@ -134,12 +135,20 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         None => None,
         Some(config) => Some(Mutex::new(acl::AclStore::open(&dir, config.clone())?)),
     };
-    let sasl = match (&options.security_protocol, &options.sasl_users) {
-        (options::Protocol::Plaintext, _) => None,
-        (options::Protocol::SaslPlaintext, None) => {
-            return Err("a SASL_PLAINTEXT listener needs --sasl-users FILE".into())
+    use options::Protocol;
+    let tls = match (options.security_protocol, &options.tls) {
+        (Protocol::Plaintext | Protocol::SaslPlaintext, _) => None,
+        (_, None) => {
+            return Err("an SSL or SASL_SSL listener needs --ssl-keystore-location FILE".into())
         }
-        (options::Protocol::SaslPlaintext, Some(path)) => {
+        (_, Some(t)) => Some(tls::acceptor(t)?),
+    };
+    let sasl = match (options.security_protocol, &options.sasl_users) {
+        (Protocol::Plaintext | Protocol::Ssl, _) => None,
+        (_, None) => {
+            return Err("a SASL_PLAINTEXT or SASL_SSL listener needs --sasl-users FILE".into())
+        }
+        (_, Some(path)) => {
             let text =
                 std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let users = serde_json::from_str(&text).map_err(|e| {
@@ -186,7 +195,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         idle: std::time::Duration::from_millis(options.connections_max_idle_ms),
         max_connections: options.max_connections,
     };
-    net::accept(listener, broker, limits).await;
+    net::accept(listener, broker, limits, tls).await;
     Ok(())
 }
 

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use streams_group_coordinator::wire::Peer;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
 
 use crate::broker::{Answer, Broker, Dispatch};
 use crate::sasl::{Session, Step};
@@ -26,8 +27,14 @@ pub struct Limits {
     pub max_connections: usize,
 }
 
-/// Accepts connections until the listener fails.
-pub async fn accept(listener: TcpListener, broker: Arc<Broker>, limits: Limits) {
+/// Accepts connections until the listener fails; on a TLS listener each one's handshake first
+/// (within `connections.max.idle.ms`), its client certificate's principal kept.
+pub async fn accept(
+    listener: TcpListener,
+    broker: Arc<Broker>,
+    limits: Limits,
+    tls: Option<TlsAcceptor>,
+) {
     loop {
         let Ok((stream, addr)) = listener.accept().await else {
             continue;
@@ -40,9 +47,32 @@ pub async fn accept(listener: TcpListener, broker: Arc<Broker>, limits: Limits) 
         broker.metrics.connections.fetch_add(1, Relaxed);
         broker.metrics.connections_total.fetch_add(1, Relaxed);
         let broker = broker.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             let _ = stream.set_nodelay(true);
-            if let Err(why) = connection(stream, addr, &broker, limits).await {
+            let served = match tls {
+                None => {
+                    let (rd, wr) = stream.into_split();
+                    connection(rd, wr, addr, &broker, limits, None).await
+                }
+                Some(acceptor) => {
+                    match tokio::time::timeout(limits.idle, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => {
+                            let principal = tls
+                                .get_ref()
+                                .1
+                                .peer_certificates()
+                                .and_then(|c| c.first())
+                                .and_then(|c| crate::tls::principal(c));
+                            let (rd, wr) = tokio::io::split(tls);
+                            connection(rd, wr, addr, &broker, limits, principal).await
+                        }
+                        Ok(Err(e)) => Err(format!("a TLS handshake that failed: {e}")),
+                        Err(_) => Err("a TLS handshake that did not finish".into()),
+                    }
+                }
+            };
+            if let Err(why) = served {
                 broker.metrics.closed_bad_frames.fetch_add(1, Relaxed);
                 eprintln!("sgc serve: closed the connection from {addr}: {why}");
             }
@@ -65,19 +95,24 @@ struct InFlight {
 /// Serves one connection; an error is why it was closed (an orderly close is `Ok`). Frames
 /// are read and routed in order while earlier ones are still answered; the answers are
 /// written in the order of their requests.
-async fn connection(
-    stream: TcpStream,
+async fn connection<R, W>(
+    rd: R,
+    wr: W,
     addr: SocketAddr,
     broker: &Arc<Broker>,
     limits: Limits,
-) -> Result<(), String> {
+    tls_principal: Option<String>,
+) -> Result<(), String>
+where
+    R: AsyncRead + Unpin + Send,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let peer = Peer {
         client_host: format!("/{}", addr.ip()),
     };
-    let (rd, wr) = stream.into_split();
     let (tx, rx) = tokio::sync::mpsc::channel::<InFlight>(MAX_IN_FLIGHT);
     let mut writer = tokio::spawn(write_answers(broker.clone(), rx, wr));
-    let reader = read_requests(broker, &peer, rd, tx, limits);
+    let reader = read_requests(broker, &peer, rd, tx, limits, tls_principal);
     tokio::pin!(reader);
     let joined = |w: Result<Result<(), String>, tokio::task::JoinError>| {
         w.map_err(|e| e.to_string()).and_then(|w| w)
@@ -92,12 +127,13 @@ async fn connection(
     }
 }
 
-async fn read_requests(
+async fn read_requests<R: AsyncRead + Unpin>(
     broker: &Broker,
     peer: &Peer,
-    rd: tokio::net::tcp::OwnedReadHalf,
+    rd: R,
     tx: tokio::sync::mpsc::Sender<InFlight>,
     limits: Limits,
+    tls_principal: Option<String>,
 ) -> Result<(), String> {
     let mut rd = BufReader::with_capacity(16 * 1024, rd);
     let mut session = broker.sasl.as_ref().map(|_| Session::default());
@@ -161,6 +197,7 @@ async fn read_requests(
         let principal = session
             .as_ref()
             .and_then(Session::principal)
+            .or(tls_principal.as_deref())
             .unwrap_or(crate::acl::ANONYMOUS);
         let dispatch = match broker.dispatch(frame, peer) {
             // Answered here, in order: the broker's own APIs and multi-group requests.
@@ -200,10 +237,10 @@ async fn read_requests(
 
 /// Writes the answers in the order of their requests; an answer that closes the connection
 /// stops it.
-async fn write_answers(
+async fn write_answers<W: AsyncWrite + Unpin>(
     broker: Arc<Broker>,
     mut rx: tokio::sync::mpsc::Receiver<InFlight>,
-    wr: tokio::net::tcp::OwnedWriteHalf,
+    wr: W,
 ) -> Result<(), String> {
     let mut wr = BufWriter::with_capacity(16 * 1024, wr);
     while let Some(r) = rx.recv().await {

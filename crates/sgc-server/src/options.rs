@@ -23,6 +23,8 @@ pub enum Fsync {
 pub enum Protocol {
     Plaintext,
     SaslPlaintext,
+    Ssl,
+    SaslSsl,
 }
 
 /// What `sgc serve` was told.
@@ -68,6 +70,9 @@ pub struct Options {
     pub sasl_users: Option<PathBuf>,
     /// `--sasl-enabled-mechanisms PLAIN,SCRAM-SHA-256,SCRAM-SHA-512` (default: all three).
     pub sasl_mechanisms: Option<Vec<String>>,
+    /// An `SSL` or `SASL_SSL` listener's key store, trust store and `ssl.client.auth`
+    /// (`--ssl-keystore-location`, `--ssl-truststore-location`, `--ssl-client-auth`).
+    pub tls: Option<crate::tls::TlsOptions>,
 }
 
 impl Default for Options {
@@ -90,11 +95,13 @@ impl Default for Options {
             security_protocol: Protocol::Plaintext,
             sasl_users: None,
             sasl_mechanisms: None,
+            tls: None,
         }
     }
 }
 
-pub const USAGE: &str = r#"usage: sgc serve [--listen [PLAINTEXT|SASL_PLAINTEXT://]HOST:PORT] [--data-dir DIR] [--config FILE]
+pub const USAGE: &str = r#"usage: sgc serve [--listen [PLAINTEXT|SSL|SASL_PLAINTEXT|SASL_SSL://]HOST:PORT]
+                 [--data-dir DIR] [--config FILE]
                  [--fsync group|batch|never] [--advertise HOST:PORT] [--node-id N]
                  [--topic NAME:PARTITIONS[:ID]]... [--topics FILE] [--metrics-listen HOST:PORT]
                  [--socket-request-max-bytes N] [--connections-max-idle-ms N]
@@ -102,6 +109,8 @@ pub const USAGE: &str = r#"usage: sgc serve [--listen [PLAINTEXT|SASL_PLAINTEXT:
                  [--authorizer standard] [--super-users User:A;User:B]
                  [--allow-everyone-if-no-acl-found true|false]
                  [--sasl-users FILE] [--sasl-enabled-mechanisms PLAIN,SCRAM-SHA-256,...]
+                 [--ssl-keystore-location PEM] [--ssl-truststore-location PEM]
+                 [--ssl-client-auth none|requested|required]
 
 Serves Kafka's protocol on --listen (default 127.0.0.1:9092): ApiVersions, Metadata,
 FindCoordinator, CreateTopics and the coordinator's group APIs, one coordinator per
@@ -197,6 +206,15 @@ fn topics_file(path: &str, text: &str) -> Result<Vec<Declared>, String> {
     Ok(out)
 }
 
+/// The TLS settings being parsed.
+fn tls_options(o: &mut Options) -> &mut crate::tls::TlsOptions {
+    o.tls.get_or_insert_with(|| crate::tls::TlsOptions {
+        keystore: PathBuf::new(),
+        truststore: None,
+        client_auth: crate::tls::ClientAuth::None,
+    })
+}
+
 impl Options {
     /// Parses `sgc serve`'s arguments (after `serve`).
     pub fn parse(args: &[String]) -> Result<Options, String> {
@@ -212,14 +230,35 @@ impl Options {
                             (Protocol::Plaintext, v.rsplit("://").next().unwrap_or(v))
                         }
                         Some(("SASL_PLAINTEXT", at)) => (Protocol::SaslPlaintext, at),
+                        Some(("SSL", at)) => (Protocol::Ssl, at),
+                        Some(("SASL_SSL", at)) => (Protocol::SaslSsl, at),
                         Some((p, _)) => {
                             return Err(format!(
-                            "--listen: the protocol {p} is not served (PLAINTEXT, SASL_PLAINTEXT)"
+                            "--listen: the protocol {p} is not served (PLAINTEXT, SASL_PLAINTEXT, SSL, SASL_SSL)"
                         ))
                         }
                     };
                     o.security_protocol = protocol;
                     o.listen = address(flag, Some(&at.to_string()))?;
+                }
+                "--ssl-keystore-location" => {
+                    let path = value().ok_or("--ssl-keystore-location takes a PEM FILE")?;
+                    tls_options(&mut o).keystore = PathBuf::from(path);
+                }
+                "--ssl-truststore-location" => {
+                    let path = value().ok_or("--ssl-truststore-location takes a PEM FILE")?;
+                    tls_options(&mut o).truststore = Some(PathBuf::from(path));
+                }
+                "--ssl-client-auth" => {
+                    use crate::tls::ClientAuth;
+                    tls_options(&mut o).client_auth = match value().map(String::as_str) {
+                        Some("none") => ClientAuth::None,
+                        Some("requested") => ClientAuth::Requested,
+                        Some("required") => ClientAuth::Required,
+                        _ => {
+                            return Err("--ssl-client-auth takes none, requested or required".into())
+                        }
+                    };
                 }
                 "--sasl-users" => {
                     o.sasl_users = Some(PathBuf::from(value().ok_or("--sasl-users takes a FILE")?))
