@@ -409,3 +409,161 @@ fn classic_and_consumer_describes_answer_denied_groups_first() {
     );
     assert_eq!(groups[1]["groupId"], "admin");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Streams: StreamsGroupHeartbeat, StreamsGroupDescribe, StreamsGroupTopologyDescriptionUpdate.
+
+fn join(sub: &str) -> String {
+    format!(
+        r#"{{"nowMs": 1000, "type": "StreamsGroupHeartbeat", "request": {{"groupId": "app", "memberId": "m1", "memberEpoch": 0, "endpointInformationEpoch": -1, "topology": {{"epoch": 0, "subtopologies": [{sub}]}}, "processId": "p1", "rebalanceTimeoutMs": 30000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}}}"#
+    )
+}
+
+const STATEFUL: &str = r#"{"subtopologyId": "0", "sourceTopics": ["in"], "stateChangelogTopics": [{"name": "app-store-changelog"}]}"#;
+
+/// Everything the app needs: its group, its topics, and creating its internal topics.
+fn app() -> Decisions {
+    Decisions::none()
+        .allow(Read, Group, "app")
+        .allow(Describe, Topic, "in")
+        .allow_prefix(All, Topic, "app-")
+}
+
+#[test]
+fn a_heartbeat_needs_the_groups_read_then_its_topics_describe() {
+    for dialect in [Dialect::Kafka42, Dialect::Kafka43, Dialect::Kafka44] {
+        let v = if dialect == Dialect::Kafka44 { 1 } else { 0 };
+        let mut c = coordinator(dialect);
+        feed(&mut c, &[TOPICS]);
+        let no_group = Decisions::none()
+            .allow(Describe, Topic, "*")
+            .allow(Describe, Group, "app");
+        let (json, out) = run(&mut c, &join(STATEFUL), v, &no_group);
+        assert_eq!(json["errorCode"], 30);
+        assert_eq!(json["errorMessage"], Value::Null);
+        assert_eq!(json["memberId"], "");
+        assert_eq!(out, Output::default());
+
+        let no_changelog = Decisions::none()
+            .allow(Read, Group, "app")
+            .allow(Describe, Topic, "in");
+        let (json, out) = run(&mut c, &join(STATEFUL), v, &no_changelog);
+        assert_eq!(json["errorCode"], 29);
+        assert_eq!(json["errorMessage"], Value::Null);
+        assert_eq!(out, Output::default());
+
+        // A Kafka-internal topic is the coordinator's to refuse, before any topic is checked.
+        let internal = r#"{"subtopologyId": "0", "sourceTopics": ["__consumer_offsets"]}"#;
+        let (json, _) = run(&mut c, &join(internal), v, &no_changelog);
+        assert_eq!(json["errorCode"], 130, "{json}");
+
+        let (json, out) = run(&mut c, &join(STATEFUL), v, &app());
+        assert_eq!(json["errorCode"], 0, "{json}");
+        assert_eq!(json["memberEpoch"], 1);
+        let names: Vec<&str> = out
+            .topics_to_create
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
+        assert_eq!(names, ["app-store-changelog"], "{dialect:?}");
+    }
+}
+
+#[test]
+fn internal_topics_the_client_may_not_create_are_reported_and_not_created() {
+    let mut c = coordinator(Dialect::Kafka42);
+    feed(&mut c, &[TOPICS]);
+    let no_create = Decisions::none()
+        .allow(Read, Group, "app")
+        .allow(Describe, Topic, "*");
+    let (json, out) = run(&mut c, &join(STATEFUL), 0, &no_create);
+    assert_eq!(json["errorCode"], 0, "{json}");
+    assert!(out.topics_to_create.is_empty());
+    let missing: Vec<&Value> = json["status"]
+        .as_array()
+        .expect("status")
+        .iter()
+        .filter(|s| s["statusCode"] == 3)
+        .collect();
+    assert_eq!(missing.len(), 1, "{json}");
+    let detail = missing[0]["statusDetail"].as_str().expect("detail");
+    assert!(
+        detail.ends_with("; Unauthorized to CREATE on topics app-store-changelog."),
+        "{detail}"
+    );
+    // CREATE on the cluster is enough.
+    let mut c = coordinator(Dialect::Kafka42);
+    feed(&mut c, &[TOPICS]);
+    let cluster = no_create.allow(Create, Cluster, CLUSTER_NAME);
+    let (_, out) = run(&mut c, &join(STATEFUL), 0, &cluster);
+    assert_eq!(out.topics_to_create.len(), 1);
+}
+
+#[test]
+fn a_streams_describe_hides_groups_and_topologies_the_client_may_not_describe() {
+    for dialect in [Dialect::Kafka42, Dialect::Kafka44] {
+        let mut c = coordinator(dialect);
+        feed(&mut c, &[TOPICS]);
+        let v = if dialect == Dialect::Kafka44 { 1 } else { 0 };
+        let _ = run(&mut c, &join(STATEFUL), v, &app());
+        let describe = r#"{"nowMs": 1001, "type": "StreamsGroupDescribe", "request": {"groupIds": ["app", "hidden"], "includeAuthorizedOperations": true}}"#;
+        let (json, _) = run(&mut c, describe, v, &app());
+        let groups = json["groups"].as_array().expect("groups");
+        assert_eq!(groups[0]["groupId"], "hidden");
+        assert_eq!(groups[0]["errorCode"], 30);
+        assert_eq!(groups[0]["authorizedOperations"], i32::MIN);
+        assert_eq!(groups[1]["groupId"], "app");
+        assert_eq!(groups[1]["errorCode"], 0);
+        assert_eq!(groups[1]["authorizedOperations"], (1 << 3) | (1 << 8));
+
+        // The changelog may not be described: the group is answered without its topology.
+        let no_changelog = Decisions::none()
+            .allow(Read, Group, "app")
+            .allow(Describe, Topic, "in");
+        let (json, _) = run(&mut c, describe, v, &no_changelog);
+        let app = &json["groups"][1];
+        assert_eq!(app["errorCode"], 29);
+        assert_eq!(
+            app["errorMessage"],
+            "The described group uses topics that the client is not authorized to describe."
+        );
+        assert_eq!(app["topology"], Value::Null);
+        assert_eq!(app["members"], serde_json::json!([]));
+        assert_eq!(app["authorizedOperations"], i32::MIN);
+    }
+}
+
+#[test]
+fn a_topology_description_update_needs_the_groups_read() {
+    let mut c = coordinator(Dialect::Kafka44);
+    let update = r#"{"nowMs": 1, "type": "StreamsGroupTopologyDescriptionUpdate", "request": {"groupId": "app", "memberId": "m1", "topologyEpoch": 0, "topologyDescription": {"subtopologies": [], "globalStores": []}}}"#;
+    let (json, out) = run(
+        &mut c,
+        update,
+        0,
+        &Decisions::none().allow(Describe, Group, "app"),
+    );
+    assert_eq!(json["errorCode"], 30);
+    assert_eq!(json["errorMessage"], Value::Null);
+    assert_eq!(out, Output::default());
+    let (json, _) = run(
+        &mut c,
+        update,
+        0,
+        &Decisions::none().allow(Read, Group, "app"),
+    );
+    assert_ne!(json["errorCode"], 30);
+}
+
+#[test]
+fn the_draft_follows_kafka_4_2_for_the_group_apis() {
+    let mut c = coordinator(Dialect::Kip1071Draft);
+    let describe =
+        r#"{"nowMs": 1, "type": "StreamsGroupDescribe", "request": {"groupIds": ["hidden"]}}"#;
+    let (json, _) = run(&mut c, describe, 0, &Decisions::none());
+    assert_eq!(json["groups"][0]["errorCode"], 30);
+    let hb = r#"{"nowMs": 1, "type": "StreamsGroupHeartbeat", "request": {"groupId": "app", "memberId": "m1", "memberEpoch": 0, "topologyId": "t", "processId": "p1", "rebalanceTimeoutMs": 30000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []}}"#;
+    let (json, out) = run(&mut c, hb, 0, &Decisions::none());
+    assert_eq!(json["errorCode"], 30);
+    assert_eq!(out, Output::default());
+}
