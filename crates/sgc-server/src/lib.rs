@@ -86,7 +86,9 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         .min(partitions.max(1) as usize);
     let mut workers = Vec::with_capacity(threads);
     let mut loading = Vec::new();
+    let acl = options.acl.clone().map(std::sync::Arc::new);
     for t in 0..threads {
+        let acl = acl.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         workers.push(tx);
         let (dir, config, fsync, seg) = (
@@ -110,7 +112,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
                     }
                 }
                 let _ = loaded_tx.send(Ok(()));
-                shard::Worker::new(shards, partitions as usize, fsync).run(rx);
+                shard::Worker::new(shards, partitions as usize, fsync, acl).run(rx);
             })
             .map_err(|e| e.to_string())?;
         loading.push(loaded_rx);

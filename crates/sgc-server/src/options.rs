@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use crate::topics::{parse_id, Declared};
+use streams_group_coordinator::wire::authz::Decisions;
 
 /// When a partition's appended batches are forced to disk before their responses leave.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,9 @@ pub struct Options {
     /// Kafka's `group.coordinator.threads`: the threads the partitions share (default: the
     /// machine's cores).
     pub coordinator_threads: usize,
+    /// What every client may do (`--acl FILE`, the allow-list of `wire::authz::Decisions`);
+    /// `None`: everything, as a broker without an authorizer.
+    pub acl: Option<Decisions>,
 }
 
 impl Default for Options {
@@ -68,6 +72,7 @@ impl Default for Options {
             max_connections: 10_000,
             segment_bytes: 104_857_600,
             coordinator_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            acl: None,
         }
     }
 }
@@ -77,6 +82,7 @@ pub const USAGE: &str = r#"usage: sgc serve [--listen HOST:PORT] [--data-dir DIR
                  [--topic NAME:PARTITIONS[:ID]]... [--topics FILE] [--metrics-listen HOST:PORT]
                  [--socket-request-max-bytes N] [--connections-max-idle-ms N]
                  [--max-connections N] [--segment-bytes N] [--coordinator-threads N]
+                 [--acl FILE]
 
 Serves Kafka's protocol on --listen (default 127.0.0.1:9092): ApiVersions, Metadata,
 FindCoordinator, CreateTopics and the coordinator's group APIs, one coordinator per
@@ -86,7 +92,10 @@ start. --fsync group (the default) syncs once per burst of writes, batch once pe
 A topic's ID is the id it has on the cluster (22 characters as Kafka prints it, or 8-4-4-4-12
 hexadecimal): a coordinator for a cluster whose data is on other brokers declares every topic
 its clients commit offsets for with its real id. --topics FILE holds {"NAME": PARTITIONS} or
-{"NAME": {"partitions": PARTITIONS, "id": "ID"}}."#;
+{"NAME": {"partitions": PARTITIONS, "id": "ID"}}.
+--acl FILE answers every client as Kafka's broker answers a principal allowed only what FILE
+grants ({"allow": [{"operation": "READ", "resourceType": "GROUP", "name": "app",
+"patternType": "LITERAL"}, ...]}, docs/authorization.md); without it everything is allowed."#;
 
 fn number<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, String> {
     v.and_then(|v| v.parse().ok())
@@ -213,6 +222,11 @@ impl Options {
                 "--max-connections" => o.max_connections = number(flag, value())?,
                 "--segment-bytes" => o.segment_bytes = number(flag, value())?,
                 "--coordinator-threads" => o.coordinator_threads = number(flag, value())?,
+                "--acl" => {
+                    let path = value().ok_or("--acl takes a FILE")?;
+                    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+                    o.acl = Some(Decisions::from_json(&text).map_err(|e| format!("{path}: {e}"))?);
+                }
                 other => return Err(format!("unknown argument {other:?}")),
             }
             it.next();
@@ -256,6 +270,18 @@ mod tests {
         assert!(Options::parse(&args("--listen nowhere"))
             .unwrap_err()
             .contains("HOST:PORT"));
+        let acl = std::env::temp_dir().join(format!("sgc-acl-{}.json", std::process::id()));
+        std::fs::write(
+            &acl,
+            r#"{"allow": [{"operation": "READ", "resourceType": "GROUP", "name": "g"}]}"#,
+        )
+        .unwrap();
+        let o = Options::parse(&[String::from("--acl"), acl.display().to_string()]).unwrap();
+        assert_eq!(o.acl.map(|d| d.allow.len()), Some(1));
+        std::fs::write(&acl, r#"{"allow": [{"operation": "READ"}]}"#).unwrap();
+        let e = Options::parse(&[String::from("--acl"), acl.display().to_string()]).unwrap_err();
+        assert!(e.contains("authorization decisions"), "{e}");
+        let _ = std::fs::remove_file(&acl);
         assert!(Options::parse(&args("--bogus"))
             .unwrap_err()
             .contains("--bogus"));
