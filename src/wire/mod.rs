@@ -10,6 +10,7 @@
 //! `ApiVersions` is the exception, as in Kafka: an unsupported version is answered with
 //! `UNSUPPORTED_VERSION` (35) at version 0.
 
+pub mod authz;
 pub mod codec;
 pub mod host;
 pub mod messages;
@@ -26,6 +27,7 @@ use crate::{BoundaryCode, BoundaryError};
 
 pub use crate::duplicate_topic_names;
 pub use api_versions::{api_ranges, served, SharedApis};
+use authz::Authorizer;
 use codec::{Reader, WireError};
 use messages::kafka::{request_header::RequestHeader, response_header::ResponseHeader};
 use messages::versions::ApiRange;
@@ -249,7 +251,7 @@ pub fn handle_frame_with(
     peer: &Peer,
     out: &mut Vec<u8>,
 ) -> Result<Output, BoundaryError> {
-    handle(coordinator, scratch, frame, (now_ms, peer), out, None)
+    handle(coordinator, scratch, frame, (now_ms, peer), out, None, None)
 }
 
 /// [`handle_frame_with`] behind Kafka's broker front-end, for a host that knows the cluster's
@@ -274,6 +276,44 @@ pub fn handle_frame_checked(
         (now_ms, peer),
         out,
         Some(topics),
+        None,
+    )
+}
+
+/// What a broker knows beside the coordinator when it answers a frame for a client: the
+/// cluster's topics (`None`: the coordinator's topic image names ids and nothing is checked, as
+/// [`handle_frame_with`]) and the authorizer of the client's principal.
+#[derive(Clone, Copy)]
+pub struct Broker<'a> {
+    /// The host's metadata cache, as [`handle_frame_checked`] takes it.
+    pub topics: Option<&'a dyn MetadataCache>,
+    /// Who may do what ([`authz::Decisions`], or the host's own).
+    pub authorizer: &'a dyn Authorizer,
+}
+
+/// [`handle_frame_checked`] (or [`handle_frame_with`] without a metadata cache) behind Kafka's
+/// authorization: each API's checks of `KafkaApis` in the dialect's release, a client that is
+/// not allowed answered exactly as Kafka answers it (`GROUP_AUTHORIZATION_FAILED`,
+/// `TOPIC_AUTHORIZATION_FAILED`, `TRANSACTIONAL_ID_AUTHORIZATION_FAILED`, groups and topics it
+/// may not describe left out, internal topics it may not create reported and not created;
+/// docs/authorization.md). A request denied as a whole changes nothing.
+pub fn handle_frame_authorized(
+    coordinator: &mut Coordinator,
+    scratch: &mut FrameScratch,
+    frame: &[u8],
+    now_ms: i64,
+    peer: &Peer,
+    out: &mut Vec<u8>,
+    broker: Broker<'_>,
+) -> Result<Output, BoundaryError> {
+    handle(
+        coordinator,
+        scratch,
+        frame,
+        (now_ms, peer),
+        out,
+        broker.topics,
+        Some(broker.authorizer),
     )
 }
 
@@ -286,6 +326,7 @@ fn handle(
     (now_ms, peer): (i64, &Peer),
     out: &mut Vec<u8>,
     cache: Option<&dyn MetadataCache>,
+    authorizer: Option<&dyn Authorizer>,
 ) -> Result<Output, BoundaryError> {
     let dialect = coordinator.config().dialect;
     // The key first, as Kafka looks it up before it reads the rest of the header.
@@ -329,7 +370,14 @@ fn handle(
     }
     if requests::is_heartbeat(dialect, header.api_key) {
         let request = (dialect, &header, served.name, body);
-        return heartbeat(coordinator, scratch, request, now_ms, peer, out);
+        return heartbeat(
+            coordinator,
+            scratch,
+            request,
+            (now_ms, peer),
+            out,
+            authorizer,
+        );
     }
     // The response header needs only the correlation id: the client id moves to the input.
     let client = ClientInfo {
@@ -342,8 +390,23 @@ fn handle(
         Some(c) => offsets::Lookup::Cache(c),
         None => offsets::Lookup::Image(coordinator.topics()),
     };
-    let front = offsets::resolve(&lookup, &mut kind);
-    let mut output = match offsets::answered_before_coordinator(&kind) {
+    let gate = match authorizer {
+        Some(a) => authz::before(a, dialect, &mut kind),
+        None => authz::Gate::default(),
+    };
+    let topic_op = authz::topic_operation(&kind);
+    let check = authorizer
+        .zip(topic_op)
+        .map(|(a, op)| move |name: &str| a.authorize(op, authz::ResourceType::Topic, name));
+    let allowed = check.as_ref().map(|f| f as &dyn Fn(&str) -> bool);
+    let (front, early) = match gate.answer {
+        Some(answer) => (None, Some(answer)),
+        None => {
+            let front = offsets::resolve(&lookup, &mut kind, allowed);
+            (front, offsets::answered_before_coordinator(&kind))
+        }
+    };
+    let mut output = match early {
         Some(response) => Output {
             response: Some(response),
             ..Output::default()
@@ -353,7 +416,10 @@ fn handle(
     match output.response.take() {
         Some(mut response) => {
             if let Some(f) = front {
-                offsets::merge(f, &mut response);
+                offsets::merge(f, &mut response, allowed);
+            }
+            if let Some(a) = authorizer {
+                authz::after(a, gate.after, &mut response);
             }
             if let Some(kept) = responses::encode_into(&header, response, out) {
                 coordinator.recycle(kept);
@@ -370,9 +436,9 @@ fn heartbeat(
     coordinator: &mut Coordinator,
     scratch: &mut FrameScratch,
     (dialect, header, api, body): (Dialect, &Header, &str, &[u8]),
-    now_ms: i64,
-    peer: &Peer,
+    (now_ms, peer): (i64, &Peer),
     out: &mut Vec<u8>,
+    authorizer: Option<&dyn Authorizer>,
 ) -> Result<Output, BoundaryError> {
     let input = &mut scratch.heartbeat;
     input.now_ms = now_ms;
@@ -397,10 +463,17 @@ fn heartbeat(
     }
     client.client_host.clear();
     client.client_host.push_str(&peer.client_host);
+    if let Some(denied) = authorizer.and_then(|a| authz::heartbeat_deny(a, dialect, request)) {
+        responses::encode_into(header, denied, out);
+        return Ok(Output::default());
+    }
     let mut output = coordinator.handle_ref(input)?;
-    let Some(response) = output.response.take() else {
+    let Some(mut response) = output.response.take() else {
         return Err(frame_error("", format!("{api} gave no response")));
     };
+    if let Some(a) = authorizer {
+        authz::heartbeat_after(a, &mut response, &mut output);
+    }
     if let Some(kept) = responses::encode_into(header, response, out) {
         coordinator.recycle(kept);
     }

@@ -460,8 +460,28 @@ impl Lookup<'_> {
     }
 }
 
-/// A topic id the topic image does not know, with the partitions asked of it.
-type UnknownTopic = (String, Vec<i32>);
+/// A topic of a fetch answered before the coordinator: its name, its id (version 10), the
+/// partitions asked of it, and their error (`UNKNOWN_TOPIC_ID`, or a topic the client may not
+/// describe).
+type FetchError = (String, Option<String>, Vec<i32>, i16);
+
+/// Whether the client may use a topic (with an authorizer: `READ` for commits and deletes,
+/// `DESCRIBE` for fetches).
+pub(super) type TopicCheck<'a> = Option<&'a dyn Fn(&str) -> bool>;
+
+/// Kafka's `TOPIC_AUTHORIZATION_FAILED`.
+const TOPIC_AUTHORIZATION_FAILED: i16 = 29;
+
+/// A fetch's group as the front-end's step left it.
+#[derive(Debug)]
+struct FetchGroup {
+    /// Its topics answered before the coordinator, in request order.
+    errors: Vec<FetchError>,
+    /// Whether it asked for all offsets.
+    all: bool,
+    /// Whether the version names topics by id.
+    by_id: bool,
+}
 
 /// A topic of Kafka's response builder: the front-end's errors of its partitions.
 #[derive(Debug)]
@@ -515,8 +535,8 @@ impl Builder {
 pub(super) struct FrontEnd {
     /// Commit and transactional commit: the response builder.
     commit: Builder,
-    /// Fetch: per group of the request, its unknown topics, and whether it asked for all.
-    fetch: Vec<(Vec<UnknownTopic>, bool)>,
+    /// Fetch: per group of the request that reaches the coordinator, what was answered.
+    fetch: Vec<FetchGroup>,
     /// Delete: the response builder (by name).
     delete: Builder,
 }
@@ -528,6 +548,7 @@ fn resolve_commit(
     lookup: &Lookup<'_>,
     by_id: bool,
     commit_topics: &mut Vec<OffsetCommitTopic>,
+    allowed: TopicCheck<'_>,
 ) -> FrontEnd {
     let mut b = Builder {
         by_id,
@@ -545,6 +566,11 @@ fn resolve_commit(
                     return false;
                 }
             }
+        }
+        if allowed.is_some_and(|ok| !ok(&t.name)) {
+            let id = t.topic_id.as_deref();
+            b.add_all(&t.name, id, &parts(t), TOPIC_AUTHORIZATION_FAILED);
+            return false;
         }
         match lookup.known(&t.name) {
             Known::Unchecked => true,
@@ -574,34 +600,63 @@ fn resolve_commit(
     }
 }
 
-/// The same for a version-10 fetch, group by group (a fetch's topics are not checked).
-fn resolve_fetch(lookup: &Lookup<'_>, req: &mut OffsetFetchRequest) -> FrontEnd {
+/// The same for a fetch, group by group: a version-10 topic named by id (an id not known kept
+/// aside), then with an authorizer a topic the client may not describe kept aside (Kafka's
+/// `fetchOffsetsForGroup`; a fetch's topics are not checked for existence).
+fn resolve_fetch(
+    lookup: &Lookup<'_>,
+    by_id: bool,
+    req: &mut OffsetFetchRequest,
+    allowed: TopicCheck<'_>,
+) -> FrontEnd {
     let mut front = FrontEnd::default();
     for g in &mut req.groups {
-        let mut unknown = Vec::new();
+        let mut errors = Vec::new();
         if let Some(l) = &mut g.topics {
-            l.retain_mut(|t| match lookup.name_of(t.topic_id.as_deref()) {
-                Some(name) => {
-                    t.name = name;
-                    true
+            l.retain_mut(|t| {
+                if by_id {
+                    match lookup.name_of(t.topic_id.as_deref()) {
+                        Some(name) => t.name = name,
+                        None => {
+                            let id = t.topic_id.clone().unwrap_or_default();
+                            let parts = t.partition_indexes.clone();
+                            errors.push((String::new(), Some(id), parts, UNKNOWN_TOPIC_ID));
+                            return false;
+                        }
+                    }
                 }
-                None => {
-                    let id = t.topic_id.clone().unwrap_or_default();
-                    unknown.push((id, t.partition_indexes.clone()));
-                    false
+                if allowed.is_some_and(|ok| !ok(&t.name)) {
+                    let (name, id) = (t.name.clone(), t.topic_id.clone());
+                    let parts = t.partition_indexes.clone();
+                    errors.push((name, id, parts, TOPIC_AUTHORIZATION_FAILED));
+                    return false;
                 }
+                true
             });
         }
-        front.fetch.push((unknown, g.topics.is_none()));
+        front.fetch.push(FetchGroup {
+            errors,
+            all: g.topics.is_none(),
+            by_id,
+        });
     }
     front
 }
 
 /// Kafka's `handleOffsetDeleteRequest` with a host's metadata cache: the partitions of topics
 /// that exist go to the coordinator (which is asked even with none left).
-fn resolve_delete(lookup: &Lookup<'_>, topics: &mut Vec<OffsetDeleteTopic>) -> FrontEnd {
+fn resolve_delete(
+    lookup: &Lookup<'_>,
+    topics: &mut Vec<OffsetDeleteTopic>,
+    allowed: TopicCheck<'_>,
+) -> FrontEnd {
     let mut b = Builder::default();
     topics.retain_mut(|t| match lookup.known(&t.name) {
+        _ if allowed.is_some_and(|ok| !ok(&t.name)) => {
+            let parts: Vec<i32> = t.partitions.iter().map(|p| p.partition_index).collect();
+            b.add_all(&t.name, None, &parts, TOPIC_AUTHORIZATION_FAILED);
+            false
+        }
         Known::Unchecked => true,
         Known::Missing => {
             let parts: Vec<i32> = t.partitions.iter().map(|p| p.partition_index).collect();
@@ -701,43 +756,52 @@ impl FrontEnd {
         r.topics = topics;
     }
 
-    /// Kafka's `KafkaApis` on a version-10 fetch: a group answered without error gets its
-    /// unknown topics after the coordinator's (`UNKNOWN_TOPIC_ID`, offset -1), and a fetch of
-    /// all offsets leaves out the topics without an id.
-    fn merge_fetch(self, r: &mut OffsetFetchResponse) {
+    /// Kafka's `KafkaApis` on a fetch: a group answered without error gets the topics
+    /// answered before the coordinator after the coordinator's (offset -1); a fetch of all
+    /// offsets leaves out the topics the client may not describe and, at version 10, those
+    /// without an id.
+    fn merge_fetch(self, r: &mut OffsetFetchResponse, allowed: TopicCheck<'_>) {
         let zero = Some(Uuid::default().to_text());
-        for (g, (unknown, all)) in r.groups.iter_mut().zip(self.fetch) {
+        for (g, f) in r.groups.iter_mut().zip(self.fetch) {
             if g.error_code != 0 {
                 continue;
             }
-            if all {
-                g.topics.retain(|t| t.topic_id != zero);
+            if f.all {
+                g.topics.retain(|t| {
+                    allowed.is_none_or(|ok| ok(&t.name)) && !(f.by_id && t.topic_id == zero)
+                });
             }
-            g.topics.extend(unknown.into_iter().map(|(id, parts)| {
-                OffsetFetchResponseTopic {
-                    name: String::new(),
-                    topic_id: Some(id),
-                    partitions: parts
-                        .into_iter()
-                        .map(|p| OffsetFetchResponsePartition {
-                            partition_index: p,
-                            committed_offset: -1,
-                            committed_leader_epoch: -1,
-                            metadata: String::new(),
-                            error_code: UNKNOWN_TOPIC_ID,
-                        })
-                        .collect(),
-                }
-            }));
+            g.topics
+                .extend(f.errors.into_iter().map(|(name, id, parts, code)| {
+                    OffsetFetchResponseTopic {
+                        name,
+                        topic_id: id,
+                        partitions: parts
+                            .into_iter()
+                            .map(|p| OffsetFetchResponsePartition {
+                                partition_index: p,
+                                committed_offset: -1,
+                                committed_leader_epoch: -1,
+                                metadata: String::new(),
+                                error_code: code,
+                            })
+                            .collect(),
+                    }
+                }));
         }
     }
 }
 
 /// The front-end's step before the coordinator: a version-10 request's topics named by id,
-/// those it cannot name kept aside, and with a host's metadata cache the topics and
-/// partitions that do not exist too (`None`: nothing to do).
-pub(super) fn resolve(lookup: &Lookup<'_>, kind: &mut InputKind) -> Option<FrontEnd> {
-    let checked = matches!(lookup, Lookup::Cache(_));
+/// those it cannot name kept aside, with an authorizer the topics the client may not use, and
+/// with a host's metadata cache the topics and partitions that do not exist too (`None`:
+/// nothing to do).
+pub(super) fn resolve(
+    lookup: &Lookup<'_>,
+    kind: &mut InputKind,
+    allowed: TopicCheck<'_>,
+) -> Option<FrontEnd> {
+    let checked = matches!(lookup, Lookup::Cache(_)) || allowed.is_some();
     match kind {
         InputKind::OffsetCommit {
             api_version,
@@ -746,6 +810,7 @@ pub(super) fn resolve(lookup: &Lookup<'_>, kind: &mut InputKind) -> Option<Front
             lookup,
             *api_version >= TOPIC_ID_FROM,
             &mut request.topics,
+            allowed,
         )),
         InputKind::TxnOffsetCommit {
             api_version,
@@ -754,13 +819,19 @@ pub(super) fn resolve(lookup: &Lookup<'_>, kind: &mut InputKind) -> Option<Front
             lookup,
             *api_version >= TXN_TOPIC_ID_FROM,
             &mut request.topics,
+            allowed,
         )),
         InputKind::OffsetFetch {
             api_version,
             request,
-        } if *api_version >= TOPIC_ID_FROM => Some(resolve_fetch(lookup, request)),
+        } if allowed.is_some() || *api_version >= TOPIC_ID_FROM => Some(resolve_fetch(
+            lookup,
+            *api_version >= TOPIC_ID_FROM,
+            request,
+            allowed,
+        )),
         InputKind::OffsetDelete { request } if checked => {
-            Some(resolve_delete(lookup, &mut request.topics))
+            Some(resolve_delete(lookup, &mut request.topics, allowed))
         }
         _ => None,
     }
@@ -781,10 +852,10 @@ pub(super) fn answered_before_coordinator(kind: &InputKind) -> Option<Response> 
 }
 
 /// Merges what the front-end answered itself ([`resolve`]) into the coordinator's response.
-pub(super) fn merge(front: FrontEnd, response: &mut Response) {
+pub(super) fn merge(front: FrontEnd, response: &mut Response, allowed: TopicCheck<'_>) {
     match response {
         Response::OffsetCommit(r) | Response::TxnOffsetCommit(r) => front.merge_commit(r),
-        Response::OffsetFetch(r) => front.merge_fetch(r),
+        Response::OffsetFetch(r) => front.merge_fetch(r, allowed),
         Response::OffsetDelete(r) => front.merge_delete(r),
         _ => {}
     }

@@ -216,6 +216,21 @@ class SaslTest(unittest.TestCase):
         deleted = admin.delete_acls([every])[every].result(10)
         self.assertEqual(deleted, [acl])
 
+    def test_group_apis_follow_the_acls(self):
+        from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType,
+                                           ResourcePatternType, ResourceType)
+        alice = self.client("SCRAM-SHA-256", "alice", "alice-secret")
+        with self.assertRaises(KafkaException) as e:
+            alice.delete_consumer_groups(["private"], request_timeout=10)["private"].result(10)
+        self.assertEqual(e.exception.args[0].name(), "GROUP_AUTHORIZATION_FAILED")
+        grant = AclBinding(ResourceType.GROUP, "priv", ResourcePatternType.PREFIXED, "User:alice",
+                           "*", AclOperation.DELETE, AclPermissionType.ALLOW)
+        admin = self.client("SCRAM-SHA-256", "admin", "admin-secret")
+        admin.create_acls([grant])[grant].result(10)
+        with self.assertRaises(KafkaException) as e:
+            alice.delete_consumer_groups(["private"], request_timeout=10)["private"].result(10)
+        self.assertEqual(e.exception.args[0].name(), "GROUP_ID_NOT_FOUND")
+
 
 def openssl(*args, cwd):
     subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use streams_group_coordinator::records::Dialect;
 use streams_group_coordinator::topology::TopicToCreate;
@@ -106,9 +106,30 @@ pub struct Broker {
     pub metrics: Arc<Metrics>,
     /// The ACLs and the authorizer's settings (`--authorizer standard`); `None`: no authorizer,
     /// everyone may do anything, as a Kafka broker without `authorizer.class.name`.
-    pub acls: Option<Mutex<AclStore>>,
+    pub acls: Option<Arc<RwLock<AclStore>>>,
     /// The users and mechanisms of a `SASL_PLAINTEXT` listener; `None`: `PLAINTEXT`.
     pub sasl: Option<crate::sasl::SaslConfig>,
+}
+
+/// A connection's client: its address as Kafka prints it (`/10.0.0.1`) and who it is (the
+/// principal its authentication gave it, else `User:ANONYMOUS`).
+#[derive(Clone, Debug)]
+pub struct Conn {
+    pub peer: Peer,
+    pub who: acl::Requester,
+}
+
+impl Conn {
+    pub fn new(peer: Peer, principal: &str) -> Conn {
+        let host = peer.client_host.trim_start_matches('/').to_string();
+        Conn {
+            peer,
+            who: acl::Requester {
+                principal: principal.to_string(),
+                host,
+            },
+        }
+    }
 }
 
 /// A request routed: queued at its group's partition, or to be handled by the broker.
@@ -155,13 +176,7 @@ impl Broker {
     }
 
     /// Answers one request frame routed by [`Broker::dispatch`].
-    pub async fn handle(
-        &self,
-        frame: Vec<u8>,
-        routed: Routed,
-        peer: &Peer,
-        principal: &str,
-    ) -> Answer {
+    pub async fn handle(&self, frame: Vec<u8>, routed: Routed, conn: &Conn) -> Answer {
         let (key, v) = (routed.api_key, routed.api_version);
         match routed.route {
             Route::ApiVersions => {
@@ -170,8 +185,8 @@ impl Broker {
                     Err(e) => close(e.to_string()),
                 }
             }
-            Route::Group { partition, .. } => self.to_shard(partition, frame, peer).await,
-            Route::Groups(split) | Route::EveryPartition(split) => self.split(split, peer).await,
+            Route::Group { partition, .. } => self.to_shard(partition, frame, conn).await,
+            Route::Groups(split) | Route::EveryPartition(split) => self.split(split, conn).await,
             Route::Host => {
                 let Some((header, at)) = read_header(&frame) else {
                     return close(format!("API key {key} version {v} is not served here"));
@@ -183,11 +198,7 @@ impl Broker {
                     fcq::API_KEY => self.find_coordinator(v, corr, body),
                     ctq::API_KEY => self.create_topics(v, corr, body),
                     dsq::API_KEY | caq::API_KEY | daq::API_KEY => {
-                        let who = acl::Requester {
-                            principal: principal.to_string(),
-                            host: peer.client_host.trim_start_matches('/').to_string(),
-                        };
-                        self.acl_api(key, v, corr, body, &who)
+                        self.acl_api(key, v, corr, body, &conn.who)
                     }
                     _ => close(format!("API key {key} version {v} is not served here")),
                 }
@@ -199,13 +210,13 @@ impl Broker {
     /// (so that a connection's requests reach a partition in the order they were sent), the
     /// others are answered by [`Broker::handle`]; a frame that cannot be routed closes the
     /// connection.
-    pub fn dispatch(&self, frame: Vec<u8>, peer: &Peer) -> Dispatch {
+    pub fn dispatch(&self, frame: Vec<u8>, conn: &Conn) -> Dispatch {
         let partitions = i32::try_from(self.partitions).unwrap_or(i32::MAX);
         match route_request(self.dialect, &frame, partitions) {
             Ok(Routed {
                 route: Route::Group { partition, .. },
                 ..
-            }) => Dispatch::Queued(self.queue(partition, frame, peer)),
+            }) => Dispatch::Queued(self.queue(partition, frame, conn)),
             Ok(routed) => Dispatch::Handle(frame, routed),
             Err(e) => Dispatch::Refused(e.to_string()),
         }
@@ -215,14 +226,15 @@ impl Broker {
         &self,
         partition: i32,
         frame: Vec<u8>,
-        peer: &Peer,
+        conn: &Conn,
     ) -> Option<oneshot::Receiver<Reply>> {
         let partition = usize::try_from(partition).unwrap_or_default();
         let (tx, rx) = oneshot::channel();
         let job = Job::Frame {
             partition,
             frame,
-            peer: peer.clone(),
+            peer: conn.peer.clone(),
+            who: conn.who.clone(),
             reply: tx,
         };
         self.send(partition, job).then_some(rx)
@@ -248,17 +260,17 @@ impl Broker {
         }
     }
 
-    async fn to_shard(&self, partition: i32, frame: Vec<u8>, peer: &Peer) -> Answer {
-        self.answer(self.queue(partition, frame, peer)).await
+    async fn to_shard(&self, partition: i32, frame: Vec<u8>, conn: &Conn) -> Answer {
+        self.answer(self.queue(partition, frame, conn)).await
     }
 
     /// A request for several groups, or for every group (`ListGroups`): its parts asked of
     /// their partitions one after the other, the answers merged in Kafka's order.
-    async fn split(&self, mut split: Split, peer: &Peer) -> Answer {
+    async fn split(&self, mut split: Split, conn: &Conn) -> Answer {
         let parts = std::mem::take(&mut split.parts);
         let mut answers = Vec::with_capacity(parts.len());
         for part in parts {
-            match self.to_shard(part.partition, part.frame, peer).await {
+            match self.to_shard(part.partition, part.frame, conn).await {
                 Answer::Frame(answer) => answers.push(answer),
                 refused => return refused,
             }
@@ -440,7 +452,7 @@ impl Broker {
 
     /// `DescribeAcls`, `CreateAcls` and `DeleteAcls` (crate::acl::apis).
     fn acl_api(&self, key: i16, v: i16, corr: i32, body: &[u8], who: &acl::Requester) -> Answer {
-        let store = self.acls.as_ref();
+        let store = self.acls.as_deref();
         let mut r = Reader::new(body);
         match key {
             dsq::API_KEY if served(v, dsq::VERSIONS) => {

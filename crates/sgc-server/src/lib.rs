@@ -89,7 +89,15 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         .min(partitions.max(1) as usize);
     let mut workers = Vec::with_capacity(threads);
     let mut loading = Vec::new();
+    let acls = match &options.authorizer {
+        None => None,
+        Some(config) => Some(Arc::new(std::sync::RwLock::new(acl::AclStore::open(
+            &dir,
+            config.clone(),
+        )?))),
+    };
     for t in 0..threads {
+        let acls = acls.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         workers.push(tx);
         let (dir, config, fsync, seg) = (
@@ -113,7 +121,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
                     }
                 }
                 let _ = loaded_tx.send(Ok(()));
-                shard::Worker::new(shards, partitions as usize, fsync).run(rx);
+                shard::Worker::new(shards, partitions as usize, fsync, acls).run(rx);
             })
             .map_err(|e| e.to_string())?;
         loading.push(loaded_rx);
@@ -131,10 +139,6 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         .clone()
         .unwrap_or_else(|| (addr.ip().to_string(), addr.port()));
     let known: Vec<topics::Topic> = topics.all().cloned().collect();
-    let acls = match &options.authorizer {
-        None => None,
-        Some(config) => Some(Mutex::new(acl::AclStore::open(&dir, config.clone())?)),
-    };
     use options::Protocol;
     let tls = match (options.security_protocol, &options.tls) {
         (Protocol::Plaintext | Protocol::SaslPlaintext, _) => None,

@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, B
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-use crate::broker::{Answer, Broker, Dispatch};
+use crate::broker::{Answer, Broker, Conn, Dispatch};
 use crate::sasl::{Session, Step};
 use crate::shard::{Job, Stats};
 
@@ -137,6 +137,10 @@ async fn read_requests<R: AsyncRead + Unpin>(
 ) -> Result<(), String> {
     let mut rd = BufReader::with_capacity(16 * 1024, rd);
     let mut session = broker.sasl.as_ref().map(|_| Session::default());
+    let mut conn = Conn::new(
+        peer.clone(),
+        tls_principal.as_deref().unwrap_or(crate::acl::ANONYMOUS),
+    );
     loop {
         let size = match tokio::time::timeout(limits.idle, rd.read_i32()).await {
             Err(_) => return Ok(()),     // idle: Kafka closes it quietly
@@ -199,14 +203,15 @@ async fn read_requests<R: AsyncRead + Unpin>(
             .and_then(Session::principal)
             .or(tls_principal.as_deref())
             .unwrap_or(crate::acl::ANONYMOUS);
-        let dispatch = match broker.dispatch(frame, peer) {
+        if conn.who.principal != principal {
+            conn = Conn::new(peer.clone(), principal);
+        }
+        let dispatch = match broker.dispatch(frame, &conn) {
             // Answered here, in order: the broker's own APIs and multi-group requests.
-            Dispatch::Handle(frame, routed) => {
-                match broker.handle(frame, routed, peer, principal).await {
-                    Answer::Frame(f) => Dispatch::Answered(f),
-                    Answer::Close(why) => Dispatch::Refused(why),
-                }
-            }
+            Dispatch::Handle(frame, routed) => match broker.handle(frame, routed, &conn).await {
+                Answer::Frame(f) => Dispatch::Answered(f),
+                Answer::Close(why) => Dispatch::Refused(why),
+            },
             queued => queued,
         };
         if let Dispatch::Refused(why) = &dispatch {

@@ -17,7 +17,8 @@ use streams_group_coordinator::records::{
     decode_key, decode_value, encode_key, encode_value, Dialect, Producer, Record,
 };
 use streams_group_coordinator::topology::TopicToCreate;
-use streams_group_coordinator::wire::{self, host, Peer};
+use streams_group_coordinator::wire::authz::{self, AclOperation, Authorizer};
+use streams_group_coordinator::wire::{self, host, Broker, Peer};
 use streams_group_coordinator::Coordinator;
 use tokio::sync::oneshot;
 
@@ -32,6 +33,8 @@ pub enum Job {
         partition: usize,
         frame: Vec<u8>,
         peer: Peer,
+        /// Who asks, for the ACLs.
+        who: crate::acl::Requester,
         reply: oneshot::Sender<Reply>,
     },
     /// Topics the thread learns: its front-end checks all of them, its coordinators those that
@@ -259,14 +262,30 @@ impl Shard {
     }
 
     /// Answers a frame behind Kafka's broker front-end: the offset APIs' topics checked against
-    /// the topics the server knows (`topics`).
-    fn handle(&mut self, frame: Vec<u8>, peer: &Peer, now: i64, topics: &Catalog) -> Pending {
+    /// the topics the server knows (`topics`), and with `--acl` each API's authorization.
+    fn handle(
+        &mut self,
+        frame: Vec<u8>,
+        (peer, now): (&Peer, i64),
+        topics: &Catalog,
+        acl: Option<&dyn Authorizer>,
+    ) -> Pending {
         if self.stopped.is_some() {
             return Pending::Done(unavailable(self.dialect, &frame));
         }
         let mut out = Vec::with_capacity(256);
         let (c, scratch) = (&mut self.coordinator, &mut self.scratch);
-        match wire::handle_frame_checked(c, scratch, &frame, now, peer, &mut out, topics) {
+        let answered = match acl {
+            Some(authorizer) => {
+                let broker = Broker {
+                    topics: Some(topics),
+                    authorizer,
+                };
+                wire::handle_frame_authorized(c, scratch, &frame, now, peer, &mut out, broker)
+            }
+            None => wire::handle_frame_checked(c, scratch, &frame, now, peer, &mut out, topics),
+        };
+        match answered {
             Ok(output) => {
                 self.stage(now, &output);
                 Pending::Wait {
@@ -367,6 +386,8 @@ pub struct Worker {
     fsync: Fsync,
     /// The topics the server knows, for the front-end checks.
     topics: Catalog,
+    /// The ACLs (`--authorizer standard`), shared with the broker's ACL APIs.
+    acls: Option<std::sync::Arc<std::sync::RwLock<crate::acl::AclStore>>>,
 }
 
 /// A request waiting for the commit of its partition's burst.
@@ -378,7 +399,12 @@ struct Waiting {
 
 impl Worker {
     /// A thread's partitions, opened.
-    pub fn new(shards: Vec<Shard>, partitions: usize, fsync: Fsync) -> Worker {
+    pub fn new(
+        shards: Vec<Shard>,
+        partitions: usize,
+        fsync: Fsync,
+        acls: Option<std::sync::Arc<std::sync::RwLock<crate::acl::AclStore>>>,
+    ) -> Worker {
         let mut by_partition: Vec<Option<Shard>> = (0..partitions).map(|_| None).collect();
         for s in shards {
             let p = s.partition as usize;
@@ -390,6 +416,7 @@ impl Worker {
             shards: by_partition,
             fsync,
             topics: Catalog::default(),
+            acls,
         }
     }
 
@@ -431,10 +458,36 @@ impl Worker {
                         partition,
                         frame,
                         peer,
+                        who,
                         reply,
                     } => match self.shards.get_mut(partition).and_then(Option::as_mut) {
                         Some(shard) => {
-                            let pending = shard.handle(frame, &peer, now_ms(), &self.topics);
+                            let acls = self.acls.clone();
+                            let store = acls.as_ref().map(|a| a.read());
+                            let pending = match &store {
+                                None => shard.handle(frame, (&peer, now_ms()), &self.topics, None),
+                                Some(Err(_)) => Pending::Done(unavailable(shard.dialect, &frame)),
+                                Some(Ok(store)) => {
+                                    // Kafka's StandardAuthorizer over the ACLs, for this
+                                    // requester.
+                                    let decide =
+                                        |op: AclOperation, rt: authz::ResourceType, name: &str| {
+                                            store.authorize(
+                                                &who,
+                                                crate::acl::Operation::from_code(op.code()),
+                                                crate::acl::ResourceType::from_code(rt.code()),
+                                                name,
+                                            )
+                                        };
+                                    shard.handle(
+                                        frame,
+                                        (&peer, now_ms()),
+                                        &self.topics,
+                                        Some(&decide),
+                                    )
+                                }
+                            };
+                            drop(store);
                             let staged = shard.log.as_ref().is_some_and(|l| l.has_staged());
                             waiting.push(Waiting {
                                 partition,
@@ -555,7 +608,7 @@ mod tests {
             partitions: 1,
             internal: false,
         }]);
-        let _ = shard.handle(frame, &Peer::default(), 1, &topics);
+        let _ = shard.handle(frame, (&Peer::default(), 1), &topics, None);
         assert!(shard.commit());
         let pending = |c: &Coordinator| {
             c.offsets()
@@ -565,6 +618,41 @@ mod tests {
         assert!(pending(&shard.coordinator), "pending live");
         shard.reload();
         assert!(pending(&shard.coordinator), "pending after the reload");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    /// With `--acl`, a commit to a group the client may not read is refused as Kafka refuses
+    /// it, and nothing is staged.
+    #[test]
+    fn an_acl_refuses_what_it_does_not_grant() {
+        let dir = std::env::temp_dir().join(format!("sgc-shard-acl-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = serde_json::json!({"dialect": "kafka-4.3"});
+        let mut shard = Shard::open(0, &dir, &config, Fsync::Never, 1 << 20).unwrap();
+        let input = Input::parse(
+            r#"{"nowMs": 1, "type": "OffsetCommit", "request": {"groupId": "g", "topics":
+                [{"name": "in", "partitions": [{"partitionIndex": 0, "committedOffset": 5}]}]}}"#,
+        )
+        .unwrap();
+        let frame = wire::encode_request(Dialect::Kafka43, &input.kind, 9, 1).unwrap();
+        let mut topics = Catalog::default();
+        topics.learn(&[Topic {
+            name: "in".into(),
+            id: crate::topics::random_id(),
+            partitions: 1,
+            internal: false,
+        }]);
+        let acl = authz::Decisions::from_json(
+            r#"{"allow": [{"operation": "READ", "resourceType": "TOPIC", "name": "in"}]}"#,
+        )
+        .unwrap();
+        let Pending::Wait { frame: out, .. } =
+            shard.handle(frame, (&Peer::default(), 1), &topics, Some(&acl))
+        else {
+            panic!("an answer");
+        };
+        let (_, json) = wire::response_json(Dialect::Kafka43, 8, 9, &out).unwrap();
+        assert_eq!(json["topics"][0]["partitions"][0]["errorCode"], 30);
+        assert!(shard.coordinator.offsets().group("g").is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

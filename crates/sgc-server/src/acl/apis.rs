@@ -2,7 +2,7 @@
 //! broker without an authorizer answers `SECURITY_DISABLED`; with one, the requester needs
 //! ALTER (create, delete) or DESCRIBE (describe) on the cluster.
 
-use std::sync::Mutex;
+use std::sync::RwLock;
 
 use super::authorize::Requester;
 use super::model::{
@@ -60,7 +60,7 @@ fn filter(
 
 /// `CreateAcls`: one result per creation, in the request's order.
 pub fn create(
-    store: Option<&Mutex<AclStore>>,
+    store: Option<&RwLock<AclStore>>,
     who: &Requester,
     request: &CreateAclsRequest,
 ) -> CreateAclsResponse {
@@ -74,7 +74,7 @@ pub fn create(
             })
             .collect()
     };
-    let results = match store.map(Mutex::lock) {
+    let results = match store.map(RwLock::write) {
         None => all(SECURITY_DISABLED, "No Authorizer is configured."),
         Some(Err(_)) => all(UNKNOWN_SERVER_ERROR, "The ACLs are unavailable."),
         Some(Ok(mut store)) => match cluster(&store, who, Operation::Alter) {
@@ -119,7 +119,7 @@ pub fn create(
 /// `DescribeAcls`: the matching ACLs grouped by resource pattern, in the order each pattern
 /// was first created.
 pub fn describe(
-    store: Option<&Mutex<AclStore>>,
+    store: Option<&RwLock<AclStore>>,
     who: &Requester,
     request: &DescribeAclsRequest,
 ) -> DescribeAclsResponse {
@@ -128,7 +128,7 @@ pub fn describe(
         error_message: Some(message.to_string()),
         ..Default::default()
     };
-    let store = match store.map(Mutex::lock) {
+    let store = match store.map(RwLock::read) {
         None => {
             return error(
                 SECURITY_DISABLED,
@@ -185,7 +185,7 @@ pub fn describe(
 
 /// `DeleteAcls`: one result per filter, each with the ACLs it removed.
 pub fn delete(
-    store: Option<&Mutex<AclStore>>,
+    store: Option<&RwLock<AclStore>>,
     who: &Requester,
     request: &DeleteAclsRequest,
 ) -> DeleteAclsResponse {
@@ -200,7 +200,7 @@ pub fn delete(
             })
             .collect()
     };
-    let filter_results = match store.map(Mutex::lock) {
+    let filter_results = match store.map(RwLock::write) {
         None => all(SECURITY_DISABLED, "No Authorizer is configured."),
         Some(Err(_)) => all(UNKNOWN_SERVER_ERROR, "The ACLs are unavailable."),
         Some(Ok(mut store)) => match cluster(&store, who, Operation::Alter) {
