@@ -78,7 +78,7 @@ pub use error::{BoundaryCode, BoundaryError, ErrorCode, ProtocolError};
 pub use id_map::{IdMap, Iter as IdMapIter};
 pub use partition::{kafka_batches, partition_for, GroupBatch};
 pub use records::Dialect;
-pub use topics::duplicate_topic_names;
+pub use topics::{duplicate_topic_names, in_java_hash_set_order};
 
 /// The crate version.
 pub fn version() -> &'static str {

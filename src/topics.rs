@@ -27,6 +27,12 @@ pub fn duplicate_topic_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Ve
     crate::java::hash_map_keys(twice)
 }
 
+/// Topic names in the order a Java `HashSet` of them iterates: the order in which Kafka's
+/// controller answers the topics of a `CreateTopics` it refuses after the others.
+pub fn in_java_hash_set_order(names: Vec<String>) -> Vec<String> {
+    crate::java::hash_map_keys(names)
+}
+
 /// Every reported topic by name.
 pub(crate) type Topics = BTreeMap<String, TopicImage>;
 

@@ -25,7 +25,7 @@ use crate::records::Dialect;
 use crate::Coordinator;
 use crate::{BoundaryCode, BoundaryError};
 
-pub use crate::duplicate_topic_names;
+pub use crate::{duplicate_topic_names, in_java_hash_set_order};
 pub use api_versions::{api_ranges, served, SharedApis};
 use authz::Authorizer;
 use codec::{Reader, WireError};

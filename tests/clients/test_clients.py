@@ -190,8 +190,33 @@ class SaslTest(unittest.TestCase):
 
     def test_every_mechanism_authenticates(self):
         for mechanism in ["SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"]:
-            md = self.client(mechanism, "alice", "alice-secret").list_topics(timeout=10)
+            md = self.client(mechanism, "admin", "admin-secret").list_topics(timeout=10)
             self.assertEqual(len(md.topics["in"].partitions), 4, mechanism)
+
+    def test_topics_are_described_and_created_as_the_acls_allow(self):
+        from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType,
+                                           ResourcePatternType, ResourceType)
+        alice = self.client("SCRAM-SHA-256", "alice", "alice-secret")
+        self.assertNotIn("in", alice.list_topics(timeout=10).topics)
+        futures = alice.create_topics([NewTopic("alices", 1, 1)])
+        with self.assertRaises(KafkaException) as e:
+            futures["alices"].result(10)
+        self.assertEqual(e.exception.args[0].name(), "TOPIC_AUTHORIZATION_FAILED")
+        admin = self.client("SCRAM-SHA-256", "admin", "admin-secret")
+        grants = [AclBinding(ResourceType.TOPIC, "in", ResourcePatternType.LITERAL, "User:alice",
+                             "*", AclOperation.READ, AclPermissionType.ALLOW),
+                  AclBinding(ResourceType.TOPIC, "alice", ResourcePatternType.PREFIXED,
+                             "User:alice", "*", AclOperation.CREATE, AclPermissionType.ALLOW)]
+        for f in admin.create_acls(grants).values():
+            f.result(10)
+        self.assertEqual(len(alice.list_topics(timeout=10).topics["in"].partitions), 4)
+        alice.create_topics([NewTopic("alices", 1, 1)])["alices"].result(10)
+        from confluent_kafka.admin import AclBindingFilter
+        alices = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, "User:alice",
+                                  None, AclOperation.ANY, AclPermissionType.ANY)
+        deleted = admin.delete_acls([alices])[alices].result(10)
+        for grant in grants:
+            self.assertIn(grant, deleted)
 
     def test_a_wrong_password_is_refused(self):
         for mechanism in ["SCRAM-SHA-256", "PLAIN"]:

@@ -89,6 +89,9 @@ const INVALID_PARTITIONS: i16 = 37;
 const INVALID_REPLICATION_FACTOR: i16 = 38;
 const INVALID_REQUEST: i16 = 42;
 const UNKNOWN_TOPIC_ID: i16 = 100;
+const TOPIC_AUTHORIZATION_FAILED: i16 = 29;
+const GROUP_AUTHORIZATION_FAILED: i16 = 30;
+const TRANSACTIONAL_ID_AUTHORIZATION_FAILED: i16 = 53;
 
 /// The broker: this node, the topics it knows, and the coordinator threads that own the
 /// partitions (partition `p` on thread `p % threads`).
@@ -194,9 +197,9 @@ impl Broker {
                 let corr = header.correlation_id;
                 let body = &frame[at..];
                 match key {
-                    mdq::API_KEY => self.metadata(v, corr, body),
-                    fcq::API_KEY => self.find_coordinator(v, corr, body),
-                    ctq::API_KEY => self.create_topics(v, corr, body),
+                    mdq::API_KEY => self.metadata(v, corr, body, &conn.who),
+                    fcq::API_KEY => self.find_coordinator(v, corr, body, &conn.who),
+                    ctq::API_KEY => self.create_topics(v, corr, body, &conn.who),
                     dsq::API_KEY | caq::API_KEY | daq::API_KEY => {
                         self.acl_api(key, v, corr, body, &conn.who)
                     }
@@ -313,7 +316,26 @@ impl Broker {
         }
     }
 
-    fn metadata(&self, v: i16, corr: i32, body: &[u8]) -> Answer {
+    /// Kafka's decision for `who` (everything without an authorizer).
+    fn allowed(
+        &self,
+        who: &acl::Requester,
+        op: acl::Operation,
+        rt: acl::ResourceType,
+        name: &str,
+    ) -> bool {
+        match self.acls.as_deref().map(RwLock::read) {
+            None => true,
+            Some(Ok(store)) => store.authorize(who, op, rt, name),
+            Some(Err(_)) => false,
+        }
+    }
+
+    /// `Metadata` as `KafkaApis.handleTopicMetadataRequest` filters it: every topic (or none
+    /// listed at version 0) lists those `who` may DESCRIBE; listed topics it may not describe
+    /// are answered `TOPIC_AUTHORIZATION_FAILED` after the others, by name with a zero id (by
+    /// id with no name), without saying whether they exist.
+    fn metadata(&self, v: i16, corr: i32, body: &[u8], who: &acl::Requester) -> Answer {
         if !served(v, mdq::VERSIONS) {
             return close(format!("Metadata version {v} is not supported"));
         }
@@ -327,20 +349,49 @@ impl Broker {
             .topics
             .as_ref()
             .is_none_or(|t| v == 0 && t.is_empty());
+        let describe = |name: &str| {
+            self.allowed(
+                who,
+                acl::Operation::Describe,
+                acl::ResourceType::Topic,
+                name,
+            )
+        };
+        let denied = |name: Option<String>, id: [u8; 16]| mds::MetadataResponseTopic {
+            error_code: TOPIC_AUTHORIZATION_FAILED,
+            name,
+            topic_id: id,
+            ..Default::default()
+        };
         let topics: Vec<mds::MetadataResponseTopic> = if all {
             known
                 .all()
+                .filter(|t| describe(&t.name))
                 .map(|t| self.topic_entry(Some(t), None, None))
                 .collect()
         } else {
-            request
-                .topics
-                .unwrap_or_default()
+            let mut unknown_ids = Vec::new();
+            let mut answered = Vec::new();
+            let mut refused = Vec::new();
+            for t in request.topics.unwrap_or_default() {
+                match &t.name {
+                    Some(name) if describe(name) => {
+                        answered.push(self.topic_entry(known.get(name), Some(name.clone()), None))
+                    }
+                    Some(name) => refused.push(denied(Some(name.clone()), [0; 16])),
+                    None => match known.by_id(t.topic_id) {
+                        None => unknown_ids.push(self.topic_entry(None, None, Some(t.topic_id))),
+                        Some(topic) if describe(&topic.name) => {
+                            answered.push(self.topic_entry(Some(topic), None, None))
+                        }
+                        Some(_) => refused.push(denied(None, t.topic_id)),
+                    },
+                }
+            }
+            unknown_ids
                 .into_iter()
-                .map(|t| match &t.name {
-                    Some(name) => self.topic_entry(known.get(name), Some(name.clone()), None),
-                    None => self.topic_entry(known.by_id(t.topic_id), None, Some(t.topic_id)),
-                })
+                .chain(answered)
+                .chain(refused)
                 .collect()
         };
         let response = mds::MetadataResponse {
@@ -394,7 +445,24 @@ impl Broker {
         }
     }
 
-    fn coordinator_for(&self, key: &str, key_type: i8) -> (i16, Option<String>) {
+    /// Kafka's `getCoordinator`: DESCRIBE on the group (the transactional id) first.
+    fn coordinator_for(
+        &self,
+        key: &str,
+        key_type: i8,
+        who: &acl::Requester,
+    ) -> (i16, Option<String>) {
+        let (rt, denied) = match key_type {
+            0 => (acl::ResourceType::Group, GROUP_AUTHORIZATION_FAILED),
+            1 => (
+                acl::ResourceType::TransactionalId,
+                TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+            ),
+            _ => (acl::ResourceType::Unknown, 0),
+        };
+        if denied != 0 && !self.allowed(who, acl::Operation::Describe, rt, key) {
+            return (denied, None);
+        }
         match key_type {
             0 if key.is_empty() => (INVALID_REQUEST, Some("The group id is empty.".into())),
             0 => (0, None),
@@ -409,7 +477,7 @@ impl Broker {
         }
     }
 
-    fn find_coordinator(&self, v: i16, corr: i32, body: &[u8]) -> Answer {
+    fn find_coordinator(&self, v: i16, corr: i32, body: &[u8], who: &acl::Requester) -> Answer {
         if !served(v, fcq::VERSIONS) {
             return close(format!("FindCoordinator version {v} is not supported"));
         }
@@ -418,9 +486,16 @@ impl Broker {
         };
         let mut response = fcs::FindCoordinatorResponse::default();
         if v < 4 {
-            let (code, message) = self.coordinator_for(&request.key, request.key_type);
+            let (code, message) = self.coordinator_for(&request.key, request.key_type, who);
             response.error_code = code;
-            response.error_message = message;
+            // Below version 4 an error is Kafka's error response: the error's own message.
+            response.error_message = match code {
+                GROUP_AUTHORIZATION_FAILED => Some("Group authorization failed.".into()),
+                TRANSACTIONAL_ID_AUTHORIZATION_FAILED => {
+                    Some("Transactional Id authorization failed.".into())
+                }
+                _ => message,
+            };
             if code == 0 {
                 response.node_id = self.node_id;
                 response.host = self.host.clone();
@@ -434,7 +509,7 @@ impl Broker {
                 .coordinator_keys
                 .iter()
                 .map(|key| {
-                    let (code, message) = self.coordinator_for(key, request.key_type);
+                    let (code, message) = self.coordinator_for(key, request.key_type, who);
                     let ok = code == 0;
                     fcs::Coordinator {
                         key: key.clone(),
@@ -479,7 +554,10 @@ impl Broker {
         }
     }
 
-    fn create_topics(&self, v: i16, corr: i32, body: &[u8]) -> Answer {
+    /// `CreateTopics` as Kafka's controller answers it (`ControllerApis.createTopics`): a topic
+    /// needs CREATE on the cluster or on itself, else it is answered `TOPIC_AUTHORIZATION_FAILED`
+    /// "Authorization failed." after the others, in the order of a Java `HashSet` of names.
+    fn create_topics(&self, v: i16, corr: i32, body: &[u8], who: &acl::Requester) -> Answer {
         if !served(v, ctq::VERSIONS) {
             return close(format!("CreateTopics version {v} is not supported"));
         }
@@ -493,8 +571,20 @@ impl Broker {
         // topic: each is answered after the other topics' results (ControllerApis.createTopics).
         let duplicates =
             wire::duplicate_topic_names(request.topics.iter().map(|t| t.name.as_str()));
-        let refused =
-            |name: &str| duplicates.iter().any(|d| d == name) || name == CLUSTER_METADATA_TOPIC;
+        let cluster = self.allowed(
+            who,
+            acl::Operation::Create,
+            acl::ResourceType::Cluster,
+            acl::model::CLUSTER_NAME,
+        );
+        let creatable = |name: &str| {
+            cluster || self.allowed(who, acl::Operation::Create, acl::ResourceType::Topic, name)
+        };
+        let refused = |name: &str| {
+            duplicates.iter().any(|d| d == name)
+                || name == CLUSTER_METADATA_TOPIC
+                || !creatable(name)
+        };
         let mut created = Vec::new();
         let mut results = Vec::new();
         for t in request.topics.iter().filter(|t| !refused(&t.name)) {
@@ -556,7 +646,7 @@ impl Broker {
             }
             results.push(result);
         }
-        for name in duplicates {
+        for name in duplicates.iter().cloned() {
             results.push(cts::CreatableTopicResult {
                 name,
                 error_code: INVALID_REQUEST,
@@ -564,18 +654,33 @@ impl Broker {
                 ..Default::default()
             });
         }
-        if request
-            .topics
-            .iter()
-            .any(|t| t.name == CLUSTER_METADATA_TOPIC)
-            && !results.iter().any(|r| r.name == CLUSTER_METADATA_TOPIC)
-        {
+        // Kafka's controller walks the set of names once: its own metadata topic refused,
+        // then each name `who` may not create.
+        let mut later: Vec<String> = Vec::new();
+        for t in &request.topics {
+            let name = t.name.as_str();
+            let duplicate = duplicates.iter().any(|d| d == name);
+            let refusal = name == CLUSTER_METADATA_TOPIC || !creatable(name);
+            if !duplicate && refusal && !later.iter().any(|u| u == name) {
+                later.push(name.to_string());
+            }
+        }
+        for name in wire::in_java_hash_set_order(later) {
+            let (code, message) = if name == CLUSTER_METADATA_TOPIC {
+                (
+                    INVALID_REQUEST,
+                    format!("Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."),
+                )
+            } else {
+                (
+                    TOPIC_AUTHORIZATION_FAILED,
+                    "Authorization failed.".to_string(),
+                )
+            };
             results.push(cts::CreatableTopicResult {
-                name: CLUSTER_METADATA_TOPIC.into(),
-                error_code: INVALID_REQUEST,
-                error_message: Some(format!(
-                    "Creation of internal topic {CLUSTER_METADATA_TOPIC} is prohibited."
-                )),
+                name,
+                error_code: code,
+                error_message: Some(message),
                 ..Default::default()
             });
         }
