@@ -241,6 +241,28 @@ class SaslTest(unittest.TestCase):
         deleted = admin.delete_acls([every])[every].result(10)
         self.assertEqual(deleted, [acl])
 
+    def test_scram_credentials_are_managed_as_kafka_s_admin_manages_them(self):
+        from confluent_kafka.admin import (ScramCredentialInfo, ScramMechanism,
+                                           UserScramCredentialDeletion,
+                                           UserScramCredentialUpsertion)
+        admin = self.client("SCRAM-SHA-512", "admin", "admin-secret")
+        info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192)
+        upsert = UserScramCredentialUpsertion("carol", info, b"carol-secret", b"some-salt")
+        admin.alter_user_scram_credentials([upsert])["carol"].result(10)
+        carol = self.client("SCRAM-SHA-256", "carol", "carol-secret")
+        carol.list_topics(timeout=10)
+        described = admin.describe_user_scram_credentials(["carol"])["carol"].result(10)
+        self.assertEqual([(i.mechanism, i.iterations) for i in described.scram_credential_infos],
+                         [(ScramMechanism.SCRAM_SHA_256, 8192)])
+        alice = self.client("SCRAM-SHA-256", "alice", "alice-secret")
+        with self.assertRaises(KafkaException) as e:
+            alice.alter_user_scram_credentials([upsert])["carol"].result(10)
+        self.assertEqual(e.exception.args[0].name(), "CLUSTER_AUTHORIZATION_FAILED")
+        delete = UserScramCredentialDeletion("carol", ScramMechanism.SCRAM_SHA_256)
+        admin.alter_user_scram_credentials([delete])["carol"].result(10)
+        with self.assertRaises(KafkaException):
+            self.client("SCRAM-SHA-256", "carol", "carol-secret").list_topics(timeout=5)
+
     def test_group_apis_follow_the_acls(self):
         from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType,
                                            ResourcePatternType, ResourceType)

@@ -18,10 +18,17 @@ use streams_group_coordinator::wire::{self, Peer};
 use tokio::sync::oneshot;
 
 use crate::acl::{self, AclStore};
+use crate::messages::{
+    alter_user_scram_credentials_request as ascq, alter_user_scram_credentials_response as ascs,
+};
 use crate::messages::{create_acls_request as caq, create_acls_response as cas};
 use crate::messages::{create_topics_request as ctq, create_topics_response as cts};
 use crate::messages::{delete_acls_request as daq, delete_acls_response as das};
 use crate::messages::{describe_acls_request as dsq, describe_acls_response as dss};
+use crate::messages::{
+    describe_user_scram_credentials_request as dscq,
+    describe_user_scram_credentials_response as dscs,
+};
 use crate::messages::{find_coordinator_request as fcq, find_coordinator_response as fcs};
 use crate::messages::{metadata_request as mdq, metadata_response as mds};
 use crate::metrics::Metrics;
@@ -78,6 +85,18 @@ pub const BROKER_APIS: &[ApiRange] = &[
         min: crate::messages::sasl_authenticate_request::VERSIONS.0,
         max: crate::messages::sasl_authenticate_request::VERSIONS.1,
     },
+    ApiRange {
+        key: dscq::API_KEY,
+        name: "DescribeUserScramCredentials",
+        min: dscq::VERSIONS.0,
+        max: dscq::VERSIONS.1,
+    },
+    ApiRange {
+        key: ascq::API_KEY,
+        name: "AlterUserScramCredentials",
+        min: ascq::VERSIONS.0,
+        max: ascq::VERSIONS.1,
+    },
 ];
 
 /// Kafka's error codes the server answers with.
@@ -92,6 +111,7 @@ const UNKNOWN_TOPIC_ID: i16 = 100;
 const TOPIC_AUTHORIZATION_FAILED: i16 = 29;
 const GROUP_AUTHORIZATION_FAILED: i16 = 30;
 const TRANSACTIONAL_ID_AUTHORIZATION_FAILED: i16 = 53;
+const CLUSTER_AUTHORIZATION_FAILED: i16 = 31;
 
 /// The broker: this node, the topics it knows, and the coordinator threads that own the
 /// partitions (partition `p` on thread `p % threads`).
@@ -112,6 +132,8 @@ pub struct Broker {
     pub acls: Option<Arc<RwLock<AclStore>>>,
     /// The users and mechanisms of a `SASL_PLAINTEXT` listener; `None`: `PLAINTEXT`.
     pub sasl: Option<crate::sasl::SaslConfig>,
+    /// The SCRAM credentials (`DIR/scram.json`), managed as Kafka's admin manages them.
+    pub scram: Arc<RwLock<crate::sasl::credentials::ScramStore>>,
 }
 
 /// A connection's client: its address as Kafka prints it (`/10.0.0.1`) and who it is (the
@@ -203,6 +225,7 @@ impl Broker {
                     dsq::API_KEY | caq::API_KEY | daq::API_KEY => {
                         self.acl_api(key, v, corr, body, &conn.who)
                     }
+                    dscq::API_KEY | ascq::API_KEY => self.scram_api(key, v, corr, body, &conn.who),
                     _ => close(format!("API key {key} version {v} is not served here")),
                 }
             }
@@ -525,6 +548,78 @@ impl Broker {
         respond!(fcs, response, corr, v)
     }
 
+    /// `DescribeUserScramCredentials` (DESCRIBE on the cluster, else the request's error
+    /// `CLUSTER_AUTHORIZATION_FAILED`, as `KafkaApis`) and `AlterUserScramCredentials` (ALTER on
+    /// the cluster, else every user refused, sorted, as the request's error response).
+    fn scram_api(&self, key: i16, v: i16, corr: i32, body: &[u8], who: &acl::Requester) -> Answer {
+        let mut r = Reader::new(body);
+        let cluster = |op| {
+            self.allowed(
+                who,
+                op,
+                acl::ResourceType::Cluster,
+                acl::model::CLUSTER_NAME,
+            )
+        };
+        let Ok(mut store) = self.scram.write() else {
+            return close("the SCRAM credentials are unavailable");
+        };
+        match key {
+            dscq::API_KEY if served(v, dscq::VERSIONS) => {
+                let Ok(request) = dscq::DescribeUserScramCredentialsRequest::read(&mut r, v) else {
+                    return close("a DescribeUserScramCredentials request that cannot be read");
+                };
+                let response = if cluster(acl::Operation::Describe) {
+                    let users = request
+                        .users
+                        .map(|u| u.into_iter().map(|n| n.name).collect());
+                    dscs::DescribeUserScramCredentialsResponse {
+                        results: store.describe(users),
+                        ..Default::default()
+                    }
+                } else {
+                    dscs::DescribeUserScramCredentialsResponse {
+                        error_code: CLUSTER_AUTHORIZATION_FAILED,
+                        error_message: Some("Cluster authorization failed.".into()),
+                        ..Default::default()
+                    }
+                };
+                respond!(dscs, response, corr, v)
+            }
+            ascq::API_KEY if served(v, ascq::VERSIONS) => {
+                let Ok(request) = ascq::AlterUserScramCredentialsRequest::read(&mut r, v) else {
+                    return close("an AlterUserScramCredentials request that cannot be read");
+                };
+                let results = if cluster(acl::Operation::Alter) {
+                    store.alter(&request)
+                } else {
+                    let mut users: Vec<String> = request
+                        .deletions
+                        .iter()
+                        .map(|d| d.name.clone())
+                        .chain(request.upsertions.iter().map(|u| u.name.clone()))
+                        .collect();
+                    users.sort();
+                    users.dedup();
+                    users
+                        .into_iter()
+                        .map(|user| ascs::AlterUserScramCredentialsResult {
+                            user,
+                            error_code: CLUSTER_AUTHORIZATION_FAILED,
+                            error_message: Some("Cluster authorization failed.".into()),
+                        })
+                        .collect()
+                };
+                let response = ascs::AlterUserScramCredentialsResponse {
+                    results,
+                    ..Default::default()
+                };
+                respond!(ascs, response, corr, v)
+            }
+            _ => close(format!("API key {key} version {v} is not supported")),
+        }
+    }
+
     /// `DescribeAcls`, `CreateAcls` and `DeleteAcls` (crate::acl::apis).
     fn acl_api(&self, key: i16, v: i16, corr: i32, body: &[u8], who: &acl::Requester) -> Answer {
         let store = self.acls.as_deref();
@@ -712,6 +807,8 @@ fn read_header(frame: &[u8]) -> Option<(RequestHeader, usize)> {
         dsq::API_KEY => dsq::FLEXIBLE_FROM,
         caq::API_KEY => caq::FLEXIBLE_FROM,
         daq::API_KEY => daq::FLEXIBLE_FROM,
+        dscq::API_KEY => dscq::FLEXIBLE_FROM,
+        ascq::API_KEY => ascq::FLEXIBLE_FROM,
         _ => return None,
     };
     let mut r = Reader::new(frame);

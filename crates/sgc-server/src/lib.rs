@@ -140,6 +140,9 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         .unwrap_or_else(|| (addr.ip().to_string(), addr.port()));
     let known: Vec<topics::Topic> = topics.all().cloned().collect();
     use options::Protocol;
+    let scram = Arc::new(std::sync::RwLock::new(sasl::credentials::ScramStore::open(
+        &dir,
+    )?));
     let tls = match (options.security_protocol, &options.tls) {
         (Protocol::Plaintext | Protocol::SaslPlaintext, _) => None,
         (_, None) => {
@@ -164,6 +167,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
             Some(sasl::SaslConfig::from_users(
                 users,
                 options.sasl_mechanisms.clone(),
+                scram.clone(),
             )?)
         }
     };
@@ -180,6 +184,7 @@ pub async fn serve(options: Options, ready: impl FnOnce(&Started)) -> Result<(),
         metrics: Arc::new(metrics::Metrics::default()),
         acls,
         sasl,
+        scram,
     });
     broker.tell_topics(known);
     let metrics_addr = match options.metrics_listen {

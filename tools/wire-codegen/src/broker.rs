@@ -1,7 +1,8 @@
 //! The broker's own messages for `crates/sgc-server`: what a client needs to find and use a
 //! coordinator (`Metadata`, `FindCoordinator`, `CreateTopics`) and manage who may use it
 //! (`CreateAcls`, `DescribeAcls`, `DeleteAcls`), and authenticate clients (`SaslHandshake`,
-//! `SaslAuthenticate`). They are not the coordinator's,
+//! `SaslAuthenticate`) with the SCRAM credentials Kafka's admin manages
+//! (`DescribeUserScramCredentials`, `AlterUserScramCredentials`). They are not the coordinator's,
 //! so they are generated into the server crate, over the core's public codec, and stay out of
 //! the core and its wasm modules. Their bytes are the same in every release's files.
 
@@ -27,6 +28,10 @@ const MESSAGES: &[&str] = &[
     "SaslHandshakeResponse",
     "SaslAuthenticateRequest",
     "SaslAuthenticateResponse",
+    "DescribeUserScramCredentialsRequest",
+    "DescribeUserScramCredentialsResponse",
+    "AlterUserScramCredentialsRequest",
+    "AlterUserScramCredentialsResponse",
 ];
 
 const SOURCE: &str = "kafka-4.4";

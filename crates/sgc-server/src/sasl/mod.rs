@@ -2,13 +2,16 @@
 //! connection authenticates it may send `ApiVersions`, then `SaslHandshake` v1 naming a
 //! mechanism and `SaslAuthenticate` with the mechanism's tokens; anything else closes it. A
 //! failed authentication is answered `SASL_AUTHENTICATION_FAILED` and the connection closed.
-//! Mechanisms: `PLAIN` and `SCRAM-SHA-256` / `SCRAM-SHA-512` over the users of
-//! `--sasl-users FILE` (`{"alice": "password"}`), whose SCRAM credentials are salted as Kafka
-//! keeps them (a random salt, 4,096 iterations) when the server starts.
+//! Mechanisms: `PLAIN` over the users of `--sasl-users FILE` (`{"alice": "password"}`), and
+//! `SCRAM-SHA-256` / `SCRAM-SHA-512` over the credentials of `DIR/scram.json`
+//! (`credentials`), which Kafka's admin alters and which the users of the file are added to,
+//! salted as Kafka keeps them, when the server starts.
 
+pub mod credentials;
 pub mod scram;
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -18,19 +21,20 @@ use streams_group_coordinator::wire::{self};
 
 use crate::messages::{sasl_authenticate_request as saq, sasl_authenticate_response as sas};
 use crate::messages::{sasl_handshake_request as shq, sasl_handshake_response as shs};
-use scram::{Credential, Failure, Scram};
+use credentials::ScramStore;
+use scram::{Failure, Scram};
 
 pub const UNSUPPORTED_SASL_MECHANISM: i16 = 33;
 pub const ILLEGAL_SASL_STATE: i16 = 34;
 pub const SASL_AUTHENTICATION_FAILED: i16 = 58;
 
 /// The users a listener authenticates and the mechanisms it enables.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone)]
 pub struct SaslConfig {
     /// `sasl.enabled.mechanisms`, in the order the handshake lists them.
     pub mechanisms: Vec<String>,
     passwords: BTreeMap<String, String>,
-    scram: BTreeMap<(String, Scram), Credential>,
+    scram: Arc<RwLock<ScramStore>>,
 }
 
 impl SaslConfig {
@@ -39,20 +43,17 @@ impl SaslConfig {
     pub fn from_users(
         users: BTreeMap<String, String>,
         mechanisms: Option<Vec<String>>,
+        scram: Arc<RwLock<ScramStore>>,
     ) -> Result<Self, String> {
         let all = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"];
         let mechanisms = mechanisms.unwrap_or_else(|| all.iter().map(|m| m.to_string()).collect());
         if let Some(m) = mechanisms.iter().find(|m| !all.contains(&m.as_str())) {
             return Err(format!("sasl.enabled.mechanisms: {m} is not served here"));
         }
-        let mut scram = BTreeMap::new();
-        for (user, password) in &users {
-            for m in [Scram::Sha256, Scram::Sha512] {
-                let salt = crate::topics::random_bytes();
-                let credential = m.credential(password, &salt, scram::MIN_ITERATIONS);
-                scram.insert((user.clone(), m), credential);
-            }
-        }
+        scram
+            .write()
+            .map_err(|_| "the SCRAM credentials are unavailable")?
+            .seed(&users)?;
         Ok(SaslConfig {
             mechanisms,
             passwords: users,
@@ -207,7 +208,8 @@ impl Session {
         };
         match exchange {
             None => {
-                let lookup = |user: &str| config.scram.get(&(user.to_string(), m)).cloned();
+                let store = config.scram.read();
+                let lookup = |user: &str| store.as_ref().ok().and_then(|s| s.get(user, m));
                 let nonce = URL_SAFE_NO_PAD.encode(crate::topics::random_bytes());
                 match scram::first(m, &request.auth_bytes, lookup, &nonce) {
                     Ok((exchange, reply)) => {
@@ -269,14 +271,17 @@ fn plain(config: &SaslConfig, bytes: &[u8]) -> Result<String, Failure> {
 mod tests {
     use super::*;
 
-    fn config() -> SaslConfig {
+    fn config(test: &str) -> SaslConfig {
+        let dir = std::env::temp_dir().join(format!("sgc-sasl-{}-{test}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Arc::new(RwLock::new(ScramStore::open(&dir).unwrap()));
         let users = BTreeMap::from([("alice".to_string(), "secret".to_string())]);
-        SaslConfig::from_users(users, None).unwrap()
+        SaslConfig::from_users(users, None, store).unwrap()
     }
 
     #[test]
     fn plain_checks_as_kafka() {
-        let c = config();
+        let c = config("plain");
         assert_eq!(plain(&c, b"\0alice\0secret"), Ok("alice".into()));
         assert_eq!(
             plain(&c, b"\0alice\0wrong"),
@@ -294,7 +299,7 @@ mod tests {
 
     #[test]
     fn requests_out_of_turn_close_the_connection() {
-        let c = config();
+        let c = config("turn");
         let mut s = Session::default();
         let metadata = [0u8, 3, 0, 12, 0, 0, 0, 1, 0, 0, 0];
         assert!(
