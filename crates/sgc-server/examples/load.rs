@@ -4,6 +4,10 @@
 //! 1. throughput: 1,000 members (100 groups of 10) joined and reconciled, then steady
 //!    heartbeats from 50 connections, each keeping 16 in flight, for `--seconds`;
 //! 2. latency: steady heartbeats sent at a fixed `--rate` (open loop), p50/p99/p99.9/max;
+//!
+//!    both on each listener of `--security` (default all three, one after the other):
+//!    `plaintext`; `plaintext-acl`, the same with `--authorizer standard` and the ACLs the
+//!    load needs (every request's ACL checks); `sasl_ssl`, TLS and SASL/PLAIN with the ACLs;
 //! 3. the same steady heartbeats through the core alone (`wire::handle_frame_with` on
 //!    coordinators rebuilt from the server's own log), for the server's cost beside the
 //!    core's;
@@ -26,7 +30,7 @@ use streams_group_coordinator::api::{Input, InputKind};
 use streams_group_coordinator::records::{batch, encode_key, encode_value};
 use streams_group_coordinator::wire::{self, Peer};
 use streams_group_coordinator::{partition_for, Coordinator, Dialect};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const PARTITIONS: i32 = 50;
@@ -48,6 +52,8 @@ struct Opts {
     fsync: String,
     /// Only the restart, of the log kept in this folder (written there first if missing).
     restart_only: Option<PathBuf>,
+    /// The listeners compared (`--security plaintext,plaintext-acl,sasl_ssl`).
+    security: Vec<String>,
 }
 
 fn opts() -> Result<Opts, String> {
@@ -73,6 +79,11 @@ fn opts() -> Result<Opts, String> {
         log_mb: num("--log-mb", 1024)?,
         fsync: get("--fsync").cloned().unwrap_or_else(|| "group".into()),
         restart_only: get("--restart-only").map(PathBuf::from),
+        security: get("--security")
+            .map_or("plaintext,plaintext-acl,sasl_ssl", |s| s.as_str())
+            .split(',')
+            .map(str::to_string)
+            .collect(),
     })
 }
 
@@ -85,18 +96,17 @@ struct Server {
 
 impl Server {
     fn start(sgc: &Path, dir: &Path, fsync: &str) -> Server {
+        Server::start_with(sgc, dir, fsync, "127.0.0.1:0", &[])
+    }
+
+    fn start_with(sgc: &Path, dir: &Path, fsync: &str, listen: &str, extra: &[String]) -> Server {
         std::fs::write(dir.join("config.json"), config().to_string()).unwrap();
         let started = Instant::now();
         let mut child = Command::new(sgc)
             .args([
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--fsync",
-                fsync,
-                "--topic",
-                "in:64",
+                "serve", "--listen", listen, "--fsync", fsync, "--topic", "in:64",
             ])
+            .args(extra)
             .arg("--data-dir")
             .arg(dir.join("data"))
             .arg("--config")
@@ -175,9 +185,76 @@ fn heartbeat(m: &Member, corr: i32) -> Vec<u8> {
     frame
 }
 
-async fn exchange(s: &mut TcpStream, frame: &[u8]) -> Vec<u8> {
-    s.write_all(frame).await.unwrap();
-    read_frame(s).await
+type Rd = Box<dyn AsyncRead + Unpin + Send>;
+type Wr = Box<dyn AsyncWrite + Unpin + Send>;
+
+/// How the load's clients reach the server.
+#[derive(Clone)]
+enum Security {
+    /// `PLAINTEXT`, no authorizer.
+    Plain,
+    /// `PLAINTEXT` with `--authorizer standard`: every request's ACL check, as `User:ANONYMOUS`.
+    PlainAcl,
+    /// `SASL_SSL` (TLS, SASL/PLAIN as `User:loader`) with the authorizer.
+    SaslSsl(tokio_rustls::TlsConnector),
+}
+
+/// A connection, authenticated if the listener asks for it.
+async fn connect(port: u16, sec: &Security) -> (Rd, Wr) {
+    let s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    s.set_nodelay(true).unwrap();
+    match sec {
+        Security::Plain | Security::PlainAcl => {
+            let (rd, wr) = s.into_split();
+            (Box::new(rd), Box::new(wr))
+        }
+        Security::SaslSsl(tls) => {
+            let name = tokio_rustls::rustls::pki_types::ServerName::try_from("localhost").unwrap();
+            let stream = tls.connect(name, s).await.expect("a TLS handshake");
+            let (rd, wr) = tokio::io::split(stream);
+            let (mut rd, mut wr): (Rd, Wr) = (Box::new(rd), Box::new(wr));
+            sasl_plain(&mut rd, &mut wr).await;
+            (rd, wr)
+        }
+    }
+}
+
+/// SaslHandshake v1 (PLAIN) and SaslAuthenticate v2 as `loader`.
+async fn sasl_plain(rd: &mut Rd, wr: &mut Wr) {
+    use sgc_server::messages::{sasl_authenticate_request as saq, sasl_handshake_request as shq};
+    use streams_group_coordinator::wire::messages::kafka::request_header::RequestHeader;
+    let header = |key: i16, v: i16| RequestHeader {
+        request_api_key: key,
+        request_api_version: v,
+        correlation_id: 1,
+        client_id: Some("load".into()),
+    };
+    let mut frame = Vec::new();
+    header(shq::API_KEY, 1).write(&mut frame, 1);
+    shq::SaslHandshakeRequest {
+        mechanism: "PLAIN".into(),
+    }
+    .write(&mut frame, 1);
+    let r = exchange(rd, wr, &sized(frame)).await;
+    assert_eq!(&r[4..6], &[0, 0], "the handshake refused");
+    let mut frame = Vec::new();
+    header(saq::API_KEY, 2).write(&mut frame, 2);
+    saq::SaslAuthenticateRequest {
+        auth_bytes: b"\0loader\0loader-secret".to_vec(),
+    }
+    .write(&mut frame, 2);
+    let r = exchange(rd, wr, &sized(frame)).await;
+    assert_eq!(&r[5..7], &[0, 0], "the authentication refused");
+}
+
+fn sized(mut frame: Vec<u8>) -> Vec<u8> {
+    frame.splice(0..0, (frame.len() as i32).to_be_bytes());
+    frame
+}
+
+async fn exchange(rd: &mut Rd, wr: &mut Wr, frame: &[u8]) -> Vec<u8> {
+    wr.write_all(frame).await.unwrap();
+    read_frame(rd).await
 }
 
 async fn read_frame(s: &mut (impl AsyncReadExt + Unpin)) -> Vec<u8> {
@@ -189,13 +266,12 @@ async fn read_frame(s: &mut (impl AsyncReadExt + Unpin)) -> Vec<u8> {
 
 /// Joins every member and heartbeats until every group is stable (no member's epoch or tasks
 /// change for a round).
-async fn join(port: u16, members: &mut [Member]) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-    s.set_nodelay(true).unwrap();
+async fn join(port: u16, members: &mut [Member], sec: &Security) {
+    let (mut rd, mut wr) = connect(port, sec).await;
     for round in 0..30 {
         let mut changed = false;
         for m in members.iter_mut() {
-            let r = exchange(&mut s, &heartbeat(m, 1)).await;
+            let r = exchange(&mut rd, &mut wr, &heartbeat(m, 1)).await;
             let (_, json) = wire::response_json(Dialect::Kafka42, 88, 0, &r).unwrap();
             assert_eq!(json["errorCode"], 0, "{json}");
             let epoch = json["memberEpoch"].as_i64().unwrap();
@@ -216,17 +292,16 @@ async fn join(port: u16, members: &mut [Member]) {
 }
 
 /// Steady heartbeats, closed loop: `in_flight` per connection; the count answered.
-async fn throughput(port: u16, frames: Arc<Vec<Vec<u8>>>, o: &Opts) -> u64 {
+async fn throughput(port: u16, frames: Arc<Vec<Vec<u8>>>, o: &Opts, sec: &Security) -> u64 {
     let answered = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + Duration::from_secs(o.seconds);
     let mut tasks = Vec::new();
     for c in 0..o.connections {
         let (frames, answered, window) = (frames.clone(), answered.clone(), o.in_flight);
         let n = o.connections;
+        let sec = sec.clone();
         tasks.push(tokio::spawn(async move {
-            let s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-            s.set_nodelay(true).unwrap();
-            let (mut rd, mut wr) = s.into_split();
+            let (mut rd, mut wr) = connect(port, &sec).await;
             let mine: Vec<&Vec<u8>> = frames.iter().skip(c).step_by(n).collect();
             let mine: Vec<Vec<u8>> = mine.into_iter().cloned().collect();
             let (tx, mut rx) = tokio::sync::mpsc::channel::<()>(window);
@@ -264,17 +339,16 @@ async fn throughput(port: u16, frames: Arc<Vec<Vec<u8>>>, o: &Opts) -> u64 {
 }
 
 /// Steady heartbeats sent at `rate` a second (open loop); the latencies in microseconds.
-async fn latency(port: u16, frames: Arc<Vec<Vec<u8>>>, o: &Opts) -> Vec<u64> {
+async fn latency(port: u16, frames: Arc<Vec<Vec<u8>>>, o: &Opts, sec: &Security) -> Vec<u64> {
     let conns = o.connections.min(20);
     let per = o.rate as f64 / conns as f64;
     let total = (o.rate * o.seconds) as usize / conns;
     let mut tasks = Vec::new();
     for c in 0..conns {
         let frames = frames.clone();
+        let sec = sec.clone();
         tasks.push(tokio::spawn(async move {
-            let s = TcpStream::connect(("127.0.0.1", port)).await.unwrap();
-            s.set_nodelay(true).unwrap();
-            let (mut rd, mut wr) = s.into_split();
+            let (mut rd, mut wr) = connect(port, &sec).await;
             let sent: Arc<std::sync::Mutex<VecDeque<Instant>>> = Arc::default();
             let sent2 = sent.clone();
             let reader = tokio::spawn(async move {
@@ -467,6 +541,90 @@ fn dir_size(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// The ACLs the load's principal needs: READ on its groups, DESCRIBE on its topology's topic.
+fn write_acls(data: &Path, principal: &str) -> Result<(), String> {
+    use sgc_server::acl::{Acl, Operation, PatternType, Permission, ResourceType};
+    let acl = |rt, name: &str, pt, op| Acl {
+        resource_type: rt,
+        resource_name: name.into(),
+        pattern_type: pt,
+        principal: principal.into(),
+        host: "*".into(),
+        operation: op,
+        permission: Permission::Allow,
+    };
+    let acls = vec![
+        acl(
+            ResourceType::Group,
+            "app-",
+            PatternType::Prefixed,
+            Operation::Read,
+        ),
+        acl(
+            ResourceType::Topic,
+            "in",
+            PatternType::Literal,
+            Operation::Describe,
+        ),
+    ];
+    let text = serde_json::to_vec(&acls).map_err(|e| e.to_string())?;
+    std::fs::write(data.join("acls.json"), text).map_err(|e| e.to_string())
+}
+
+/// A listener of `mode`: how clients connect, the `--listen` value and the server's flags.
+fn security(mode: &str, dir: &Path) -> Result<(Security, String, Vec<String>), String> {
+    let authorizer = vec!["--authorizer".to_string(), "standard".into()];
+    match mode {
+        "plaintext" => Ok((Security::Plain, "127.0.0.1:0".into(), Vec::new())),
+        "plaintext-acl" => {
+            write_acls(&dir.join("data"), "User:ANONYMOUS")?;
+            Ok((Security::PlainAcl, "127.0.0.1:0".into(), authorizer))
+        }
+        "sasl_ssl" => {
+            write_acls(&dir.join("data"), "User:loader")?;
+            let ca_key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+            let mut ca_params =
+                rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
+            ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+            let ca = ca_params.self_signed(&ca_key).map_err(|e| e.to_string())?;
+            let key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+            let cert = rcgen::CertificateParams::new(vec!["localhost".to_string()])
+                .and_then(|p| p.signed_by(&key, &ca, &ca_key))
+                .map_err(|e| e.to_string())?;
+            let keystore = dir.join("keystore.pem");
+            std::fs::write(&keystore, format!("{}{}", cert.pem(), key.serialize_pem()))
+                .map_err(|e| e.to_string())?;
+            let users = dir.join("users.json");
+            std::fs::write(&users, r#"{"loader": "loader-secret"}"#).map_err(|e| e.to_string())?;
+            let mut roots = tokio_rustls::rustls::RootCertStore::empty();
+            roots.add(ca.der().clone()).map_err(|e| e.to_string())?;
+            #[allow(deprecated)]
+            let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+            let config = tokio_rustls::rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .map_err(|e| e.to_string())?
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+            let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+            let mut extra = authorizer;
+            extra.extend([
+                "--ssl-keystore-location".to_string(),
+                keystore.display().to_string(),
+                "--sasl-users".into(),
+                users.display().to_string(),
+            ]);
+            Ok((
+                Security::SaslSsl(connector),
+                "SASL_SSL://127.0.0.1:0".into(),
+                extra,
+            ))
+        }
+        other => Err(format!(
+            "--security takes plaintext, plaintext-acl or sasl_ssl, not {other}"
+        )),
+    }
+}
+
 fn main() -> Result<(), String> {
     let o = opts()?;
     if let Some(dir) = &o.restart_only {
@@ -488,47 +646,67 @@ fn main() -> Result<(), String> {
         .build()
         .unwrap();
 
-    let server = Server::start(&o.sgc, &dir, &o.fsync);
-    let mut members: Vec<Member> = (0..o.members)
-        .map(|i| Member {
-            group: format!("app-{}", i / o.group_size),
-            id: format!("m{i:05}"),
-            epoch: 0,
-            active: json!([]),
-        })
-        .collect();
-    rt.block_on(join(server.port, &mut members));
-    let frames: Vec<Vec<u8>> = members
-        .iter()
-        .enumerate()
-        .map(|(i, m)| heartbeat(m, i as i32))
-        .collect();
-    let groups: Vec<String> = members.iter().map(|m| m.group.clone()).collect();
-    let frames = Arc::new(frames);
+    let mut rows = Vec::new();
+    let mut core_us = 0.0;
+    for mode in &o.security {
+        let here = dir.join(mode);
+        std::fs::create_dir_all(here.join("data")).map_err(|e| e.to_string())?;
+        let (sec, listen, extra) = security(mode, &here)?;
+        let server = Server::start_with(&o.sgc, &here, &o.fsync, &listen, &extra);
+        let mut members: Vec<Member> = (0..o.members)
+            .map(|i| Member {
+                group: format!("app-{}", i / o.group_size),
+                id: format!("m{i:05}"),
+                epoch: 0,
+                active: json!([]),
+            })
+            .collect();
+        rt.block_on(join(server.port, &mut members, &sec));
+        let frames: Vec<Vec<u8>> = members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| heartbeat(m, i as i32))
+            .collect();
+        let groups: Vec<String> = members.iter().map(|m| m.group.clone()).collect();
+        let frames = Arc::new(frames);
 
-    let cpu0 = server.cpu();
-    let t0 = Instant::now();
-    let n = rt.block_on(throughput(server.port, frames.clone(), &o));
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = (server.cpu() - cpu0).as_secs_f64();
-    let lat = rt.block_on(latency(server.port, frames.clone(), &o));
-    let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
-    drop(server);
-    let core_us = core_alone(&dir.join("data"), &frames, &groups);
+        let cpu0 = server.cpu();
+        let t0 = Instant::now();
+        let n = rt.block_on(throughput(server.port, frames.clone(), &o, &sec));
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = (server.cpu() - cpu0).as_secs_f64();
+        let lat = rt.block_on(latency(server.port, frames.clone(), &o, &sec));
+        let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+        drop(server);
+        if rows.is_empty() {
+            core_us = core_alone(&here.join("data"), &frames, &groups);
+        }
+        rows.push(format!(
+            "| {mode} | {:.0} /s | {:.1} us | {} / {} / {} / {} us |",
+            n as f64 / wall,
+            cpu * 1e6 / n as f64,
+            pct(0.5),
+            pct(0.99),
+            pct(0.999),
+            lat[lat.len() - 1]
+        ));
+    }
 
     let (written, secs) = restart(&o, &dir.join("restart"));
 
-    println!("| figure | value |\n|---|---:|");
-    println!("| steady heartbeats answered ({} members, {} connections x {} in flight, {} s, fsync {}) | {:.0} /s |", o.members, o.connections, o.in_flight, o.seconds, o.fsync, n as f64 / wall);
     println!(
-        "| server CPU per heartbeat (user + system, all threads) | {:.1} us |",
-        cpu * 1e6 / n as f64
+        "steady heartbeats: {} members, {} connections x {} in flight, {} s, fsync {}; latency at {} heartbeats/s (open loop)\n",
+        o.members, o.connections, o.in_flight, o.seconds, o.fsync, o.rate
     );
+    println!("| listener | answered | server CPU per heartbeat (user + system) | latency p50 / p99 / p99.9 / max |\n|---|---:|---:|---:|");
+    for row in &rows {
+        println!("{row}");
+    }
+    println!("\n| figure | value |\n|---|---:|");
     println!(
         "| the core alone per heartbeat (`handle_frame_with`, same frames) | {:.2} us |",
         core_us
     );
-    println!("| latency at {} heartbeats/s (open loop): p50 / p99 / p99.9 / max | {} / {} / {} / {} us |", o.rate, pct(0.5), pct(0.99), pct(0.999), lat[lat.len() - 1]);
     println!(
         "| restart: {} MB of log replayed, ready in (median of 3) | {:.2} s ({:.0} MB/s) |",
         written >> 20,
