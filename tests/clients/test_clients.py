@@ -263,6 +263,47 @@ class SaslTest(unittest.TestCase):
         with self.assertRaises(KafkaException):
             self.client("SCRAM-SHA-256", "carol", "carol-secret").list_topics(timeout=5)
 
+    def test_a_flood_of_failed_authentications_stalls_no_one(self):
+        """200 connections at once each fail PLAIN; an authenticated client is answered
+        meanwhile, and the server's memory afterwards is about what it was."""
+        import threading
+
+        def string(text):
+            b = text.encode()
+            return struct.pack(">h", len(b)) + b
+
+        handshake = struct.pack(">hhi", 17, 1, 1) + string("flood") + string("PLAIN")
+        auth_bytes = b"\0alice\0wrong"
+        authenticate = (struct.pack(">hhi", 36, 2, 2) + string("flood") + b"\0"
+                        + bytes([len(auth_bytes) + 1]) + auth_bytes + b"\0")
+        codes = []
+
+        def fail_once():
+            try:
+                with socket.create_connection(("127.0.0.1", self.server.port), timeout=10) as s:
+                    for frame in (handshake, authenticate):
+                        s.sendall(struct.pack(">i", len(frame)) + frame)
+                        (size,) = struct.unpack(">i", recv_exactly(s, 4))
+                        body = recv_exactly(s, size)
+                    codes.append(struct.unpack(">h", body[5:7])[0])
+            except OSError:
+                codes.append(None)
+
+        def rss():
+            with open("/proc/%d/status" % self.server.proc.pid) as f:
+                return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+
+        before = rss()
+        threads = [threading.Thread(target=fail_once) for _ in range(200)]
+        for t in threads:
+            t.start()
+        md = self.client("SCRAM-SHA-256", "admin", "admin-secret").list_topics(timeout=10)
+        self.assertIn("in", md.topics)
+        for t in threads:
+            t.join()
+        self.assertEqual(codes.count(58), 200, codes[:5])
+        self.assertLess(rss() - before, 20_000, "KiB grown by the flood")
+
     def test_group_apis_follow_the_acls(self):
         from confluent_kafka.admin import (AclBinding, AclOperation, AclPermissionType,
                                            ResourcePatternType, ResourceType)
