@@ -210,6 +210,11 @@ class SaslTest(unittest.TestCase):
         for f in admin.create_acls(grants).values():
             f.result(10)
         self.assertEqual(len(alice.list_topics(timeout=10).topics["in"].partitions), 4)
+        from confluent_kafka import TopicCollection
+        described = alice.describe_topics(TopicCollection(["in"]),
+                                          include_authorized_operations=True)["in"].result(10)
+        self.assertEqual(sorted(o.name for o in described.authorized_operations),
+                         ["DESCRIBE", "READ"])
         alice.create_topics([NewTopic("alices", 1, 1)])["alices"].result(10)
         from confluent_kafka.admin import AclBindingFilter
         alices = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, "User:alice",

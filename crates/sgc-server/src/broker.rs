@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use streams_group_coordinator::records::Dialect;
 use streams_group_coordinator::topology::TopicToCreate;
+use streams_group_coordinator::wire::authz::{self, AclOperation};
 use streams_group_coordinator::wire::codec::Reader;
 use streams_group_coordinator::wire::host::{route_request, Route, Routed, Split};
 use streams_group_coordinator::wire::messages::kafka::request_header::RequestHeader;
@@ -386,26 +387,45 @@ impl Broker {
             topic_id: id,
             ..Default::default()
         };
+        // Kafka's bit set of the operations `who` may do on a topic it may describe (version
+        // 8 on, when asked; else the schema's default).
+        let decide = |op: AclOperation, rt: authz::ResourceType, name: &str| {
+            let (op, rt) = (
+                acl::Operation::from_code(op.code()),
+                acl::ResourceType::from_code(rt.code()),
+            );
+            self.allowed(who, op, rt, name)
+        };
+        let with_ops = |mut t: mds::MetadataResponseTopic| {
+            if v >= 8 && request.include_topic_authorized_operations {
+                let name = t.name.clone().unwrap_or_default();
+                t.topic_authorized_operations =
+                    authz::authorized_operations(&decide, authz::ResourceType::Topic, &name);
+            }
+            t
+        };
         let topics: Vec<mds::MetadataResponseTopic> = if all {
             known
                 .all()
                 .filter(|t| describe(&t.name))
-                .map(|t| self.topic_entry(Some(t), None, None))
+                .map(|t| with_ops(self.topic_entry(Some(t), None, None)))
                 .collect()
         } else {
             let mut unknown_ids = Vec::new();
             let mut answered = Vec::new();
             let mut refused = Vec::new();
-            for t in request.topics.unwrap_or_default() {
+            for t in request.topics.clone().unwrap_or_default() {
                 match &t.name {
-                    Some(name) if describe(name) => {
-                        answered.push(self.topic_entry(known.get(name), Some(name.clone()), None))
-                    }
+                    Some(name) if describe(name) => answered.push(with_ops(self.topic_entry(
+                        known.get(name),
+                        Some(name.clone()),
+                        None,
+                    ))),
                     Some(name) => refused.push(denied(Some(name.clone()), [0; 16])),
                     None => match known.by_id(t.topic_id) {
                         None => unknown_ids.push(self.topic_entry(None, None, Some(t.topic_id))),
                         Some(topic) if describe(&topic.name) => {
-                            answered.push(self.topic_entry(Some(topic), None, None))
+                            answered.push(with_ops(self.topic_entry(Some(topic), None, None)))
                         }
                         Some(_) => refused.push(denied(None, t.topic_id)),
                     },
@@ -427,9 +447,40 @@ impl Broker {
             cluster_id: Some(self.cluster_id.clone()),
             controller_id: self.node_id,
             topics,
+            cluster_authorized_operations: self.cluster_operations(v, &request, who),
             ..Default::default()
         };
         respond!(mds, response, corr, v)
+    }
+
+    /// Versions 8 to 10, when asked: the cluster's authorized operations if `who` may describe
+    /// it, else 0 (`handleTopicMetadataRequest`); otherwise the schema's default.
+    fn cluster_operations(
+        &self,
+        v: i16,
+        request: &mdq::MetadataRequest,
+        who: &acl::Requester,
+    ) -> i32 {
+        if !(8..=10).contains(&v) || !request.include_cluster_authorized_operations {
+            return i32::MIN;
+        }
+        let name = acl::model::CLUSTER_NAME;
+        if !self.allowed(
+            who,
+            acl::Operation::Describe,
+            acl::ResourceType::Cluster,
+            name,
+        ) {
+            return 0;
+        }
+        let decide = |op: AclOperation, rt: authz::ResourceType, name: &str| {
+            let (op, rt) = (
+                acl::Operation::from_code(op.code()),
+                acl::ResourceType::from_code(rt.code()),
+            );
+            self.allowed(who, op, rt, name)
+        };
+        authz::authorized_operations(&decide, authz::ResourceType::Cluster, name)
     }
 
     fn topic_entry(
