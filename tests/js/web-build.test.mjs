@@ -11,7 +11,7 @@ import { PKG, pkgModule } from './helpers.mjs';
  * `gzip -9` bytes the web module may have: a little above the figure of docs/performance.md
  * ("Size of the web module"). Raise it only with that section's table, for a reason it gives.
  */
-const BUDGET_GZIPPED = 500_000;
+const BUDGET_GZIPPED = 480_000;
 
 const WASM = join(PKG, 'web/streams_group_coordinator_bg.wasm');
 
