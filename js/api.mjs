@@ -277,10 +277,13 @@ function bufferedInput(glue) {
  * properties that are `undefined` count as absent, as in JSON), and the glue's functions. The
  * wire face (`handleRequest`, `decodeResponse`, `servedApis`) and the host kit
  * (`routeRequest`, `mergeResponses`, `errorResponse`, `isMine`, `answerApiVersions`) are the
- * glue's own.
+ * glue's own. The web module, built for size, leaves out what a broker or a test client in Node
+ * uses (`handleRequest`, `decodeResponse` and the host kit: sgc-wasm's features `broker` and
+ * `wire-json`); here they throw an `Error` with code `NOT_IN_WEB_BUILD` that says so.
  */
 export function bind(glue) {
   const buffered = bufferedInput(glue);
+  const nodeOnly = (name) => glue[name] ?? notInWebBuild(name);
   class Coordinator extends glue.Coordinator {
     handle(input) {
       if (typeof input === 'string') {
@@ -309,6 +312,11 @@ export function bind(glue) {
       return super.encodeRequest(typeof input === 'string' ? input : withoutUndefined(input), apiVersion, correlationId) ?? null;
     }
   }
+  for (const name of ['handleRequest', 'decodeResponse']) {
+    if (typeof glue.Coordinator.prototype[name] !== 'function') {
+      Object.defineProperty(Coordinator.prototype, name, { value: notInWebBuild(`Coordinator.${name}`), writable: true, configurable: true });
+    }
+  }
   return {
     Coordinator,
     /** A coordinator from settings (an object of Kafka-named settings or JSON text). */
@@ -321,11 +329,21 @@ export function bind(glue) {
     readLog: glue.readLog,
     history: glue.history,
     // The host kit: routing a broker's request frames to the coordinators of its partitions.
-    routeRequest: glue.routeRequest,
-    mergeResponses: glue.mergeResponses,
-    errorResponse: glue.errorResponse,
-    isMine: glue.isMine,
-    answerApiVersions: glue.answerApiVersions,
+    routeRequest: nodeOnly('routeRequest'),
+    mergeResponses: nodeOnly('mergeResponses'),
+    errorResponse: nodeOnly('errorResponse'),
+    isMine: nodeOnly('isMine'),
+    answerApiVersions: nodeOnly('answerApiVersions'),
+  };
+}
+
+/** A function the web module leaves out: it throws, saying where it is. */
+function notInWebBuild(name) {
+  return () => {
+    const e = new Error(`${name} is in the Node build of streams-group-coordinator only: the web module leaves it out, for size (docs/performance.md)`);
+    e.code = 'NOT_IN_WEB_BUILD';
+    e.path = '';
+    throw e;
   };
 }
 

@@ -1589,10 +1589,12 @@ export type RequestInput =
 /**
  * An `Error` thrown by the constructor, `replay`, `topologyId`, `partitionFor`, `encodeRequest`,
  * `decodeResponse` and the host kit (`routeRequest`, `mergeResponses`, `errorResponse`,
- * `isMine`, `answerApiVersions`).
+ * `isMine`, `answerApiVersions`). `NOT_IN_WEB_BUILD`: the browser build (`web.mjs`, built for
+ * size) leaves out `handleRequest`, `decodeResponse` and the host kit, which are a broker's and
+ * a Node test client's; they are in the Node build.
  */
 export interface CoordinatorError extends Error {
-  code: BoundaryErrorCode;
+  code: BoundaryErrorCode | 'NOT_IN_WEB_BUILD';
   path: string;
 }
 
@@ -1706,7 +1708,9 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
    * Kafka's wire face: handles one request frame (header and body, without the 4-byte size the
    * connection carries) at `nowMs` from the client at `clientHost` (Kafka's form, `'/10.0.0.1'`;
    * default `''`). Answers the response frame and the same other fields as `handle`, or
-   * `{error}` (never a throw) for a frame it cannot take, and then nothing changed.
+   * `{error}` (never a throw) for a frame it cannot take, and then nothing changed. Node build
+   * only: the browser build (`web.mjs`, built for size) throws a `CoordinatorError` with code
+   * `NOT_IN_WEB_BUILD`.
    */
   handleRequest(frame: Uint8Array, nowMs: Int64, clientHost?: string | null): FrameResult<DialectTypes[D]['record']>;
 
@@ -1720,7 +1724,8 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
 
   /**
    * A response frame (without the 4-byte size) of API `apiKey` at `apiVersion` read back.
-   * Throws a `CoordinatorError` (`INVALID_FRAME`) for bytes that do not read.
+   * Throws a `CoordinatorError` (`INVALID_FRAME`) for bytes that do not read. Node build only:
+   * the browser build throws `NOT_IN_WEB_BUILD`.
    */
   decodeResponse(apiKey: number, apiVersion: number, frame: Uint8Array): DecodedResponse;
 
@@ -1760,7 +1765,8 @@ export declare function version(): string;
 // ---------------------------------------------------------------------------------------------
 // The host kit: a broker's request frames routed to the coordinators of its partitions
 // (docs/host-kit.md). Frames are without Kafka's 4-byte size; a frame Kafka closes the
-// connection on throws a `CoordinatorError` (`INVALID_FRAME`).
+// connection on throws a `CoordinatorError` (`INVALID_FRAME`). Node build only: in the browser
+// build (`web.mjs`, built for size) each throws `NOT_IN_WEB_BUILD`.
 
 /** What every route names: the request's API. */
 export interface RouteBase {

@@ -19,8 +19,10 @@ targets="nodejs web"
 mkdir -p pkg
 for target in $targets; do
   dir=pkg/$([ "$target" = nodejs ] && echo node || echo web)
-  # The web build leaves out the heartbeat-text fast path (about 16 KB gzipped) and the buffered
-  # text path of the Node module (feature `speed`).
+  # The web build leaves out the heartbeat-text fast path (about 16 KB gzipped), the buffered
+  # text path of the Node module (feature `speed`), and what a broker or a test client in Node
+  # uses (features `broker` and `wire-json`: handleRequest, the host kit, decodeResponse; about
+  # 150 KB gzipped). tests/js/web-build.test.mjs holds the web module to its size budget.
   # --low-memory-unused: the module never uses the lowest 1 KB of its memory (its stack starts at
   # 1 MB and grows down, its data above), so wasm-opt may fold pointer offsets into loads and
   # stores (2.7 KB gzipped of the web module; 15 KB smaller and a little faster for Node).

@@ -2,12 +2,19 @@
 """What a wasm module's code is made of, in the manner of `twiggy top`, with no tool to install.
 
     python3 scripts/wasm-sizes.py MODULE.wasm [TOP]
+    python3 scripts/wasm-sizes.py --parts MODULE.wasm [TOP]
 
 Reads the code section and the `name` section (cargo's module before wasm-bindgen and wasm-opt
 has it: target/wasm32-unknown-unknown/wasm-size/sgc_wasm.wasm) and prints the section sizes,
 the TOP (default 25) largest functions, and the code by crate and module path (the first two
 or three parts of each legacy-mangled name; std's sort and btree code is monomorphised into
 the callers' types, so it shows under `core::slice::sort` and `alloc::collections::btree`).
+
+`--parts` reads the names wasm-bindgen writes for a module built with v0 symbol names
+(`scripts/web-size.sh` builds one): `<crate[hash]::module::Type>::method::<generic args>`. Each
+function counts for the first crate path its name holds: the core's top-level module (`wire`
+by its sub-modules), a dependency, or std's module; and std's and the dependencies' generic
+code is told again by the core's module whose types it was instantiated for.
 """
 import collections
 import re
@@ -95,7 +102,52 @@ def path(name):
     return parts
 
 
+CORE = "streams_group_coordinator"
+V0_PATH = re.compile(r"([a-z_][a-z0-9_]*)\[[0-9a-f]{16}\]((?:::[A-Za-z_][A-Za-z0-9_]*)*)")
+
+
+def v0_paths(name):
+    """The crate paths of a demangled v0 name, in order: [[crate, module, ...], ...]."""
+    return [[m.group(1)] + [p for p in m.group(2).split("::") if p] for m in V0_PATH.finditer(name)]
+
+
+def part(paths):
+    """Where a function counts: the core's module (`wire::` and its sub-module), or the crate."""
+    for p in paths:
+        if p[0] == CORE and len(p) > 1:
+            return "wire::" + p[2] if p[1] == "wire" and len(p) > 3 else p[1]
+        if p[0] in ("core", "alloc", "std"):
+            return "::".join(p[:3])
+        if p[0] != CORE:
+            return p[0]
+    return "(no crate path: wasm-bindgen's export shims, with what they inlined)"
+
+
+def parts(funcs, top):
+    total = sum(s for s, _ in funcs)
+    by, served = collections.Counter(), collections.Counter()
+    for size, name in funcs:
+        paths = v0_paths(name)
+        where = part(paths)
+        by[where] += size
+        if paths and paths[0][0] != CORE:
+            user = next((p[1] for p in paths if p[0] == CORE and len(p) > 1), None)
+            if user:
+                served[f"{where} <- {user}"] += size
+    print(f"code: {total:,} bytes in {len(funcs):,} functions, by part:")
+    for key, size in by.most_common(top):
+        print(f"{size:9,} {size * 100 / total:5.1f}%  {key[:120]}")
+    print("\nstd's and the dependencies' code, by the core's module it serves:")
+    for key, size in served.most_common(top):
+        print(f"{size:9,} {size * 100 / total:5.1f}%  {key[:120]}")
+
+
 def main():
+    args = sys.argv[1:]
+    if args and args[0] == "--parts":
+        _, funcs = read(args[1])
+        parts(funcs, int(args[2]) if len(args) > 2 else 40)
+        return
     sections, funcs = read(sys.argv[1])
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 25
     total = sum(s for s, _ in funcs)

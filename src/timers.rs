@@ -7,7 +7,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::ordered::{DescLookup, DescText};
+use crate::ordered::{sort_by, DescLookup, DescText};
 
 /// Timer kinds, in the order that breaks deadline ties.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -460,7 +460,7 @@ impl Timers {
                 .take_while(|Reverse((d, _))| *d == deadline)
                 .map(|Reverse((_, k))| (deadline, self.tie_of(k), Arc::clone(k)))
                 .collect();
-            sorted.sort_by_key(|(_, tie, _)| *tie);
+            sort_by(&mut sorted, |a, b| a.1.cmp(&b.1));
             self.due = sorted.into();
         }
     }
@@ -486,12 +486,13 @@ impl Timers {
             self.queue.iter().rev().map(|Reverse((_, k))| k).collect();
         if self.by_schedule {
             // Stable: within a deadline, by sequence.
-            keys.sort_by_key(|k| {
+            let key = |k: &TimerKey| {
                 let deadline = self
                     .get_at(k.kind, &k.group_id, &k.subject)
                     .map_or(i64::MAX, |t| t.deadline);
                 (deadline, self.tie_of(k))
-            });
+            };
+            sort_by(&mut keys, |a, b| key(a).cmp(&key(b)));
         }
         keys.into_iter().filter_map(|k| {
             self.get_at(k.kind, &k.group_id, &k.subject)

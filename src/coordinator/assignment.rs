@@ -14,7 +14,7 @@ use crate::assignor::{
 use crate::config::AssignorKind;
 use crate::error::{ErrorCode, ProtocolError};
 use crate::group::{Group, MemberSoft, TaskOffset};
-use crate::ordered::Ordered;
+use crate::ordered::{sort_by, Ordered};
 use crate::records::build;
 use crate::records::MemberMetadataValue;
 use crate::tasks::{Assignment, TargetMap};
@@ -148,9 +148,10 @@ impl Coordinator {
                     .copied()
                     .enumerate()
                     .map(|(i, id)| (id, i))
-                    .collect();
+                    .to_map();
                 let mut ordered: Vec<&MemberSpec<'_>> = specs.iter().collect();
-                ordered.sort_by_key(|m| position.get(m.member_id.as_ref()).copied());
+                let at = |m: &MemberSpec<'_>| position.get(m.member_id.as_ref()).copied();
+                sort_by(&mut ordered, |a, b| at(a).cmp(&at(b)));
                 let mut ordered: Vec<MemberSpec<'_>> = ordered.into_iter().cloned().collect();
                 // Kafka 4.4's assignor starts from the tasks members own, not their targets.
                 let owned = release == KafkaRelease::V4_4;
@@ -193,7 +194,7 @@ impl Coordinator {
                 let changed: BTreeMap<String, Assignment> = computed
                     .into_iter()
                     .filter(|(id, t)| previous.get(id) != Some(t))
-                    .collect();
+                    .to_map();
                 let of_members = members.with_targets(previous).filter_map(|(_, t)| t);
                 let next_targets = members
                     .with_targets(previous)

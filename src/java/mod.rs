@@ -66,7 +66,9 @@ where
 pub(crate) fn timeline_keys<'a>(keys: &[&'a str], size: usize) -> Vec<&'a str> {
     let bits = timeline_grow(2, size).trailing_zeros();
     let mut out: Vec<&str> = keys.iter().rev().copied().collect();
-    out.sort_by_key(|k| timeline_slot(k, bits));
+    crate::ordered::sort_by(&mut out, |a, b| {
+        timeline_slot(a, bits).cmp(&timeline_slot(b, bits))
+    });
     out
 }
 

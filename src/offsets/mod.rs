@@ -22,6 +22,7 @@ pub mod validate;
 use std::collections::BTreeMap;
 
 use crate::java::timeline::TimelineMap;
+use crate::ordered::Ordered;
 use crate::records::{OffsetCommitValue, Record, RecordKey, RecordValue, Uuid};
 pub(crate) use partitions::Partitions;
 
@@ -220,7 +221,7 @@ impl Offsets {
         Offsets {
             groups: group_ids
                 .filter_map(|g| self.groups.get(g).map(|o| (g.to_string(), o.clone())))
-                .collect(),
+                .to_map(),
         }
     }
 

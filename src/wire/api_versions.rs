@@ -54,11 +54,12 @@ pub(super) fn lookup(dialect: Dialect, key: i16) -> Option<ApiRange> {
 /// Every API the dialect serves, by key.
 pub fn served(dialect: Dialect) -> Vec<ApiRange> {
     let [own, shared] = tables(dialect);
-    let mut keys: Vec<i16> = own.iter().chain(shared).map(|a| a.key).collect();
+    // As i32s: the sort the other lists of numbers use, not one more instance for i16s.
+    let mut keys: Vec<i32> = own.iter().chain(shared).map(|a| a.key.into()).collect();
     keys.sort_unstable();
     keys.dedup();
     keys.into_iter()
-        .filter_map(|k| lookup(dialect, k))
+        .filter_map(|k| lookup(dialect, i16::try_from(k).ok()?))
         .collect()
 }
 

@@ -18,9 +18,12 @@ use wasm_bindgen::prelude::*;
 use streams_group_coordinator as sgc;
 use streams_group_coordinator::api::{self, boundary_error_json, Input};
 use streams_group_coordinator::topology::Subtopology;
-use streams_group_coordinator::wire::{self, Peer};
+use streams_group_coordinator::wire;
+#[cfg(feature = "broker")]
+use streams_group_coordinator::wire::Peer;
 use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
+#[cfg(feature = "broker")]
 mod host;
 
 const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
@@ -150,11 +153,13 @@ fn to_js_walk(value: &Value) -> JsValue {
 pub struct JsCoordinator {
     inner: sgc::Coordinator,
     /// What `handleRequest` keeps from one frame to the next.
+    #[cfg(feature = "broker")]
     frames: Frames,
 }
 
 /// `handleRequest`'s buffers, reused: the decoded request, the frame copied out of JS, the
 /// response frame, the output's text and the client's address.
+#[cfg(feature = "broker")]
 #[derive(Default)]
 struct Frames {
     scratch: wire::FrameScratch,
@@ -183,6 +188,7 @@ impl JsCoordinator {
         sgc::Coordinator::from_json_config(&config)
             .map(|inner| JsCoordinator {
                 inner,
+                #[cfg(feature = "broker")]
                 frames: Frames::default(),
             })
             .map_err(|e| js_error(&e))
@@ -265,6 +271,7 @@ impl JsCoordinator {
     /// `Uint8Array`, without the size) and the other fields as `handle(object)` gives them; or
     /// `{error}` for what it cannot take (`INVALID_FRAME`: a frame Kafka closes the connection
     /// on), and then nothing changed. It never throws.
+    #[cfg(feature = "broker")]
     #[wasm_bindgen(js_name = handleRequest)]
     pub fn handle_request(
         &mut self,
@@ -278,6 +285,7 @@ impl JsCoordinator {
         }
     }
 
+    #[cfg(feature = "broker")]
     fn frame_output(
         &mut self,
         frame: &JsValue,
@@ -366,6 +374,7 @@ impl JsCoordinator {
     /// `{correlationId, response}`, the response in Kafka's JSON form of the message (the
     /// schema's field names, first letter lower case). Throws (`INVALID_FRAME`) for bytes that
     /// do not read.
+    #[cfg(feature = "wire-json")]
     #[wasm_bindgen(js_name = decodeResponse)]
     pub fn decode_response(
         &self,
@@ -444,6 +453,7 @@ fn int_in(value: &JsValue, path: &str, min: i64, max: i64) -> Result<i64, Bounda
 }
 
 /// A non-negative 64-bit integer argument (a number or a `BigInt`), such as `nowMs`.
+#[cfg(feature = "broker")]
 fn int64(value: &JsValue, path: &str) -> Result<i64, BoundaryError> {
     int_in(value, path, 0, i64::MAX)
         .map_err(|_| BoundaryError::input(path, "must be a non-negative integer"))

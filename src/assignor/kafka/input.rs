@@ -15,6 +15,7 @@ use super::KafkaRelease;
 use crate::assignor::{GroupSpec, MemberSpec};
 use crate::java::hash::compare_strings;
 use crate::java::hash_map::JavaHashMap;
+use crate::ordered::sort_by;
 
 /// The most tasks (summed over the subtopologies) the emulation accepts.
 pub(super) const MAX_TASKS: i64 = 1 << 24;
@@ -102,7 +103,9 @@ impl<'s> State<'s> {
 
         // The topology, as a sorted map of subtopologies.
         let mut subs: Vec<&crate::assignor::SubtopologySpec> = spec.subtopologies.iter().collect();
-        subs.sort_by(|a, b| compare_strings(&a.subtopology_id, &b.subtopology_id));
+        sort_by(&mut subs, |a, b| {
+            compare_strings(&a.subtopology_id, &b.subtopology_id)
+        });
         if subs
             .windows(2)
             .any(|w| w[0].subtopology_id == w[1].subtopology_id)
@@ -246,7 +249,7 @@ impl<'s> State<'s> {
         }
         for (t, mut list) in candidates.into_iter().enumerate() {
             // Previous standbys first, then by offset sum descending; stable.
-            list.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
+            sort_by(&mut list, |a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)));
             state.prev_standby[t] = list.into_iter().map(|(m, _, _)| m).collect();
         }
         Ok(state)

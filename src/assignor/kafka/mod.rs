@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 
 use super::GroupSpec;
+use crate::ordered::Ordered;
 use crate::tasks::{Assignment, TaskMap};
 
 mod input;
@@ -143,6 +144,6 @@ impl State<'_> {
                     },
                 )
             })
-            .collect()
+            .to_map()
     }
 }

@@ -6,6 +6,7 @@ use super::input::{tasks_per_member, State};
 use super::KafkaRelease;
 use crate::java::hash::compare_strings;
 use crate::java::priority_queue::JavaPriorityQueue;
+use crate::ordered::{sort_by, sort_indices};
 
 impl State<'_> {
     fn by_load(&self) -> impl Fn(&usize, &usize) -> Ordering + '_ {
@@ -128,7 +129,7 @@ impl State<'_> {
     /// `assignActive`.
     pub(super) fn assign_active(&mut self) -> Result<(), String> {
         let mut tasks: Vec<usize> = (0..self.task_sub.len()).collect();
-        tasks.sort_by(|&a, &b| self.partition_order(a, b));
+        sort_indices(&mut tasks, &|a, b| self.partition_order(a, b));
 
         // 1. Previous owners of the active tasks, within their quota.
         let mut rest = Vec::with_capacity(tasks.len());
@@ -159,7 +160,7 @@ impl State<'_> {
         }
 
         // 3. The rest to the least-loaded processes.
-        tasks.sort_by(|&a, &b| self.subtopology_order(a, b));
+        sort_indices(&mut tasks, &|a, b| self.subtopology_order(a, b));
         let mut queue = JavaPriorityQueue::new();
         queue.add_all(self.process_order.iter().copied(), self.by_load());
         for t in tasks {
@@ -193,7 +194,7 @@ impl State<'_> {
         if wanted < 0 {
             return Err(format!("Illegal Capacity: {wanted}"));
         }
-        tasks.sort_by(|&a, &b| self.partition_order(b, a));
+        sort_indices(&mut tasks, &|a, b| self.partition_order(b, a));
 
         let mut to_least_loaded: Vec<(usize, i32)> = Vec::new();
         for t in tasks {
@@ -222,7 +223,9 @@ impl State<'_> {
             }
         }
 
-        to_least_loaded.sort_by(|a, b| self.subtopology_order(b.0, a.0));
+        sort_by(&mut to_least_loaded, |a, b| {
+            self.subtopology_order(b.0, a.0)
+        });
         let mut queue = JavaPriorityQueue::new();
         queue.add_all(self.process_order.iter().copied(), self.by_load());
         for (t, remaining) in to_least_loaded {

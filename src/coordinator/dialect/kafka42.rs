@@ -269,7 +269,7 @@ fn java_order(mut list: Vec<crate::records::TaskIds>) -> Vec<crate::records::Tas
     let ranks: Vec<usize> = list.iter().map(|t| rank(&t.subtopology_id)).collect();
     let mut indexed: Vec<(usize, crate::records::TaskIds)> =
         ranks.into_iter().zip(list.drain(..)).collect();
-    indexed.sort_by_key(|(r, _)| *r);
+    crate::ordered::sort_by(&mut indexed, |a, b| a.0.cmp(&b.0));
     indexed.into_iter().map(|(_, t)| t).collect()
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{LogError, LogMarker, LogRecord, ParsedLog};
 use crate::error::BoundaryError;
-use crate::ordered::Ordered;
+use crate::ordered::{sort_by, Ordered};
 use crate::records::{
     record_from_bytes_at, record_from_json_at, Dialect, Producer, Record, RecordValue,
 };
@@ -455,7 +455,7 @@ fn parse_text(text: &str) -> Result<Text<'static>, LogError> {
     }
     damage.extend(undecoded.into_iter().map(no_key_or_payload));
     damage.extend(invalid);
-    damage.sort_by_key(|d| d.line);
+    sort_by(&mut damage, |a, b| a.line.cmp(&b.line));
     if let Some(cut) = damage.first().and_then(|d| d.line) {
         entries.retain(|e| e.line.is_some_and(|l| l < cut));
     }
