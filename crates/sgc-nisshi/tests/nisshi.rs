@@ -1,0 +1,339 @@
+//! `sgc-nisshi` as a process on a temporary directory: a streams group joins, is described,
+//! and is there again after the process is killed and started again (replayed from Nisshi's
+//! storage); Nisshi's own produce and fetch still work through the same listener.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use streams_group_coordinator::api::Input;
+use streams_group_coordinator::{Dialect, wire};
+
+struct Server {
+    child: Child,
+    port: u16,
+    stderr: PathBuf,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let stderr = dir.with_extension("stderr");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sgc-nisshi"))
+            .args(["--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir)
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .expect("sgc-nisshi starts");
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        // What Nisshi prints afterwards is read and dropped.
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        let port = line
+            .trim()
+            .strip_prefix("listening ")
+            .and_then(|a| a.rsplit(':').next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| {
+                panic!(
+                    "no port in {line:?}; stderr: {}",
+                    std::fs::read_to_string(&stderr).unwrap_or_default()
+                )
+            });
+        Server {
+            child,
+            port,
+            stderr,
+        }
+    }
+
+    fn kill9(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sgc-nisshi-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+struct Client {
+    stream: TcpStream,
+    correlation: i32,
+}
+
+impl Client {
+    fn connect(port: u16) -> Client {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("the server accepts");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        Client {
+            stream,
+            correlation: 0,
+        }
+    }
+
+    fn exchange(&mut self, frame: &[u8]) -> Vec<u8> {
+        self.stream
+            .write_all(&(frame.len() as i32).to_be_bytes())
+            .unwrap();
+        self.stream.write_all(frame).unwrap();
+        let mut size = [0u8; 4];
+        self.stream.read_exact(&mut size).expect("an answer");
+        let mut response = vec![0u8; i32::from_be_bytes(size) as usize];
+        self.stream.read_exact(&mut response).unwrap();
+        assert_eq!(
+            i32::from_be_bytes([response[0], response[1], response[2], response[3]]),
+            self.correlation
+        );
+        response
+    }
+
+    /// A coordinator input (JSON, as `sgc` reads it) as its request frame; the response as
+    /// Kafka's JSON.
+    fn call(&mut self, input: &Value) -> Value {
+        let mut input = input.clone();
+        input["nowMs"] = json!(0);
+        let input = Input::parse(&input.to_string()).expect("a valid input");
+        self.correlation += 1;
+        let frame = wire::encode_request(Dialect::Kafka42, &input.kind, 0, self.correlation)
+            .expect("a request");
+        let key = i16::from_be_bytes([frame[0], frame[1]]);
+        let response = self.exchange(&frame);
+        wire::response_json(Dialect::Kafka42, key, 0, &response)
+            .expect("a response that decodes")
+            .1
+    }
+
+    /// A request of a classic (non-flexible) version: header v1 with client id "test".
+    fn classic(&mut self, key: i16, version: i16, body: &[u8]) -> Vec<u8> {
+        self.correlation += 1;
+        let mut frame = Vec::new();
+        frame.extend_from_slice(&key.to_be_bytes());
+        frame.extend_from_slice(&version.to_be_bytes());
+        frame.extend_from_slice(&self.correlation.to_be_bytes());
+        frame.extend_from_slice(&4i16.to_be_bytes());
+        frame.extend_from_slice(b"test");
+        frame.extend_from_slice(body);
+        self.exchange(&frame)[4..].to_vec()
+    }
+
+    /// `ApiVersions` v0: the APIs by key.
+    fn api_versions(&mut self) -> Vec<(i16, i16, i16)> {
+        let body = self.classic(18, 0, &[]);
+        assert_eq!(&body[..2], &[0, 0], "no error");
+        let n = i32::from_be_bytes([body[2], body[3], body[4], body[5]]) as usize;
+        (0..n)
+            .map(|i| {
+                let at = 6 + i * 6;
+                let r = |o: usize| i16::from_be_bytes([body[at + o], body[at + o + 1]]);
+                (r(0), r(2), r(4))
+            })
+            .collect()
+    }
+
+    /// `FindCoordinator` v2 of a group: the error code and the port.
+    fn find_coordinator(&mut self, group: &str) -> (i16, i32) {
+        let mut body = Vec::new();
+        body.extend_from_slice(&(group.len() as i16).to_be_bytes());
+        body.extend_from_slice(group.as_bytes());
+        body.push(0);
+        let r = self.classic(10, 2, &body);
+        let error = i16::from_be_bytes([r[4], r[5]]);
+        let message = i16::from_be_bytes([r[6], r[7]]);
+        let mut at = 8 + message.max(0) as usize + 4;
+        let host = i16::from_be_bytes([r[at], r[at + 1]]) as usize;
+        at += 2 + host;
+        (
+            error,
+            i32::from_be_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]),
+        )
+    }
+
+    /// `CreateTopics` v4 of one topic: its error code.
+    fn create_topic(&mut self, name: &str, partitions: i32) -> i16 {
+        let mut body = Vec::new();
+        body.extend_from_slice(&1i32.to_be_bytes());
+        body.extend_from_slice(&(name.len() as i16).to_be_bytes());
+        body.extend_from_slice(name.as_bytes());
+        body.extend_from_slice(&partitions.to_be_bytes());
+        body.extend_from_slice(&(-1i16).to_be_bytes());
+        body.extend_from_slice(&0i32.to_be_bytes());
+        body.extend_from_slice(&0i32.to_be_bytes());
+        body.extend_from_slice(&10_000i32.to_be_bytes());
+        body.push(0);
+        let r = self.classic(19, 4, &body);
+        // throttle, one result: name, error code.
+        let n = i16::from_be_bytes([r[8], r[9]]) as usize;
+        i16::from_be_bytes([r[10 + n], r[11 + n]])
+    }
+}
+
+/// A heartbeat of a member of a one-subtopology application reading `in`.
+fn heartbeat(group: &str, member: &str, epoch: i64) -> Value {
+    let mut request = json!({
+        "groupId": group, "memberId": member, "memberEpoch": epoch,
+        "endpointInformationEpoch": -1, "processId": format!("p-{member}"),
+        "rebalanceTimeoutMs": 300000, "activeTasks": [], "standbyTasks": [], "warmupTasks": []
+    });
+    if epoch == 0 {
+        request["topology"] = json!({"epoch": 0, "subtopologies": [{"subtopologyId": "0",
+            "sourceTopics": ["in"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+            "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]});
+    }
+    json!({"type": "StreamsGroupHeartbeat", "request": request})
+}
+
+fn describe(c: &mut Client, group: &str) -> Value {
+    let d = c.call(&json!({"type": "StreamsGroupDescribe",
+        "request": {"groupIds": [group], "includeAuthorizedOperations": false}}));
+    d["groups"][0].clone()
+}
+
+fn member_ids(group: &Value) -> Vec<String> {
+    group["members"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|m| m["memberId"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_streams_group_joins_is_described_and_is_there_after_a_restart() {
+    let dir = temp_dir("restart");
+    let server = Server::start(&dir);
+    let mut c = Client::connect(server.port);
+
+    let apis = c.api_versions();
+    for key in [0, 1, 3, 10, 18, 19, 88, 89] {
+        assert!(
+            apis.iter().any(|a| a.0 == key),
+            "API {key} listed: {apis:?}"
+        );
+    }
+    assert_eq!(c.find_coordinator("app"), (0, i32::from(server.port)));
+    assert_eq!(c.create_topic("in", 4), 0);
+
+    let r = c.call(&heartbeat("app", "m1", 0));
+    assert_eq!(r["errorCode"], 0, "{r}");
+    let epoch = r["memberEpoch"].as_i64().unwrap();
+    assert!(epoch >= 1, "{r}");
+    // Kafka 4.2 delays a new group's first assignment (3 s): the coordinator's timer fires at
+    // its deadline and the next heartbeat gets the tasks.
+    std::thread::sleep(Duration::from_millis(3300));
+    let r = c.call(&heartbeat("app", "m1", epoch));
+    assert_eq!(r["errorCode"], 0, "{r}");
+    let epoch = r["memberEpoch"].as_i64().unwrap();
+    let tasks = r["activeTasks"].as_array().expect("tasks");
+    assert_eq!(tasks.len(), 1, "{r}");
+    assert_eq!(
+        tasks[0]["partitions"].as_array().map(Vec::len),
+        Some(4),
+        "{r}"
+    );
+
+    let g = describe(&mut c, "app");
+    assert_eq!(g["errorCode"], 0, "{g}");
+    assert_eq!(member_ids(&g), ["m1"], "{g}");
+    assert_eq!(g["groupState"], "Stable", "{g}");
+
+    server.kill9();
+    let server = Server::start(&dir);
+    let mut c = Client::connect(server.port);
+    let g = describe(&mut c, "app");
+    assert_eq!(
+        g["errorCode"],
+        0,
+        "{g}; stderr: {}",
+        std::fs::read_to_string(&server.stderr).unwrap_or_default()
+    );
+    assert_eq!(member_ids(&g), ["m1"], "{g}");
+    assert_eq!(g["groupEpoch"].as_i64(), Some(epoch), "{g}");
+    // The member goes on heartbeating at its epoch.
+    let r = c.call(&heartbeat("app", "m1", epoch));
+    assert_eq!(r["errorCode"], 0, "{r}");
+    assert_eq!(r["memberEpoch"].as_i64(), Some(epoch), "{r}");
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn kcat(args: &[&str], input: Option<&str>) -> Option<String> {
+    let mut child = Command::new("kcat")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    if let Some(input) = input {
+        stdin.write_all(input.as_bytes()).ok()?;
+    }
+    drop(stdin);
+    let out = child.wait_with_output().ok()?;
+    assert!(
+        out.status.success(),
+        "kcat {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn nisshi_produce_and_fetch_still_work_through_the_same_listener() {
+    if Command::new("kcat").arg("-V").output().is_err() {
+        eprintln!("kcat is not installed: skipped");
+        return;
+    }
+    let dir = temp_dir("kcat");
+    let server = Server::start(&dir);
+    let broker = format!("127.0.0.1:{}", server.port);
+    let mut c = Client::connect(server.port);
+    assert_eq!(c.create_topic("events", 1), 0);
+    kcat(
+        &["-b", &broker, "-P", "-t", "events", "-K:"],
+        Some("a:one\nb:two\nc:three\n"),
+    );
+    let read = kcat(
+        &[
+            "-b",
+            &broker,
+            "-C",
+            "-t",
+            "events",
+            "-o",
+            "beginning",
+            "-e",
+            "-f",
+            "%k=%s\n",
+        ],
+        None,
+    )
+    .unwrap_or_default();
+    assert_eq!(read, "a=one\nb=two\nc=three\n");
+    let listing = kcat(&["-b", &broker, "-L"], None).unwrap_or_default();
+    assert!(listing.contains("\"events\""), "{listing}");
+    assert!(
+        listing.contains(&format!("127.0.0.1:{}", server.port)),
+        "{listing}"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
