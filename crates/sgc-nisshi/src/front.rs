@@ -1,18 +1,23 @@
 //! The listener clients connect to. Each request frame is read off the connection; the streams
 //! group APIs (StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) go to the coordinators, every
 //! other frame to Nisshi's broker as it came, over a loopback connection of this connection's
-//! own, and its answer back. A connection's requests are answered one at a time, in order.
-//! `ApiVersions` is Nisshi's answer with the streams group APIs added.
+//! own, and its answer back. The group APIs both serve go by group (`merge.rs`): the
+//! coordinators answer for the streams groups, Nisshi for its classic groups. A connection's
+//! requests are answered one at a time, in order. `ApiVersions` lists the APIs of both, a
+//! shared API at the versions both read (`answer_api_versions_with`,
+//! `SharedApis::Intersection`).
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
+use streams_group_coordinator::wire::messages::versions::ApiRange;
 use streams_group_coordinator::wire::{self, Peer, SharedApis};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::frames;
-use crate::shards::{DIALECT, Job};
+use crate::shards::{DIALECT, Job, Shared};
+use crate::{frames, merge};
 
 /// The largest request frame read; a larger size closes the connection (Kafka's
 /// `socket.request.max.bytes`, 100 MiB).
@@ -20,6 +25,11 @@ const MAX_FRAME: usize = 100 * 1024 * 1024;
 
 /// API keys of the streams group APIs.
 pub const STREAMS_APIS: [i16; 2] = [88, 89];
+
+/// API keys of the group APIs that go by group: OffsetCommit, OffsetFetch, DescribeGroups,
+/// ListGroups, DeleteGroups, OffsetDelete, and ConsumerGroupDescribe (the coordinators' only).
+/// TxnOffsetCommit stays Nisshi's: its transaction coordinator completes the offsets it holds.
+pub const SHARED_APIS: [i16; 7] = [8, 9, 15, 16, 42, 47, 69];
 
 /// Reads one size-prefixed frame; `None` at the end of the stream.
 async fn read_frame(stream: &mut TcpStream) -> std::io::Result<Option<Vec<u8>>> {
@@ -55,6 +65,8 @@ pub struct Connection {
     peer: Peer,
     nisshi_addr: SocketAddr,
     nisshi: Option<TcpStream>,
+    /// The APIs Nisshi lists in its `ApiVersions` answer.
+    nisshi_apis: Arc<Vec<ApiRange>>,
     jobs: mpsc::Sender<Job>,
 }
 
@@ -63,6 +75,7 @@ impl Connection {
         client: TcpStream,
         addr: SocketAddr,
         nisshi_addr: SocketAddr,
+        nisshi_apis: Arc<Vec<ApiRange>>,
         jobs: mpsc::Sender<Job>,
     ) -> Connection {
         Connection {
@@ -72,6 +85,7 @@ impl Connection {
             },
             nisshi_addr,
             nisshi: None,
+            nisshi_apis,
             jobs,
         }
     }
@@ -83,7 +97,18 @@ impl Connection {
             let answer = match frames::api_key(&frame) {
                 None => None,
                 Some(key) if STREAMS_APIS.contains(&key) => self.coordinators(frame).await,
-                Some(18) => self.api_versions(&frame).await,
+                Some(18) => wire::answer_api_versions_with(
+                    DIALECT,
+                    &frame,
+                    &self.nisshi_apis,
+                    SharedApis::Intersection,
+                )
+                .ok(),
+                Some(key) if SHARED_APIS.contains(&key) => match self.shared(&frame).await {
+                    Answer::Frame(f) => Some(f),
+                    Answer::Nothing => continue,
+                    Answer::Close => None,
+                },
                 Some(key) => {
                     let answer = self.nisshi(&frame).await;
                     if matches!(key, 19 | 20 | 37) {
@@ -117,17 +142,36 @@ impl Connection {
         answer.await.ok().flatten()
     }
 
-    /// Nisshi's `ApiVersions` answer, with the streams group APIs at the dialect's versions.
-    async fn api_versions(&mut self, frame: &[u8]) -> Option<Vec<u8>> {
-        let Answer::Frame(answer) = self.nisshi(frame).await else {
-            return None;
+    /// A shared group API's request: the coordinators, Nisshi or both answer, by group.
+    async fn shared(&mut self, frame: &[u8]) -> Answer {
+        let (reply, answer) = oneshot::channel();
+        let job = Job::Shared {
+            frame: frame.to_vec(),
+            peer: self.peer.clone(),
+            reply,
         };
-        let version = frames::api_version(frame)?;
-        let ours: Vec<_> = wire::api_ranges(DIALECT, &[], SharedApis::Dialect)
-            .into_iter()
-            .filter(|a| STREAMS_APIS.contains(&a.key))
-            .collect();
-        Some(frames::add_api_versions(&answer, version, &ours).unwrap_or(answer))
+        if self.jobs.send(job).await.is_err() {
+            return Answer::Close;
+        }
+        match answer.await {
+            Err(_) | Ok(Shared::Ours(None)) => Answer::Close,
+            Ok(Shared::Ours(Some(ours))) => Answer::Frame(ours),
+            Ok(Shared::Nisshi) => self.nisshi(frame).await,
+            Ok(Shared::Both { ours, streams }) => {
+                let Answer::Frame(theirs) = self.nisshi(frame).await else {
+                    return Answer::Close;
+                };
+                let (Some(key), Some(version)) =
+                    (frames::api_key(frame), frames::api_version(frame))
+                else {
+                    return Answer::Close;
+                };
+                // An answer of Nisshi's that does not read is given as it came.
+                Answer::Frame(
+                    merge::merge(key, version, &theirs, &ours, &streams).unwrap_or(theirs),
+                )
+            }
+        }
     }
 
     /// Nisshi's answer to a frame.

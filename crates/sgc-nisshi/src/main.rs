@@ -4,6 +4,7 @@
 
 mod frames;
 mod front;
+mod merge;
 mod shards;
 
 use std::net::SocketAddr;
@@ -14,6 +15,8 @@ use std::time::Duration;
 use nisshi_broker::broker::Broker;
 use nisshi_broker::coordinator::group::administrator::{Controller, GroupCoordinatorConfig};
 use nisshi_storage::{ArcDynStorage, StorageContainer};
+use streams_group_coordinator::wire::messages::versions::ApiRange;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use url::Url;
@@ -81,6 +84,31 @@ fn free_port() -> Result<SocketAddr, String> {
         .map_err(|e| format!("finding a port for Nisshi's listener: {e}"))
 }
 
+/// The APIs Nisshi's broker lists (`ApiVersions` v0).
+async fn nisshi_apis(addr: SocketAddr) -> Result<Vec<ApiRange>, String> {
+    let asked = async {
+        let mut s = TcpStream::connect(addr).await?;
+        // Size, API key 18, version 0, correlation id 1, client id "sgc-nisshi".
+        let mut frame = vec![0, 18, 0, 0, 0, 0, 0, 1, 0, 10];
+        frame.extend_from_slice(b"sgc-nisshi");
+        let mut request = (frame.len() as i32).to_be_bytes().to_vec();
+        request.extend_from_slice(&frame);
+        s.write_all(&request).await?;
+        let mut size = [0u8; 4];
+        s.read_exact(&mut size).await?;
+        let size = usize::try_from(i32::from_be_bytes(size))
+            .unwrap_or(0)
+            .min(1 << 20);
+        let mut answer = vec![0u8; size];
+        s.read_exact(&mut answer).await?;
+        Ok::<_, std::io::Error>(answer)
+    };
+    let answer = asked
+        .await
+        .map_err(|e| format!("asking Nisshi's broker for its APIs: {e}"))?;
+    frames::api_list(&answer, 0).ok_or_else(|| "Nisshi's ApiVersions answer does not read".into())
+}
+
 async fn run(o: Options) -> Result<(), String> {
     std::fs::create_dir_all(&o.data_dir)
         .and_then(|()| std::env::set_current_dir(&o.data_dir))
@@ -137,6 +165,7 @@ async fn run(o: Options) -> Result<(), String> {
         return Err(format!("Nisshi's broker does not listen on {nisshi_addr}"));
     }
 
+    let nisshi_apis = Arc::new(nisshi_apis(nisshi_addr).await?);
     let shards = shards::Shards::open(storage, o.partitions).await;
     let (jobs, queue) = mpsc::channel(1024);
     tokio::spawn(shards.run(queue));
@@ -149,7 +178,13 @@ async fn run(o: Options) -> Result<(), String> {
     loop {
         match listener.accept().await {
             Ok((stream, addr)) => {
-                let connection = front::Connection::new(stream, addr, nisshi_addr, jobs.clone());
+                let connection = front::Connection::new(
+                    stream,
+                    addr,
+                    nisshi_addr,
+                    nisshi_apis.clone(),
+                    jobs.clone(),
+                );
                 tokio::spawn(connection.serve());
             }
             Err(e) => {

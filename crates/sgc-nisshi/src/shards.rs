@@ -19,7 +19,7 @@ use streams_group_coordinator::api::{Input, InputKind, Output, TopicSpec};
 use streams_group_coordinator::records::{Dialect, Record, encode_key, encode_value};
 use streams_group_coordinator::topology::TopicToCreate;
 use streams_group_coordinator::wire::{self, FrameScratch, Peer, host};
-use streams_group_coordinator::{BoundaryError, Coordinator};
+use streams_group_coordinator::{BoundaryError, Coordinator, partition_for};
 use tokio::sync::{mpsc, oneshot};
 
 /// The topic the coordinators' records are kept in.
@@ -40,9 +40,28 @@ pub enum Job {
         peer: Peer,
         reply: oneshot::Sender<Option<Vec<u8>>>,
     },
+    /// A request of a group API Nisshi serves too (OffsetCommit, OffsetFetch, OffsetDelete,
+    /// DescribeGroups, DeleteGroups, ListGroups) or of one only the coordinators serve
+    /// (ConsumerGroupDescribe): who answers it.
+    Shared {
+        frame: Vec<u8>,
+        peer: Peer,
+        reply: oneshot::Sender<Shared>,
+    },
     /// Nisshi's topics may have changed (a `CreateTopics`, `DeleteTopics` or
     /// `CreatePartitions` went through): read them again.
     TopicsChanged,
+}
+
+/// Who answers a shared group API's request.
+pub enum Shared {
+    /// None of its groups is a streams group here: Nisshi.
+    Nisshi,
+    /// The coordinators, every group being theirs: their answer, or `None` to close.
+    Ours(Option<Vec<u8>>),
+    /// Both: Nisshi's answer with the entries of the `streams` groups taken from `ours`
+    /// (`ListGroups`: the groups of both).
+    Both { ours: Vec<u8>, streams: Vec<String> },
 }
 
 /// Milliseconds since the epoch: the clock the coordinators are driven by.
@@ -258,6 +277,10 @@ impl Shards {
                         let answer = self.frame(&frame, &peer).await;
                         let _ = reply.send(answer);
                     }
+                    Some(Job::Shared { frame, peer, reply }) => {
+                        let answer = self.shared(&frame, &peer).await;
+                        let _ = reply.send(answer);
+                    }
                     Some(Job::TopicsChanged) => self.refresh_topics().await,
                 },
                 () = sleep => self.fire_timers().await,
@@ -314,6 +337,75 @@ impl Shards {
             Err(e) => {
                 eprintln!("sgc-nisshi: closing a connection: {e}");
                 None
+            }
+        }
+    }
+
+    /// Whether `group` is a streams group here, or has offsets kept here.
+    fn is_streams(&self, group: &str) -> bool {
+        let p = partition_for(group, self.shards.len() as i32);
+        usize::try_from(p)
+            .ok()
+            .and_then(|p| self.shards.get(p))
+            .is_some_and(|s| {
+                s.coordinator.group(group).is_some()
+                    || s.coordinator.offsets().group(group).is_some()
+            })
+    }
+
+    /// The groups a request of a shared group API names; `None` when the dialect does not
+    /// read it (Nisshi may: it is left to Nisshi).
+    fn named_groups(&self, frame: &[u8]) -> Option<Vec<String>> {
+        let routed = host::route_request(DIALECT, frame, self.shards.len() as i32).ok()?;
+        if let host::Route::Group { group_id, .. } = routed.route {
+            return Some(vec![group_id]);
+        }
+        let (_, json) = wire::request_json(DIALECT, frame).ok()?;
+        let strings = |v: &serde_json::Value| -> Option<Vec<String>> {
+            v.as_array()?
+                .iter()
+                .map(|g| g.as_str().map(str::to_owned))
+                .collect()
+        };
+        match routed.api_key {
+            15 => strings(&json["groups"]),
+            42 => strings(&json["groupsNames"]),
+            9 => json["groups"]
+                .as_array()?
+                .iter()
+                .map(|g| g["groupId"].as_str().map(str::to_owned))
+                .collect(),
+            _ => None,
+        }
+    }
+
+    /// Who answers a shared group API's request: the coordinators for the streams groups
+    /// (those they hold), Nisshi for the others.
+    async fn shared(&mut self, frame: &[u8], peer: &Peer) -> Shared {
+        let ours_too = |answer: Option<Vec<u8>>, streams: Vec<String>| match answer {
+            Some(ours) => Shared::Both { ours, streams },
+            None => Shared::Ours(None),
+        };
+        match crate::frames::api_key(frame) {
+            // ConsumerGroupDescribe: Nisshi has no KIP-848 groups.
+            Some(69) => Shared::Ours(self.frame(frame, peer).await),
+            Some(16) => ours_too(self.frame(frame, peer).await, Vec::new()),
+            _ => {
+                let Some(groups) = self.named_groups(frame) else {
+                    return Shared::Nisshi;
+                };
+                let streams: Vec<String> = groups
+                    .iter()
+                    .filter(|g| self.is_streams(g))
+                    .cloned()
+                    .collect();
+                if streams.is_empty() {
+                    Shared::Nisshi
+                } else if streams.len() == groups.len() {
+                    Shared::Ours(self.frame(frame, peer).await)
+                } else {
+                    ours_too(self.frame(frame, peer).await, streams)
+                }
             }
         }
     }

@@ -106,15 +106,20 @@ impl Client {
     /// A coordinator input (JSON, as `sgc` reads it) as its request frame; the response as
     /// Kafka's JSON.
     fn call(&mut self, input: &Value) -> Value {
+        self.call_v(input, 0)
+    }
+
+    /// [`Client::call`] at API version `version`.
+    fn call_v(&mut self, input: &Value, version: i16) -> Value {
         let mut input = input.clone();
         input["nowMs"] = json!(0);
         let input = Input::parse(&input.to_string()).expect("a valid input");
         self.correlation += 1;
-        let frame = wire::encode_request(Dialect::Kafka42, &input.kind, 0, self.correlation)
+        let frame = wire::encode_request(Dialect::Kafka42, &input.kind, version, self.correlation)
             .expect("a request");
         let key = i16::from_be_bytes([frame[0], frame[1]]);
         let response = self.exchange(&frame);
-        wire::response_json(Dialect::Kafka42, key, 0, &response)
+        wire::response_json(Dialect::Kafka42, key, version, &response)
             .expect("a response that decodes")
             .1
     }
@@ -334,6 +339,108 @@ fn nisshi_produce_and_fetch_still_work_through_the_same_listener() {
         listing.contains(&format!("127.0.0.1:{}", server.port)),
         "{listing}"
     );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The newest version of `key` that `ApiVersions` lists.
+fn newest(apis: &[(i16, i16, i16)], key: i16) -> i16 {
+    apis.iter()
+        .find(|a| a.0 == key)
+        .map(|a| a.2)
+        .unwrap_or_else(|| panic!("API {key} listed: {apis:?}"))
+}
+
+#[test]
+fn the_shared_group_apis_go_by_group() {
+    let dir = temp_dir("shared");
+    let server = Server::start(&dir);
+    let mut c = Client::connect(server.port);
+    let apis = c.api_versions();
+    // Shared APIs at the versions both sides read: the dialect's OffsetCommit starts at v2.
+    let commit = apis.iter().find(|a| a.0 == 8).expect("OffsetCommit");
+    assert!(commit.1 >= 2, "{apis:?}");
+    let (commit_v, fetch_v, describe_v, list_v, delete_v) = (
+        newest(&apis, 8),
+        newest(&apis, 9),
+        newest(&apis, 15),
+        newest(&apis, 16),
+        newest(&apis, 42),
+    );
+    assert!(fetch_v >= 8, "OffsetFetch of several groups: {apis:?}");
+    assert_eq!(c.create_topic("in", 4), 0);
+    let r = c.call(&heartbeat("app", "m1", 0));
+    let epoch = r["memberEpoch"].as_i64().unwrap();
+
+    // A streams group's commit is the coordinator's (it checks the member's epoch); a group
+    // that is not a streams group here is Nisshi's.
+    let commit = |g: &str, member: &str, epoch: i64, offset: i64| {
+        json!({"type": "OffsetCommit", "request": {"groupId": g,
+            "generationIdOrMemberEpoch": epoch, "memberId": member, "topics": [{"name": "in",
+            "partitions": [{"partitionIndex": 0, "committedOffset": offset}]}]}})
+    };
+    let r = c.call_v(&commit("app", "m1", epoch + 5, 5), commit_v);
+    assert_eq!(
+        r["topics"][0]["partitions"][0]["errorCode"], 113,
+        "STALE_MEMBER_EPOCH, the coordinator's check: {r}"
+    );
+    let r = c.call_v(&commit("app", "m1", epoch, 5), commit_v);
+    assert_eq!(r["topics"][0]["partitions"][0]["errorCode"], 0, "{r}");
+    let r = c.call_v(&commit("classic", "", -1, 7), commit_v);
+    assert_eq!(r["topics"][0]["partitions"][0]["errorCode"], 0, "{r}");
+
+    let fetch = c.call_v(
+        &json!({"type": "OffsetFetch", "request": {"groups": [
+            {"groupId": "classic", "memberId": null, "memberEpoch": -1, "topics": null},
+            {"groupId": "app", "memberId": null, "memberEpoch": -1, "topics": null}]}}),
+        fetch_v,
+    );
+    let offsets: Vec<_> = fetch["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let p = g["topics"][0]["partitions"]
+                .as_array()
+                .and_then(|ps| ps.iter().find(|p| p["partitionIndex"] == 0).cloned())
+                .unwrap_or_default();
+            (g["groupId"].clone(), p["committedOffset"].clone())
+        })
+        .collect();
+    assert_eq!(
+        offsets,
+        [(json!("classic"), json!(7)), (json!("app"), json!(5))],
+        "{fetch}"
+    );
+
+    // A describe of both kinds: the streams group's entry is the coordinator's answer to it.
+    let describe = |c: &mut Client, groups: &[&str]| {
+        c.call_v(
+            &json!({"type": "DescribeGroups", "request": {"groups": groups,
+                "includeAuthorizedOperations": false}}),
+            describe_v,
+        )
+    };
+    let alone = describe(&mut c, &["app"]);
+    let both = describe(&mut c, &["classic", "app"]);
+    assert_eq!(both["groups"][0]["groupId"], "classic", "{both}");
+    assert_eq!(both["groups"][1], alone["groups"][0], "{both}");
+
+    let listed = c.call_v(&json!({"type": "ListGroups", "request": {}}), list_v);
+    let names: Vec<_> = listed["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["groupId"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(names.contains(&"app".to_string()), "{listed}");
+
+    // A streams group with a member is not deleted (NON_EMPTY_GROUP), as Kafka answers.
+    let deleted = c.call_v(
+        &json!({"type": "DeleteGroups", "groupIds": ["app"]}),
+        delete_v,
+    );
+    assert_eq!(deleted["results"][0]["errorCode"], 68, "{deleted}");
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
