@@ -1,5 +1,5 @@
-//! The few fields of Kafka frames the front reads itself: a request's API key and version, a
-//! produce's `acks`, and the API list of Nisshi's `ApiVersions` response. Every read is checked: a frame that does not read is left as it is.
+//! The few fields of Kafka frames read here: a request's API key and version, and the API list
+//! of Nisshi's `ApiVersions` response. Every read is checked.
 
 use streams_group_coordinator::wire::messages::versions::ApiRange;
 
@@ -44,22 +44,6 @@ impl Cursor<'_> {
         }
         None
     }
-    /// A nullable string of the classic encoding (`i16` length).
-    fn skip_string(&mut self) -> Option<()> {
-        let n = self.i16()?;
-        if n > 0 {
-            self.take(n as usize)?;
-        }
-        Some(())
-    }
-    /// A compact nullable string (length + 1 as an unsigned varint).
-    fn skip_compact_string(&mut self) -> Option<()> {
-        let n = self.uvarint()?;
-        if n > 1 {
-            self.take(usize::try_from(n - 1).ok()?)?;
-        }
-        Some(())
-    }
     fn skip_tagged_fields(&mut self) -> Option<()> {
         let count = self.uvarint()?;
         for _ in 0..count {
@@ -69,36 +53,6 @@ impl Cursor<'_> {
         }
         Some(())
     }
-}
-
-/// Whether a frame is a `Produce` with `acks=0`, which Kafka does not answer.
-pub fn produce_without_answer(frame: &[u8]) -> bool {
-    produce_acks(frame) == Some(0)
-}
-
-fn produce_acks(frame: &[u8]) -> Option<i16> {
-    if api_key(frame)? != 0 {
-        return None;
-    }
-    let version = api_version(frame)?;
-    let mut c = Cursor {
-        bytes: frame,
-        at: 8,
-    };
-    // The client id is a classic nullable string in every request header version.
-    c.skip_string()?;
-    let flexible = version >= 9;
-    if flexible {
-        c.skip_tagged_fields()?;
-    }
-    if version >= 3 {
-        if flexible {
-            c.skip_compact_string()?;
-        } else {
-            c.skip_string()?;
-        }
-    }
-    c.i16()
 }
 
 /// The APIs an `ApiVersions` response of `version` lists; `None` when it does not read or
@@ -155,20 +109,5 @@ mod tests {
     fn an_error_answer_or_a_short_one_is_not_read() {
         assert!(api_list(&[0, 0, 0, 7, 0, 35, 0, 0, 0, 0], 0).is_none());
         assert!(api_list(&[0, 0, 0, 7, 0, 0, 5], 3).is_none());
-    }
-
-    #[test]
-    fn acks_are_read_from_produce_frames() {
-        // v3: header (key 0, version 3, correlation 1, client "c"), transactional id null,
-        // acks 0.
-        let f = [
-            0, 0, 0, 3, 0, 0, 0, 1, 0, 1, b'c', 0xff, 0xff, 0, 0, 0, 0, 0, 0,
-        ];
-        assert!(produce_without_answer(&f));
-        // v9: flexible, compact null transactional id, acks -1.
-        let f = [0, 0, 0, 9, 0, 0, 0, 1, 0, 1, b'c', 0, 0, 0xff, 0xff];
-        assert!(!produce_without_answer(&f));
-        assert_eq!(produce_acks(&f), Some(-1));
-        assert!(!produce_without_answer(&[0, 0]));
     }
 }

@@ -1,23 +1,28 @@
-//! `sgc-nisshi --listen HOST:PORT --data-dir DIR [--partitions N]`: Nisshi's broker, with its
-//! embedded SQLite storage in DIR, and the streams group coordinator answering the streams
-//! group APIs (KIP-1071, dialect kafka-4.2) in front of it. docs/nisshi.md tells what it serves.
+//! `sgc-nisshi --listen HOST:PORT --data-dir DIR [--partitions N]`: Nisshi's broker (its
+//! connection stack, with its embedded SQLite storage in DIR) with the streams group
+//! coordinator inside it, answering the streams group APIs (KIP-1071, dialect kafka-4.2) and the
+//! group APIs both serve by group. docs/nisshi.md tells what it serves.
 
 mod frames;
-mod front;
+mod layer;
 mod merge;
 mod shards;
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nisshi_broker::broker::Broker;
+use std::time::SystemTime;
+
 use nisshi_broker::coordinator::group::administrator::{Controller, GroupCoordinatorConfig};
-use nisshi_storage::{ArcDynStorage, StorageContainer};
-use streams_group_coordinator::wire::messages::versions::ApiRange;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use nisshi_broker::service;
+use nisshi_service::{
+    BytesFrameLayer, FrameRouteService, TcpBytesLayer, TcpContext, TcpContextLayer,
+};
+use nisshi_storage::{ArcDynStorage, BrokerRegistrationRequest, Storage, StorageContainer};
+use rama::extensions::Extensions;
+use rama::{Layer as _, Service as _};
+use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use url::Url;
 
@@ -77,36 +82,50 @@ async fn storage(advertised: &Url) -> Result<ArcDynStorage, String> {
         .map_err(|e| format!("opening Nisshi's storage: {e:?}"))
 }
 
-/// A free loopback port for Nisshi's own listener.
-fn free_port() -> Result<SocketAddr, String> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| format!("finding a port for Nisshi's listener: {e}"))
+/// Nisshi's request routes (its storage's, its classic group coordinator's, its SASL APIs'),
+/// under its codec, our layer, its frame reader and its connection context: Nisshi's
+/// connection stack (`nisshi_broker::service::services`) with the coordinators' layer between
+/// its frame reader and its codec. Built for each connection, as Nisshi's broker builds it.
+fn connection_service(
+    storage: &ArcDynStorage,
+    groups: &Controller<ArcDynStorage>,
+    jobs: &mpsc::Sender<shards::Job>,
+) -> Result<impl rama::Service<rama::tcp::TcpStream> + use<>, String> {
+    let route = service::storage::services(
+        FrameRouteService::<nisshi_broker::Error>::builder(),
+        storage.clone(),
+    )
+    .and_then(|b| service::coordinator::services(b, groups.clone()))
+    .and_then(service::auth::services)
+    .and_then(|b| b.build().map_err(Into::into))
+    .map_err(|e| format!("Nisshi's routes: {e:?}"))?;
+    Ok((
+        TcpContextLayer::new(TcpContext::default().cluster_id(Some(CLUSTER_ID.into()))),
+        TcpBytesLayer,
+        layer::SgcLayer { jobs: jobs.clone() },
+        BytesFrameLayer::default(),
+    )
+        .into_layer(route))
 }
 
-/// The APIs Nisshi's broker lists (`ApiVersions` v0).
-async fn nisshi_apis(addr: SocketAddr) -> Result<Vec<ApiRange>, String> {
-    let asked = async {
-        let mut s = TcpStream::connect(addr).await?;
-        // Size, API key 18, version 0, correlation id 1, client id "sgc-nisshi".
-        let mut frame = vec![0, 18, 0, 0, 0, 0, 0, 1, 0, 10];
-        frame.extend_from_slice(b"sgc-nisshi");
-        let mut request = (frame.len() as i32).to_be_bytes().to_vec();
-        request.extend_from_slice(&frame);
-        s.write_all(&request).await?;
-        let mut size = [0u8; 4];
-        s.read_exact(&mut size).await?;
-        let size = usize::try_from(i32::from_be_bytes(size))
-            .unwrap_or(0)
-            .min(1 << 20);
-        let mut answer = vec![0u8; size];
-        s.read_exact(&mut answer).await?;
-        Ok::<_, std::io::Error>(answer)
-    };
-    let answer = asked
-        .await
-        .map_err(|e| format!("asking Nisshi's broker for its APIs: {e}"))?;
-    frames::api_list(&answer, 0).ok_or_else(|| "Nisshi's ApiVersions answer does not read".into())
+/// Nisshi's broker's periodic upkeep of its storage: `maintain` every 10 minutes,
+/// `maintain_transactions` every 10 seconds (its defaults).
+fn maintenance(storage: ArcDynStorage) {
+    let s = storage.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(600));
+        loop {
+            every.tick().await;
+            let _ = s.maintain(SystemTime::now()).await;
+        }
+    });
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(Duration::from_secs(10));
+        loop {
+            every.tick().await;
+            let _ = storage.maintain_transactions(SystemTime::now()).await;
+        }
+    });
 }
 
 async fn run(o: Options) -> Result<(), String> {
@@ -130,62 +149,48 @@ async fn run(o: Options) -> Result<(), String> {
     };
     let advertised = Url::parse(&format!("tcp://{host}:{}", local.port()))
         .map_err(|e| format!("the advertised listener: {e}"))?;
-    let nisshi_addr = free_port()?;
-    let nisshi_listener = Url::parse(&format!("tcp://{nisshi_addr}")).map_err(|e| e.to_string())?;
 
     // The listener is bound: clients that connect now wait for the first accept below. This is
-    // the first line on stdout (Nisshi's broker prints its own lines after it).
+    // the first line on stdout.
     println!("listening {}:{}", host, local.port());
     let storage = storage(&advertised).await?;
+    storage
+        .register_broker(BrokerRegistrationRequest {
+            broker_id: nisshi_broker::NODE_ID,
+            cluster_id: CLUSTER_ID.into(),
+            incarnation_id: uuid::Uuid::new_v4(),
+            rack: None,
+        })
+        .await
+        .map_err(|e| format!("registering the broker in Nisshi's storage: {e:?}"))?;
     let groups = Controller::new(storage.clone(), GroupCoordinatorConfig::default());
-    let mut broker = Broker::new(
-        nisshi_broker::NODE_ID,
-        CLUSTER_ID,
-        nisshi_listener,
-        advertised.clone(),
-        storage.clone(),
-        groups,
-        uuid::Uuid::new_v4(),
-    );
-    tokio::spawn(async move {
-        if let Err(e) = broker.serve(tokio::time::Instant::now()).await {
-            eprintln!("sgc-nisshi: Nisshi's broker stopped: {e:?}");
-            std::process::exit(1);
-        }
-    });
-    let mut up = false;
-    for _ in 0..200 {
-        if TcpStream::connect(nisshi_addr).await.is_ok() {
-            up = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    if !up {
-        return Err(format!("Nisshi's broker does not listen on {nisshi_addr}"));
-    }
+    maintenance(storage.clone());
 
-    let nisshi_apis = Arc::new(nisshi_apis(nisshi_addr).await?);
-    let shards = shards::Shards::open(storage, o.partitions).await;
+    let shards = shards::Shards::open(storage.clone(), o.partitions).await;
     let (jobs, queue) = mpsc::channel(1024);
     tokio::spawn(shards.run(queue));
 
     eprintln!(
-        "sgc-nisshi: Nisshi's broker on {nisshi_addr}, storage {}/nisshi.db, {} coordinator partitions",
+        "sgc-nisshi: Nisshi's storage {}/nisshi.db, {} coordinator partitions",
         o.data_dir.display(),
         o.partitions
     );
     loop {
         match listener.accept().await {
             Ok((stream, addr)) => {
-                let connection = front::Connection::new(
-                    stream,
-                    addr,
-                    nisshi_addr,
-                    nisshi_apis.clone(),
-                    jobs.clone(),
-                );
-                tokio::spawn(connection.serve());
+                let _ = stream.set_nodelay(true);
+                let service = connection_service(&storage, &groups, &jobs)?;
+                let extensions = Extensions::default();
+                extensions.insert(layer::ClientHost(format!("/{}", addr.ip())));
+                tokio::spawn(async move {
+                    // A connection ends with an error when the peer goes or a frame does
+                    // not read: either way it is closed.
+                    let _ = service
+                        .serve(rama::tcp::TcpStream::from_tokio_tcp_stream(
+                            stream, extensions,
+                        ))
+                        .await;
+                });
             }
             Err(e) => {
                 eprintln!("sgc-nisshi: accept: {e}");

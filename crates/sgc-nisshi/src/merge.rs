@@ -6,8 +6,9 @@
 use streams_group_coordinator::wire;
 use streams_group_coordinator::wire::codec::Reader;
 use streams_group_coordinator::wire::messages::kafka::{
-    delete_groups_response as del, describe_groups_response as desc, list_groups_response as list,
-    offset_fetch_response as fetch, response_header::ResponseHeader,
+    consumer_group_describe_response as cgd, delete_groups_response as del,
+    describe_groups_response as desc, list_groups_response as list, offset_fetch_response as fetch,
+    response_header::ResponseHeader,
 };
 
 /// A response frame read as its correlation id, header version and message.
@@ -47,6 +48,26 @@ pub fn merge(
                 version,
                 desc::FLEXIBLE_FROM,
                 desc::DescribeGroupsResponse::read,
+            )?;
+            for g in n.groups.iter_mut().filter(|g| is_streams(&g.group_id)) {
+                if let Some(mine) = o.groups.iter().find(|m| m.group_id == g.group_id) {
+                    *g = mine.clone();
+                }
+            }
+            Some(wire::respond(corr, hv, |w| n.write(w, version)))
+        }
+        cgd::API_KEY => {
+            let (corr, hv, mut n) = read(
+                nisshi,
+                version,
+                cgd::FLEXIBLE_FROM,
+                cgd::ConsumerGroupDescribeResponse::read,
+            )?;
+            let (_, _, o) = read(
+                ours,
+                version,
+                cgd::FLEXIBLE_FROM,
+                cgd::ConsumerGroupDescribeResponse::read,
             )?;
             for g in n.groups.iter_mut().filter(|g| is_streams(&g.group_id)) {
                 if let Some(mine) = o.groups.iter().find(|m| m.group_id == g.group_id) {

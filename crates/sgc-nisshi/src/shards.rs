@@ -41,8 +41,7 @@ pub enum Job {
         reply: oneshot::Sender<Option<Vec<u8>>>,
     },
     /// A request of a group API Nisshi serves too (OffsetCommit, OffsetFetch, OffsetDelete,
-    /// DescribeGroups, DeleteGroups, ListGroups) or of one only the coordinators serve
-    /// (ConsumerGroupDescribe): who answers it.
+    /// DescribeGroups, DeleteGroups, ListGroups, ConsumerGroupDescribe): who answers it.
     Shared {
         frame: Vec<u8>,
         peer: Peer,
@@ -370,6 +369,7 @@ impl Shards {
         match routed.api_key {
             15 => strings(&json["groups"]),
             42 => strings(&json["groupsNames"]),
+            69 => strings(&json["groupIds"]),
             9 => json["groups"]
                 .as_array()?
                 .iter()
@@ -387,8 +387,6 @@ impl Shards {
             None => Shared::Ours(None),
         };
         match crate::frames::api_key(frame) {
-            // ConsumerGroupDescribe: Nisshi has no KIP-848 groups.
-            Some(69) => Shared::Ours(self.frame(frame, peer).await),
             Some(16) => ours_too(self.frame(frame, peer).await, Vec::new()),
             _ => {
                 let Some(groups) = self.named_groups(frame) else {

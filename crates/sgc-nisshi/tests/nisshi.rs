@@ -322,6 +322,7 @@ fn a_streams_group_joins_is_described_and_is_there_after_a_restart() {
     assert_eq!(g["errorCode"], 0, "{g}");
     assert_eq!(member_ids(&g), ["m1"], "{g}");
     assert_eq!(g["groupState"], "Stable", "{g}");
+    assert_eq!(g["members"][0]["clientHost"], "/127.0.0.1", "{g}");
 
     server.kill9();
     let server = Server::start(&dir);
