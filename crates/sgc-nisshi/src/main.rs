@@ -32,15 +32,19 @@ const CLUSTER_ID: &str = "sgc-nisshi";
 struct Options {
     listen: String,
     data_dir: PathBuf,
-    partitions: i32,
+    partitions: Option<i32>,
+    /// The coordinators' settings (`--config FILE`, JSON: Kafka's names, as `sgc serve` takes).
+    config: serde_json::Value,
 }
 
-const USAGE: &str = "usage: sgc-nisshi --listen HOST:PORT --data-dir DIR [--partitions N]";
+const USAGE: &str =
+    "usage: sgc-nisshi --listen HOST:PORT --data-dir DIR [--config FILE] [--partitions N]";
 
 fn options() -> Result<Options, String> {
     let mut listen = None;
     let mut data_dir = None;
-    let mut partitions = 50;
+    let mut partitions = None;
+    let mut config = serde_json::Value::Null;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value\n{USAGE}"));
@@ -48,11 +52,18 @@ fn options() -> Result<Options, String> {
             "--listen" => listen = Some(value()?),
             "--data-dir" => data_dir = Some(PathBuf::from(value()?)),
             "--partitions" => {
-                partitions = value()?
-                    .parse()
-                    .ok()
-                    .filter(|p| *p >= 1)
-                    .ok_or("--partitions takes a number of at least 1")?
+                partitions = Some(
+                    value()?
+                        .parse()
+                        .ok()
+                        .filter(|p| *p >= 1)
+                        .ok_or("--partitions takes a number of at least 1")?,
+                )
+            }
+            "--config" => {
+                let path = value()?;
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+                config = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?
             }
             "-h" | "--help" => return Err(USAGE.into()),
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
@@ -62,6 +73,7 @@ fn options() -> Result<Options, String> {
         listen: listen.ok_or(USAGE)?,
         data_dir: data_dir.ok_or(USAGE)?,
         partitions,
+        config,
     })
 }
 
@@ -129,6 +141,13 @@ fn maintenance(storage: ArcDynStorage) {
 }
 
 async fn run(o: Options) -> Result<(), String> {
+    let mut config = o.config.clone();
+    if let (Some(p), serde_json::Value::Object(map)) = (o.partitions, &mut config) {
+        map.insert("offsets.topic.num.partitions".into(), p.into());
+    } else if let Some(p) = o.partitions {
+        config = serde_json::json!({ "offsets.topic.num.partitions": p });
+    }
+    let (config, partitions) = shards::config(config)?;
     std::fs::create_dir_all(&o.data_dir)
         .and_then(|()| std::env::set_current_dir(&o.data_dir))
         .map_err(|e| format!("{}: {e}", o.data_dir.display()))?;
@@ -136,7 +155,7 @@ async fn run(o: Options) -> Result<(), String> {
         .await
         .map_err(|e| format!("{}: {e}", o.listen))?;
     let local = listener.local_addr().map_err(|e| e.to_string())?;
-    // Clients are told (Metadata, FindCoordinator) to come here, not to Nisshi's own listener.
+    // The advertised listener: Nisshi's Metadata and FindCoordinator tell clients to come here.
     let host = o
         .listen
         .rsplit_once(':')
@@ -150,9 +169,6 @@ async fn run(o: Options) -> Result<(), String> {
     let advertised = Url::parse(&format!("tcp://{host}:{}", local.port()))
         .map_err(|e| format!("the advertised listener: {e}"))?;
 
-    // The listener is bound: clients that connect now wait for the first accept below. This is
-    // the first line on stdout.
-    println!("listening {}:{}", host, local.port());
     let storage = storage(&advertised).await?;
     storage
         .register_broker(BrokerRegistrationRequest {
@@ -166,20 +182,28 @@ async fn run(o: Options) -> Result<(), String> {
     let groups = Controller::new(storage.clone(), GroupCoordinatorConfig::default());
     maintenance(storage.clone());
 
-    let shards = shards::Shards::open(storage.clone(), o.partitions).await;
+    let shards = shards::Shards::open(storage.clone(), config, partitions).await?;
     let (jobs, queue) = mpsc::channel(1024);
     tokio::spawn(shards.run(queue));
 
     eprintln!(
         "sgc-nisshi: Nisshi's storage {}/nisshi.db, {} coordinator partitions",
         o.data_dir.display(),
-        o.partitions
+        partitions
     );
+    // Every partition is loaded: the first line on stdout says where clients connect.
+    println!("listening {}:{}", host, local.port());
     loop {
         match listener.accept().await {
             Ok((stream, addr)) => {
                 let _ = stream.set_nodelay(true);
-                let service = connection_service(&storage, &groups, &jobs)?;
+                let service = match connection_service(&storage, &groups, &jobs) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        eprintln!("sgc-nisshi: a connection not served: {e}");
+                        continue;
+                    }
+                };
                 let extensions = Extensions::default();
                 extensions.insert(layer::ClientHost(format!("/{}", addr.ip())));
                 tokio::spawn(async move {

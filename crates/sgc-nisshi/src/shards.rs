@@ -81,15 +81,44 @@ struct Shard {
 /// Every coordinator and the storage their log is in.
 pub struct Shards {
     storage: ArcDynStorage,
+    /// The coordinators' settings (checked by [`config`]).
+    config: serde_json::Value,
+    /// A new coordinator of those settings.
+    coordinator: Coordinator,
     shards: Vec<Shard>,
     /// The topics last given to the coordinators.
     topics: BTreeMap<String, TopicSpec>,
 }
 
-fn new_coordinator() -> Coordinator {
-    // The dialect's name is a constant the core knows: this cannot fail.
-    Coordinator::from_json_config(&json!({"dialect": "kafka-4.2"}))
-        .unwrap_or_else(|e| unreachable!("the kafka-4.2 config: {e}"))
+/// The coordinators' settings (`--config`), checked: the dialect is kafka-4.2.
+pub fn config(mut config: serde_json::Value) -> Result<(serde_json::Value, i32), String> {
+    if config.is_null() {
+        config = json!({});
+    }
+    let serde_json::Value::Object(map) = &mut config else {
+        return Err("--config: the configuration must be a JSON object".into());
+    };
+    match map.get("dialect").and_then(serde_json::Value::as_str) {
+        None | Some("kafka-4.2") => {}
+        Some(other) => {
+            return Err(format!(
+                "--config: dialect {other:?}: only kafka-4.2 is served"
+            ));
+        }
+    }
+    map.insert("dialect".into(), json!("kafka-4.2"));
+    let probe = Coordinator::from_json_config(&config).map_err(|e| format!("--config: {e}"))?;
+    let partitions = probe.config().offsets_topic_num_partitions;
+    Ok((config, partitions))
+}
+
+/// A coordinator of settings [`config`] has checked.
+fn new_coordinator(config: &serde_json::Value) -> Coordinator {
+    Coordinator::from_json_config(config).unwrap_or_else(|_| {
+        // `config` has checked them: the defaults stand in should they ever not read.
+        Coordinator::from_json_config(&json!({"dialect": "kafka-4.2"}))
+            .unwrap_or_else(|e| unreachable!("the kafka-4.2 defaults: {e}"))
+    })
 }
 
 /// The records of one output as one batch (magic 2, no compression), stamped `now`.
@@ -139,8 +168,12 @@ async fn append(
 
 /// Reads `partition` of the log from its start into a new coordinator; the coordinator and
 /// the records its replay wrote (to append again).
-async fn load(storage: &ArcDynStorage, partition: i32) -> Result<(Coordinator, Output), String> {
-    let mut c = new_coordinator();
+async fn load(
+    storage: &ArcDynStorage,
+    config: &serde_json::Value,
+    partition: i32,
+) -> Result<(Coordinator, Output), String> {
+    let mut c = new_coordinator(config);
     let now = now_ms();
     let topition = Topition::new(LOG_TOPIC, partition);
     let mut offset = 0i64;
@@ -185,9 +218,35 @@ async fn load(storage: &ArcDynStorage, partition: i32) -> Result<(Coordinator, O
 
 impl Shards {
     /// Creates the log topic if it is not there, and replays every partition of it.
-    pub async fn open(storage: ArcDynStorage, partitions: i32) -> Shards {
+    pub async fn open(
+        storage: ArcDynStorage,
+        config: serde_json::Value,
+        partitions: i32,
+    ) -> Result<Shards, String> {
         create_log_topic(&storage, partitions).await;
+        // Groups are found by their partition: a log of another partition count would lose
+        // them, as Kafka's __consumer_offsets cannot change its count either.
+        let metadata = storage
+            .metadata(None)
+            .await
+            .map_err(|e| format!("reading the topics: {e:?}"))?;
+        let kept = metadata
+            .topics
+            .iter()
+            .find(|t| t.name.as_deref() == Some(LOG_TOPIC))
+            .map(|t| t.partitions.as_ref().map_or(0, Vec::len));
+        match kept {
+            Some(n) if n == partitions as usize => {}
+            Some(n) => {
+                return Err(format!(
+                    "{LOG_TOPIC} has {n} partitions: start with --partitions {n} (offsets.topic.num.partitions)"
+                ));
+            }
+            None => return Err(format!("{LOG_TOPIC} could not be created")),
+        }
         let mut shards = Shards {
+            coordinator: new_coordinator(&config),
+            config,
             storage,
             shards: Vec::new(),
             topics: BTreeMap::new(),
@@ -195,20 +254,20 @@ impl Shards {
         for partition in 0..partitions {
             shards.shards.push(Shard {
                 partition,
-                coordinator: new_coordinator(),
+                coordinator: shards.coordinator.clone(),
                 scratch: FrameScratch::default(),
                 stopped: None,
             });
             shards.reload(partition as usize).await;
         }
         shards.refresh_topics().await;
-        shards
+        Ok(shards)
     }
 
     /// (Re)builds a partition's coordinator from its log.
     async fn reload(&mut self, i: usize) {
         let partition = self.shards[i].partition;
-        match load(&self.storage, partition).await {
+        match load(&self.storage, &self.config, partition).await {
             Ok((mut c, written)) => {
                 if let Err(e) = append(&self.storage, partition, &written.records, now_ms()).await {
                     self.stop(i, format!("appending what the replay wrote: {e}"));

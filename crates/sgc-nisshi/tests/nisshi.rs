@@ -20,10 +20,15 @@ struct Server {
 
 impl Server {
     fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    fn start_with(dir: &Path, args: &[&str]) -> Server {
         let stderr = dir.with_extension("stderr");
         let mut child = Command::new(env!("CARGO_BIN_EXE_sgc-nisshi"))
             .args(["--listen", "127.0.0.1:0", "--data-dir"])
             .arg(dir)
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).unwrap())
             .spawn()
@@ -630,6 +635,54 @@ fn a_classic_consumer_group_goes_round_through_nisshi() {
     );
     // The streams group is still the coordinators'.
     assert_eq!(describe(&mut c, "app")["errorCode"], 0);
+    drop(server);
+    cleanup(&dir);
+}
+
+#[test]
+fn a_member_that_stops_heartbeating_is_fenced_by_its_timer() {
+    let dir = temp_dir("timer");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"group.streams.session.timeout.ms": 1000, "group.streams.heartbeat.interval.ms": 200,
+            "offsets.topic.num.partitions": 8}"#,
+    )
+    .unwrap();
+    let server = Server::start_with(&dir, &["--config", config.to_str().unwrap()]);
+    let mut c = Client::connect(server.port);
+    let topics = c.topics();
+    assert!(
+        topics.contains(&("__sgc_streams_offsets".to_string(), 8)),
+        "{topics:?}"
+    );
+    assert_eq!(c.create_topic("in", 2), 0);
+    let r = c.call(&heartbeat("app", "m1", 0));
+    assert_eq!(r["heartbeatIntervalMs"], 200, "{r}");
+    assert_eq!(member_ids(&describe(&mut c, "app")), ["m1"]);
+    // No request comes for the group: the coordinator's own deadline fences the member.
+    std::thread::sleep(Duration::from_millis(1600));
+    let g = describe(&mut c, "app");
+    assert_eq!(g["errorCode"], 0, "{g}");
+    assert!(member_ids(&g).is_empty(), "{g}");
+    // The fencing was written: it is still so after a restart. The log's partition count is
+    // kept: a start with another is refused.
+    server.kill9();
+    let refused = Command::new(env!("CARGO_BIN_EXE_sgc-nisshi"))
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--partitions 8"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let server = Server::start_with(&dir, &["--config", config.to_str().unwrap()]);
+    let mut c = Client::connect(server.port);
+    assert!(member_ids(&describe(&mut c, "app")).is_empty());
     drop(server);
     cleanup(&dir);
 }
