@@ -459,12 +459,10 @@ fn the_shared_group_apis_go_by_group() {
     let r = c.call_v(&commit("classic", "", -1, 7), commit_v);
     assert_eq!(r["topics"][0]["partitions"][0]["errorCode"], 0, "{r}");
 
-    let fetch = c.call_v(
-        &json!({"type": "OffsetFetch", "request": {"groups": [
-            {"groupId": "classic", "memberId": null, "memberEpoch": -1, "topics": null},
-            {"groupId": "app", "memberId": null, "memberEpoch": -1, "topics": null}]}}),
-        fetch_v,
-    );
+    let fetch_both = json!({"type": "OffsetFetch", "request": {"groups": [
+        {"groupId": "classic", "memberId": null, "memberEpoch": -1, "topics": null},
+        {"groupId": "app", "memberId": null, "memberEpoch": -1, "topics": null}]}});
+    let fetch = c.call_v(&fetch_both, fetch_v);
     let offsets: Vec<_> = fetch["groups"]
         .as_array()
         .unwrap()
@@ -511,6 +509,13 @@ fn the_shared_group_apis_go_by_group() {
         delete_v,
     );
     assert_eq!(deleted["results"][0]["errorCode"], 68, "{deleted}");
+
+    // The streams group's offsets are in the coordinators' log: there after a restart.
+    server.kill9();
+    let server = Server::start(&dir);
+    let mut c = Client::connect(server.port);
+    let again = c.call_v(&fetch_both, fetch_v);
+    assert_eq!(again["groups"], fetch["groups"], "{again}");
     drop(server);
     cleanup(&dir);
 }
@@ -683,6 +688,33 @@ fn a_member_that_stops_heartbeating_is_fenced_by_its_timer() {
     let server = Server::start_with(&dir, &["--config", config.to_str().unwrap()]);
     let mut c = Client::connect(server.port);
     assert!(member_ids(&describe(&mut c, "app")).is_empty());
+    drop(server);
+    cleanup(&dir);
+}
+
+#[test]
+fn a_streams_frame_that_does_not_read_closes_only_its_connection() {
+    let dir = temp_dir("bad");
+    let server = Server::start(&dir);
+    let closed = |frame: &[u8]| {
+        let mut bad = Client::connect(server.port);
+        bad.stream
+            .write_all(&(frame.len() as i32).to_be_bytes())
+            .unwrap();
+        bad.stream.write_all(frame).unwrap();
+        let mut byte = [0u8; 1];
+        matches!(bad.stream.read(&mut byte), Ok(0) | Err(_))
+    };
+    // A StreamsGroupHeartbeat v0 header, then a body cut short.
+    assert!(closed(&[0, 88, 0, 0, 0, 0, 0, 1, 0, 0, 0, 5, b'g']));
+    // A StreamsGroupDescribe version the dialect does not serve.
+    assert!(closed(&[0, 89, 0, 7, 0, 0, 0, 1, 0, 0, 0]));
+    // An OffsetCommit that does not read.
+    assert!(closed(&[0, 8, 0, 9, 0, 0, 0, 1, 0, 0, 0, 9]));
+    // Everyone else is served.
+    let mut c = Client::connect(server.port);
+    assert_eq!(c.create_topic("in", 1), 0);
+    assert_eq!(c.call(&heartbeat("app", "m1", 0))["errorCode"], 0);
     drop(server);
     cleanup(&dir);
 }
