@@ -33,12 +33,19 @@ impl Server {
             .stderr(std::fs::File::create(&stderr).unwrap())
             .spawn()
             .expect("sgc-nisshi starts");
-        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let stdout = child.stdout.take().unwrap();
+        // Kept from here on, so the process is killed should the test fail.
+        let mut server = Server {
+            child,
+            port: 0,
+            stderr,
+        };
+        let mut out = BufReader::new(stdout);
         let mut line = String::new();
         out.read_line(&mut line).unwrap();
-        // What Nisshi prints afterwards is read and dropped.
+        // Anything printed afterwards is read and dropped.
         std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-        let port = line
+        server.port = line
             .trim()
             .strip_prefix("listening ")
             .and_then(|a| a.rsplit(':').next())
@@ -46,14 +53,10 @@ impl Server {
             .unwrap_or_else(|| {
                 panic!(
                     "no port in {line:?}; stderr: {}",
-                    std::fs::read_to_string(&stderr).unwrap_or_default()
+                    std::fs::read_to_string(&server.stderr).unwrap_or_default()
                 )
             });
-        Server {
-            child,
-            port,
-            stderr,
-        }
+        server
     }
 
     fn kill9(mut self) {
