@@ -6,7 +6,8 @@ CARGO ?= cargo
 
 PHONY_SERVER := test-clients serve-load
 PHONY_DIFF := kafka-diff
-.PHONY: $(PHONY_SERVER) $(PHONY_DIFF) update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
+PHONY_NISSHI := test-nisshi
+.PHONY: $(PHONY_SERVER) $(PHONY_DIFF) $(PHONY_NISSHI) update-scenarios setup demo test web fmt-check clippy test-rust test-wasm-unit test-js test-wasi test-browser pkg wasi playground bench bench-faces fuzz fuzz-seeds
 
 setup:
 	@bash scripts/setup.sh
@@ -27,6 +28,11 @@ clippy:
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) clippy -p sgc-wasm --target wasm32-unknown-unknown -- -D warnings
 	$(CARGO) clippy -p sgc-wasi -p sgc-cli --target wasm32-wasip1 -- -D warnings
+
+# Streams groups in Nisshi (crates/sgc-nisshi, a workspace of its own; docs/nisshi.md): builds
+# Nisshi's dependencies (several minutes the first time), so `make test` does not run it.
+test-nisshi:
+	cd crates/sgc-nisshi && nice -n 19 $(CARGO) test
 
 test-rust:
 	$(CARGO) test --lib --bins --tests --examples
