@@ -32,6 +32,7 @@ clippy:
 # Streams groups in Nisshi (crates/sgc-nisshi, a workspace of its own; docs/nisshi.md): builds
 # Nisshi's dependencies (several minutes the first time), so `make test` does not run it.
 test-nisshi:
+	@bash scripts/setup.sh cargo nightly clients
 	cd crates/sgc-nisshi && nice -n 19 $(CARGO) test
 
 test-rust:

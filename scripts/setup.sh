@@ -12,6 +12,8 @@
 #   node          Node.js and npm
 #   clients       Kafka clients this project did not write, for `sgc serve`'s tests: Debian's
 #                 kcat and the confluent-kafka wheel (both librdkafka) in .venv
+#   nightly       the nightly toolchain, for `make test-nisshi` only (Nisshi's dependencies need
+#                 a newer rustc than the stable one); never installed by `make setup` alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +37,10 @@ if need rustup; then
     for c in rustfmt clippy; do
       grep -q "^$c" <<<"$installed" || { say "rustup component add $c"; rustup component add "$c"; }
     done
+  fi
+  if [[ "$WANT" == *" nightly "* ]] && ! rustup toolchain list | grep -q '^nightly'; then
+    say "rustup toolchain install nightly --profile minimal"
+    rustup toolchain install nightly --profile minimal
   fi
   if want wasm; then
     targets=$(rustup target list --installed 2>/dev/null || true)
