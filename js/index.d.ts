@@ -1561,6 +1561,62 @@ export interface FrameOutput<Rec = CoordinatorRecord> {
  */
 export type FrameResult<Rec = CoordinatorRecord> = FrameOutput<Rec> | ErrorOutput;
 
+/** Kafka's ACL operations, by name, as `options.authorize` is asked them (never `'ALL'`). */
+export type AclOperationName =
+  | 'READ'
+  | 'WRITE'
+  | 'CREATE'
+  | 'DELETE'
+  | 'ALTER'
+  | 'DESCRIBE'
+  | 'CLUSTER_ACTION'
+  | 'DESCRIBE_CONFIGS'
+  | 'ALTER_CONFIGS'
+  | 'IDEMPOTENT_WRITE'
+  | 'CREATE_TOKENS'
+  | 'DESCRIBE_TOKENS'
+  | 'TWO_PHASE_COMMIT';
+
+/** Kafka's resource types, by name. The cluster resource is named `'kafka-cluster'`. */
+export type ResourceTypeName = 'TOPIC' | 'GROUP' | 'CLUSTER' | 'TRANSACTIONAL_ID' | 'DELEGATION_TOKEN' | 'USER';
+
+/**
+ * One allowed operation of `AuthorizationDecisions`: on the resource `name` (`LITERAL`, the
+ * default; `'*'`: every resource of the type) or on every resource whose name starts with
+ * `name` (`PREFIXED`). `'ALL'` allows every operation; `READ`, `WRITE`, `DELETE` and `ALTER`
+ * imply `DESCRIBE`, `ALTER_CONFIGS` implies `DESCRIBE_CONFIGS`.
+ */
+export interface AuthorizationGrant {
+  operation: AclOperationName | 'ALL';
+  resourceType: ResourceTypeName;
+  name: string;
+  patternType?: 'LITERAL' | 'PREFIXED';
+}
+
+/** The operations one principal is allowed (docs/authorization.md); everything else is denied. */
+export interface AuthorizationDecisions {
+  /** Allowed everything (Kafka's `super.users`). */
+  superUser?: boolean;
+  allow?: AuthorizationGrant[];
+}
+
+/**
+ * The host's authorizer for the request's principal: only `true` allows (anything else, or a
+ * throw, denies). Asked concrete operations only; implied operations are its business (an
+ * authorizer that allows `READ` on a group should allow `DESCRIBE` on it, as Kafka's does).
+ */
+export type AuthorizeCallback = (operation: AclOperationName, resourceType: ResourceTypeName, name: string) => boolean;
+
+/** The options of `handleRequest`. */
+export interface HandleRequestOptions {
+  /**
+   * Kafka's authorization of the request's principal: a callback, or the allow-list (an object
+   * or its JSON text). Left out: nothing is checked. Decisions that do not read answer
+   * `{error}` with code `INVALID_INPUT` at path `options.authorize`.
+   */
+  authorize?: AuthorizeCallback | AuthorizationDecisions | string | null;
+}
+
 /** A response frame read back by `decodeResponse`. */
 export interface DecodedResponse {
   correlationId: number;
@@ -1710,9 +1766,16 @@ export interface Coordinator<D extends Dialect = 'kip1071-draft'> {
    * default `''`). Answers the response frame and the same other fields as `handle`, or
    * `{error}` (never a throw) for a frame it cannot take, and then nothing changed. Node build
    * only: the browser build (`web.mjs`, built for size) throws a `CoordinatorError` with code
-   * `NOT_IN_WEB_BUILD`.
+   * `NOT_IN_WEB_BUILD`. With `options.authorize`, the frame is handled behind Kafka's
+   * authorization as the dialect's release applies it: a client that is not allowed is answered
+   * as Kafka answers it (`GROUP_AUTHORIZATION_FAILED`, `TOPIC_AUTHORIZATION_FAILED`, ...).
    */
-  handleRequest(frame: Uint8Array, nowMs: Int64, clientHost?: string | null): FrameResult<DialectTypes[D]['record']>;
+  handleRequest(
+    frame: Uint8Array,
+    nowMs: Int64,
+    clientHost?: string | null,
+    options?: HandleRequestOptions | null,
+  ): FrameResult<DialectTypes[D]['record']>;
 
   /**
    * The request frame (without the 4-byte size) a client sends for `input` in this

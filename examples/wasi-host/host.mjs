@@ -48,6 +48,7 @@ export class Plugin {
     this.abi = abi ?? (hasV2 ? 2 : 1);
     if (this.abi === 2 && !hasV2) throw new Error('the module does not export ABI version 2');
     this.hasV3 = typeof this.x.sgc_abi_version_3 === 'function' && this.x.sgc_abi_version_3() === 3;
+    this.hasV5 = typeof this.x.sgc_abi_version_5 === 'function' && this.x.sgc_abi_version_5() === 5;
     this.encoder = new TextEncoder();
     this.decoder = new TextDecoder();
     this.buf = 0; // the reusable input buffer (version 2)
@@ -136,7 +137,32 @@ export class Plugin {
     }
     const ptr = input.length === 0 ? 0 : (this.putBytes(input), this.buf);
     const hostLen = input.length - frame.length;
-    const result = this.x.sgc_call_frame(handle, ptr, frame.length, BigInt(nowMs), ptr + frame.length, hostLen);
+    return this.callAnswer(this.x.sgc_call_frame(handle, ptr, frame.length, BigInt(nowMs), ptr + frame.length, hostLen));
+  }
+
+  /**
+   * Version 5: `callFrame` behind Kafka's authorization, the principal allowed what
+   * `decisions` grants (the allow-list: an object or its JSON text, docs/authorization.md),
+   * with one `sgc_call_frame_authorized`. Answers as `callFrame`.
+   */
+  callFrameAuthorized(handle, frame, nowMs, decisions, clientHost = '') {
+    if (!this.hasV5) throw new Error('the module does not export ABI version 5');
+    // One buffer: the frame, the client's address, the decisions.
+    const host = this.encoder.encode(clientHost);
+    const text = this.encoder.encode(typeof decisions === 'string' ? decisions : JSON.stringify(decisions));
+    const input = new Uint8Array(frame.length + host.length + text.length);
+    input.set(frame);
+    input.set(host, frame.length);
+    input.set(text, frame.length + host.length);
+    const ptr = input.length === 0 ? 0 : (this.putBytes(input), this.buf);
+    const at = (offset, len) => (len === 0 ? 0 : ptr + offset);
+    const result = this.x.sgc_call_frame_authorized(handle, at(0, frame.length), frame.length, BigInt(nowMs),
+      at(frame.length, host.length), host.length, at(frame.length + host.length, text.length), text.length);
+    return this.callAnswer(result);
+  }
+
+  /** A version 3 or 5 frame call's answer: `{ status, frame, fields }` or `{ status, error }`. */
+  callAnswer(result) {
     const { status, bytes } = this.answer(result);
     if (status !== 0) return { status, error: JSON.parse(this.decoder.decode(bytes)).error };
     const size = new DataView(bytes.buffer, bytes.byteOffset).getInt32(0);

@@ -34,6 +34,9 @@ import {
   type DecodedResponse,
   type ServedApi,
   type OffsetCommitRecord,
+  type AuthorizationDecisions,
+  type AuthorizeCallback,
+  type HandleRequestOptions,
   history,
   readLog,
   routeRequest,
@@ -199,6 +202,26 @@ async function main(): Promise<void> {
   }
   // @ts-expect-error: a frame is bytes
   k.handleRequest('frame', 0);
+  // Behind Kafka's authorization: a callback with Kafka's names, or an allow-list.
+  if (frame !== null) {
+    const asked: AuthorizeCallback = (operation, resourceType, name) =>
+      operation === 'READ' && resourceType === 'GROUP' && name === 'g';
+    const decisions: AuthorizationDecisions = {
+      allow: [
+        { operation: 'READ', resourceType: 'GROUP', name: 'g' },
+        { operation: 'ALL', resourceType: 'TOPIC', name: 'app-', patternType: 'PREFIXED' },
+      ],
+    };
+    const options: HandleRequestOptions = { authorize: asked };
+    const byCallback: FrameResult<Kafka42Record> = k.handleRequest(frame, 1000, '/10.0.0.1', options);
+    const byList = k.handleRequest(frame, 1000, null, { authorize: decisions });
+    const byText = k.handleRequest(frame, 1000n, undefined, { authorize: '{"superUser": true}' });
+    console.log(isError(byCallback), isError(byList), isError(byText));
+    // @ts-expect-error: Kafka's operation names
+    k.handleRequest(frame, 0, null, { authorize: { allow: [{ operation: 'EAT', resourceType: 'GROUP', name: 'g' }] } });
+    // @ts-expect-error: the callback answers a boolean
+    k.handleRequest(frame, 0, null, { authorize: (op: string) => op });
+  }
   // The host kit.
   if (encodedText !== null) {
     const routed: Route = routeRequest('kafka-4.2', encodedText, 8);

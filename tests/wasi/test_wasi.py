@@ -97,6 +97,10 @@ def test_exports_of_the_reactor():
         "i32", "i32", "i32", "i64", "i32", "i32"]
     assert [str(t) for t in types["sgc_call_frame"].results] == ["i64"]
     assert plugin.has_v3
+    assert {"sgc_abi_version_5", "sgc_call_frame_authorized"} <= exports
+    assert [str(t) for t in types["sgc_call_frame_authorized"].params] == [
+        "i32", "i32", "i32", "i64", "i32", "i32", "i32", "i32"]
+    assert [str(t) for t in types["sgc_call_frame_authorized"].results] == ["i64"]
 
 
 def test_bad_calls_are_errors_not_traps():

@@ -348,3 +348,65 @@ test("ABI v4: ApiVersions with the host's APIs; bad frames status 1, bad pointer
   }
   assert.equal(plugin.routeRequest(h + 9, API_VERSIONS_V0, 50).status, 2);
 });
+
+// ABI version 5: a frame behind Kafka's authorization, the principal's decisions as JSON.
+const JOIN_42 = {
+  type: 'StreamsGroupHeartbeat',
+  client: { clientId: 'app-1' },
+  request: {
+    groupId: 'g', memberId: 'm', memberEpoch: 0, processId: 'p', rebalanceTimeoutMs: 1000,
+    activeTasks: [], standbyTasks: [], warmupTasks: [],
+    topology: { epoch: 0, subtopologies: [] }, endpointInformationEpoch: 0,
+  },
+};
+const READ_G = { allow: [{ operation: 'READ', resourceType: 'GROUP', name: 'g' }] };
+
+test('ABI v5: the exports and their types', () => {
+  const plugin = new Plugin();
+  assert.equal(plugin.x.sgc_abi_version_5(), 5);
+  assert.ok(plugin.hasV5);
+  assert.equal(plugin.x.sgc_call_frame_authorized.length, 8);
+});
+
+test('ABI v5: a group READ denied answers GROUP_AUTHORIZATION_FAILED; granted, as sgc_call_frame', () => {
+  const plugin = new Plugin();
+  const h = plugin.create({ dialect: 'kafka-4.2' });
+  const control = plugin.create({ dialect: 'kafka-4.2' });
+  const { frame } = plugin.encodeRequest(h, JOIN_42, 0, 3);
+  for (const decisions of [{ allow: [] }, '{}', { allow: [{ operation: 'READ', resourceType: 'GROUP', name: 'h' }] }]) {
+    const out = plugin.callFrameAuthorized(h, frame, 1, decisions, '/10.0.0.1');
+    assert.equal(out.status, 0, JSON.stringify(out.error));
+    assert.deepEqual(out.fields.records, []);
+    const read = plugin.decodeResponse(h, 88, 0, out.frame.subarray(4));
+    assert.equal(read.response.errorCode, 30, JSON.stringify(decisions));
+  }
+  const expected = plugin.callFrame(control, frame, 1, '/10.0.0.1');
+  for (const decisions of [READ_G, JSON.stringify(READ_G), { superUser: true }]) {
+    const fresh = plugin.create({ dialect: 'kafka-4.2' });
+    const out = plugin.callFrameAuthorized(fresh, frame, 1, decisions, '/10.0.0.1');
+    assert.equal(out.status, 0, JSON.stringify(out.error));
+    assert.deepEqual(out.fields, expected.fields);
+    assert.deepEqual(out.frame, expected.frame);
+    assert.equal(plugin.decodeResponse(fresh, 88, 0, out.frame.subarray(4)).response.errorCode, 0);
+  }
+});
+
+test('ABI v5: decisions that do not read are status 1 at decisions and change nothing; bad pointers status 2', () => {
+  const plugin = new Plugin();
+  const h = plugin.create({ dialect: 'kafka-4.2' });
+  const control = plugin.create({ dialect: 'kafka-4.2' });
+  const { frame } = plugin.encodeRequest(h, JOIN_42, 0, 3);
+  for (const decisions of ['', 'not JSON', '[true]', '{"allow": [{"operation": "EAT", "resourceType": "GROUP", "name": "g"}]}', '{"superUser": true, "deny": []}']) {
+    const out = plugin.callFrameAuthorized(h, frame, 1, decisions);
+    assert.equal(out.status, 1, decisions);
+    assert.equal(out.error.code, 'INVALID_INPUT');
+    assert.equal(out.error.path, 'decisions', decisions);
+  }
+  const ptr = (plugin.putBytes(frame), plugin.buf);
+  for (const [bad, len] of BAD) {
+    assert.equal(unpack(plugin.x.sgc_call_frame_authorized(h, ptr, frame.length, 1n, 0, 0, bad, len || 1)).status, 2, `${bad} +${len}`);
+  }
+  assert.equal(plugin.callFrameAuthorized(h + 9, frame, 1, READ_G).status, 2);
+  const out = plugin.callFrameAuthorized(h, frame, 1, READ_G);
+  assert.deepEqual(out.fields, plugin.callFrame(control, frame, 1).fields, 'nothing changed');
+});

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 use streams_group_coordinator::api::{boundary_error_json, Input};
+use streams_group_coordinator::wire::authz::{Authorizer, Decisions};
 use streams_group_coordinator::wire::{self, Peer};
 use streams_group_coordinator::Coordinator;
 use streams_group_coordinator::{BoundaryCode, BoundaryError};
@@ -257,9 +258,38 @@ impl Abi {
     pub fn call_frame(
         &mut self,
         handle: u32,
+        frame: (usize, usize),
+        now_ms: i64,
+        host: (usize, usize),
+    ) -> Answer {
+        self.frame_call(handle, frame, now_ms, host, None)
+    }
+
+    /// `sgc_call_frame_authorized` (version 5): [`Abi::call_frame`] behind Kafka's
+    /// authorization, the request's principal allowed what the JSON allow-list at
+    /// `(decisions_ptr, decisions_len)` grants (`Decisions`' JSON form,
+    /// docs/authorization.md). A client that is not allowed is answered as Kafka answers it
+    /// (`GROUP_AUTHORIZATION_FAILED`, ...), status 0; decisions that do not read are status 1
+    /// (`INVALID_INPUT` at `decisions`) and change nothing.
+    pub fn call_frame_authorized(
+        &mut self,
+        handle: u32,
+        frame: (usize, usize),
+        now_ms: i64,
+        host: (usize, usize),
+        decisions: (usize, usize),
+    ) -> Answer {
+        self.frame_call(handle, frame, now_ms, host, Some(decisions))
+    }
+
+    /// `sgc_call_frame`, with the allow-list at `decisions` when there is one.
+    fn frame_call(
+        &mut self,
+        handle: u32,
         (ptr, len): (usize, usize),
         now_ms: i64,
         (host_ptr, host_len): (usize, usize),
+        decisions: Option<(usize, usize)>,
     ) -> Answer {
         let Some(slot) = self.coordinators.get_mut(&handle) else {
             self.stray = unknown_handle(handle);
@@ -267,16 +297,26 @@ impl Abi {
         };
         let frame = bytes(&self.allocations, ptr, len);
         let host = bytes(&self.allocations, host_ptr, host_len).and_then(|b| utf8(b, "clientHost"));
+        let decisions = decisions
+            .map(|(ptr, len)| read_decisions(&self.allocations, ptr, len))
+            .transpose();
         // The answer is written into the handle's output buffer, its capacity kept.
         let mut out = std::mem::take(&mut slot.output);
-        let status = match (frame, host) {
-            (Err((status, e)), _) | (_, Err((status, e))) => {
+        let status = match (frame, host, decisions) {
+            (Err((status, e)), _, _) | (_, Err((status, e)), _) | (_, _, Err((status, e))) => {
                 out = error_bytes(&e);
                 status
             }
-            (Ok(frame), Ok(host)) => {
+            (Ok(frame), Ok(host), Ok(decisions)) => {
                 let call = (frame, now_ms, host);
-                frame_output(&mut slot.coordinator, &mut slot.frames, call, &mut out)
+                let authorizer = decisions.as_ref().map(|d| d as &dyn Authorizer);
+                frame_output(
+                    &mut slot.coordinator,
+                    &mut slot.frames,
+                    call,
+                    authorizer,
+                    &mut out,
+                )
             }
         };
         let (status, out) = bound_output(status, out, MAX_LEN);
@@ -434,6 +474,22 @@ pub(crate) fn utf8<'a>(bytes: &'a [u8], path: &str) -> Result<&'a str, (i32, Bou
     })
 }
 
+/// The authorization decisions at `(ptr, len)`: `Decisions`' JSON form (UTF-8); status 1
+/// (`INVALID_INPUT` at `decisions`) for text that does not read as one.
+fn read_decisions(
+    allocations: &Allocations,
+    ptr: usize,
+    len: usize,
+) -> Result<Decisions, (i32, BoundaryError)> {
+    let text = utf8(bytes(allocations, ptr, len)?, "decisions")?;
+    Decisions::from_json(text).map_err(|message| {
+        (
+            STATUS_INPUT_ERROR,
+            BoundaryError::input("decisions", message),
+        )
+    })
+}
+
 /// The input at `(ptr, len)`, in place: `len` 0 is the empty text; otherwise the range must lie
 /// inside one live allocation and be UTF-8.
 fn input(allocations: &Allocations, ptr: usize, len: usize) -> Result<&str, (i32, BoundaryError)> {
@@ -464,11 +520,13 @@ pub struct Frames {
 /// (Kafka's int32, big-endian: the bytes to write to the connection as they are), followed by
 /// the JSON object `{"records", "topicsToCreate", "explain", "nextDeadlineMs"}` of the JSON
 /// face's output (its `response` is the frame); or status 1 with the boundary error, and
-/// nothing changed.
+/// nothing changed. With an `authorizer`, the frame is handled behind Kafka's authorization
+/// (`wire::handle_frame_authorized`).
 pub fn frame_output(
     coordinator: &mut Coordinator,
     frames: &mut Frames,
     (frame, now_ms, client_host): (&[u8], i64, &str),
+    authorizer: Option<&dyn Authorizer>,
     out: &mut Vec<u8>,
 ) -> i32 {
     out.clear();
@@ -484,8 +542,25 @@ pub fn frame_output(
         response,
         peer,
     } = frames;
-    let output = match wire::handle_frame_with(coordinator, scratch, frame, now_ms, peer, response)
-    {
+    let handled = match authorizer {
+        None => wire::handle_frame_with(coordinator, scratch, frame, now_ms, peer, response),
+        Some(authorizer) => {
+            let broker = wire::Broker {
+                topics: None,
+                authorizer,
+            };
+            wire::handle_frame_authorized(
+                coordinator,
+                scratch,
+                frame,
+                now_ms,
+                peer,
+                response,
+                broker,
+            )
+        }
+    };
+    let output = match handled {
         Ok(output) => output,
         Err(e) => {
             *out = error_bytes(&e);
@@ -985,6 +1060,97 @@ mod tests {
             assert_eq!(read["response"]["errorCode"], response["errorCode"]);
             assert_eq!(read["response"]["memberEpoch"], response["memberEpoch"]);
         }
+    }
+
+    /// A kafka-4.2 join of group `g` (an empty topology) as the JSON input and its frame.
+    fn join_42(abi: &mut Abi, h: u32) -> (String, Vec<u8>) {
+        let mut input: Value = serde_json::from_slice(&join("m")).expect("JSON");
+        let request = input["request"].as_object_mut().expect("request");
+        request.remove("topologyId");
+        request.insert("topology".into(), json!({"epoch": 0, "subtopologies": []}));
+        request.insert("endpointInformationEpoch".into(), json!(0));
+        let text = input.to_string();
+        let e = encode(abi, h, text.as_bytes(), 0, 7);
+        assert_eq!(e.status, STATUS_OK, "{}", json_at(abi, e.ptr, e.len));
+        (text, abi.read(e.ptr, e.len).expect("the frame").to_vec())
+    }
+
+    fn call_frame_authorized(abi: &mut Abi, h: u32, frame: &[u8], decisions: &str) -> Answer {
+        let p = put(abi, frame);
+        let d = if decisions.is_empty() {
+            0
+        } else {
+            put(abi, decisions.as_bytes())
+        };
+        let a = abi.call_frame_authorized(h, (p, frame.len()), 1, (0, 0), (d, decisions.len()));
+        assert_eq!(abi.free(p, frame.len()), FREE_OK);
+        if d != 0 {
+            assert_eq!(abi.free(d, decisions.len()), FREE_OK);
+        }
+        a
+    }
+
+    #[test]
+    fn a_frame_is_answered_behind_the_decisions() {
+        let config = json!({"dialect": "kafka-4.2"});
+        let mut abi = Abi::new();
+        let h = created(&mut abi, Some(config.clone()));
+        let (text, request) = join_42(&mut abi, h);
+        // Nothing granted: the group's READ is denied, and the join changes nothing.
+        let a = call_frame_authorized(&mut abi, h, &request, r#"{"allow": []}"#);
+        let (frame, fields) = frame_and_fields(&abi, a);
+        assert_eq!(fields["records"], json!([]));
+        let d = decode(&mut abi, h, 88, 0, &frame);
+        let read = json_at(&abi, d.ptr, d.len);
+        assert_eq!(read["response"]["errorCode"], 30, "{read}");
+        // The group's READ granted: answered as the JSON face answers the join.
+        let grant = r#"{"allow": [{"operation": "READ", "resourceType": "GROUP", "name": "g"}]}"#;
+        let a = call_frame_authorized(&mut abi, h, &request, grant);
+        let (frame, fields) = frame_and_fields(&abi, a);
+        let mut native = Coordinator::from_json_config(&config).expect("config");
+        let mut expected: Value = serde_json::from_str(&native.handle_json(&text)).expect("JSON");
+        expected.as_object_mut().map(|o| o.remove("response"));
+        assert_eq!(fields, expected);
+        let d = decode(&mut abi, h, 88, 0, &frame);
+        assert_eq!(json_at(&abi, d.ptr, d.len)["response"]["errorCode"], 0);
+        // A super user is allowed everything.
+        let a = call_frame_authorized(&mut abi, h, &request, r#"{"superUser": true}"#);
+        assert_eq!(a.status, STATUS_OK);
+    }
+
+    #[test]
+    fn decisions_that_do_not_read_are_status_1_and_change_nothing() {
+        let mut abi = Abi::new();
+        let h = created(&mut abi, Some(json!({"dialect": "kafka-4.2"})));
+        let (_, request) = join_42(&mut abi, h);
+        for bad in [
+            "",
+            "not JSON",
+            "[]",
+            r#"{"allow": [{"operation": "READ", "resourceType": "GROUP"}]}"#,
+            r#"{"allow": [{"operation": "EAT", "resourceType": "GROUP", "name": "g"}]}"#,
+            r#"{"superUser": true, "deny": []}"#,
+            "\u{ff}",
+        ] {
+            let a = call_frame_authorized(&mut abi, h, &request, bad);
+            assert_eq!(a.status, STATUS_INPUT_ERROR, "{bad}");
+            let out = json_at(&abi, a.ptr, a.len);
+            assert_eq!(out["error"]["code"], "INVALID_INPUT", "{out}");
+            assert_eq!(out["error"]["path"], "decisions", "{out}");
+        }
+        let latin1 = put(&mut abi, b"\xff");
+        let p = put(&mut abi, &request);
+        let a = abi.call_frame_authorized(h, (p, request.len()), 1, (0, 0), (latin1, 1));
+        assert_eq!(a.status, STATUS_INPUT_ERROR);
+        assert_eq!(json_at(&abi, a.ptr, a.len)["error"]["path"], "decisions");
+        let a = abi.call_frame_authorized(h, (p, request.len()), 1, (0, 0), (usize::MAX, 4));
+        assert_eq!(a.status, STATUS_INTERNAL_ERROR);
+        let a = abi.call_frame_authorized(h + 9, (p, request.len()), 1, (0, 0), (0, 0));
+        assert_eq!(a.status, STATUS_INTERNAL_ERROR);
+        // Nothing changed: the join is still the group's first.
+        let a = call_frame_authorized(&mut abi, h, &request, r#"{"superUser": true}"#);
+        let (_, fields) = frame_and_fields(&abi, a);
+        assert!(fields["records"].to_string().contains("\"m\""), "{fields}");
     }
 
     #[test]

@@ -12,7 +12,9 @@
 //! wire protocol: `sgc_call_frame` (a request frame in, the response frame and the output's
 //! other fields out, answered as `sgc_call2`), `sgc_encode_request` and `sgc_decode_response`.
 //! Version 4 adds the host kit (`host.rs`): `sgc_route_request`, `sgc_merge_responses`,
-//! `sgc_error_response`, `sgc_answer_api_versions` and `sgc_is_mine`.
+//! `sgc_error_response`, `sgc_answer_api_versions` and `sgc_is_mine`. Version 5 adds
+//! `sgc_call_frame_authorized` (`sgc_call_frame` behind Kafka's authorization, the principal's
+//! decisions as a JSON allow-list).
 
 use std::cell::RefCell;
 
@@ -67,6 +69,12 @@ pub extern "C" fn sgc_abi_version_3() -> i32 {
 #[no_mangle]
 pub extern "C" fn sgc_abi_version_4() -> i32 {
     4
+}
+
+/// Marker export of ABI version 5 (`sgc_call_frame_authorized`); it returns 5.
+#[no_mangle]
+pub extern "C" fn sgc_abi_version_5() -> i32 {
+    5
 }
 
 /// Allocates `len` zeroed bytes for the host to write into; 0 when `len` is 0 or too large.
@@ -161,6 +169,33 @@ pub extern "C" fn sgc_call_frame(
     host_len: usize,
 ) -> i64 {
     packed(|abi| abi.call_frame(handle, (frame_ptr, frame_len), now_ms, (host_ptr, host_len)))
+}
+
+/// Version 5: `sgc_call_frame` behind Kafka's authorization: the request's principal is
+/// allowed what the UTF-8 JSON allow-list at `decisions_ptr` grants (docs/authorization.md);
+/// a client that is not allowed is answered as Kafka answers it. Answered as `sgc_call_frame`;
+/// decisions that do not read are status 1 (`INVALID_INPUT` at `decisions`).
+#[allow(clippy::too_many_arguments)]
+#[no_mangle]
+pub extern "C" fn sgc_call_frame_authorized(
+    handle: u32,
+    frame_ptr: usize,
+    frame_len: usize,
+    now_ms: i64,
+    host_ptr: usize,
+    host_len: usize,
+    decisions_ptr: usize,
+    decisions_len: usize,
+) -> i64 {
+    packed(|abi| {
+        abi.call_frame_authorized(
+            handle,
+            (frame_ptr, frame_len),
+            now_ms,
+            (host_ptr, host_len),
+            (decisions_ptr, decisions_len),
+        )
+    })
 }
 
 /// Version 3: the request frame of a JSON input (`nowMs` may be left out) at `api_version`

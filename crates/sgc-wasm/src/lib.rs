@@ -20,6 +20,8 @@ use streams_group_coordinator::api::{self, boundary_error_json, Input};
 use streams_group_coordinator::topology::Subtopology;
 use streams_group_coordinator::wire;
 #[cfg(feature = "broker")]
+use streams_group_coordinator::wire::authz::{AclOperation, Authorizer, Decisions, ResourceType};
+#[cfg(feature = "broker")]
 use streams_group_coordinator::wire::Peer;
 use streams_group_coordinator::{BoundaryCode, BoundaryError};
 
@@ -271,6 +273,13 @@ impl JsCoordinator {
     /// `Uint8Array`, without the size) and the other fields as `handle(object)` gives them; or
     /// `{error}` for what it cannot take (`INVALID_FRAME`: a frame Kafka closes the connection
     /// on), and then nothing changed. It never throws.
+    ///
+    /// `options.authorize` puts the frame behind Kafka's authorization
+    /// (`wire::handle_frame_authorized`, docs/authorization.md): the request's principal is
+    /// allowed what a callback `(operation, resourceType, name) => boolean` answers `true` to
+    /// (Kafka's names, `'READ'`, `'GROUP'`; anything else, a throw included, denies), or what
+    /// an allow-list grants (the `Decisions` JSON form, an object or JSON text; one that does
+    /// not read answers `{error}`, `INVALID_INPUT` at `options.authorize`).
     #[cfg(feature = "broker")]
     #[wasm_bindgen(js_name = handleRequest)]
     pub fn handle_request(
@@ -278,8 +287,9 @@ impl JsCoordinator {
         frame: JsValue,
         now_ms: JsValue,
         client_host: JsValue,
+        options: JsValue,
     ) -> JsValue {
-        match self.frame_output(&frame, &now_ms, &client_host) {
+        match self.frame_output(&frame, &now_ms, &client_host, &options) {
             Ok(v) => v,
             Err(e) => to_js(&boundary_error_json(&e)),
         }
@@ -291,11 +301,13 @@ impl JsCoordinator {
         frame: &JsValue,
         now_ms: &JsValue,
         client_host: &JsValue,
+        options: &JsValue,
     ) -> Result<JsValue, BoundaryError> {
         let frame = frame.dyn_ref::<js_sys::Uint8Array>().ok_or_else(|| {
             BoundaryError::new(BoundaryCode::InvalidFrame, "", "a frame is a Uint8Array")
         })?;
         let now_ms = int64(now_ms, "nowMs")?;
+        let authorizer = js_authorizer(options)?;
         let frames = &mut self.frames;
         frames.peer.client_host.clear();
         if !(client_host.is_undefined() || client_host.is_null()) {
@@ -307,14 +319,28 @@ impl JsCoordinator {
         // The frame is copied out of JS memory into the kept buffer.
         frames.request.resize(frame.length() as usize, 0);
         frame.copy_to(&mut frames.request);
-        let output = wire::handle_frame_with(
-            &mut self.inner,
-            &mut frames.scratch,
-            &frames.request,
-            now_ms,
-            &frames.peer,
-            &mut frames.response,
-        )?;
+        let output = match &authorizer {
+            None => wire::handle_frame_with(
+                &mut self.inner,
+                &mut frames.scratch,
+                &frames.request,
+                now_ms,
+                &frames.peer,
+                &mut frames.response,
+            ),
+            Some(authorizer) => wire::handle_frame_authorized(
+                &mut self.inner,
+                &mut frames.scratch,
+                &frames.request,
+                now_ms,
+                &frames.peer,
+                &mut frames.response,
+                wire::Broker {
+                    topics: None,
+                    authorizer: authorizer.as_ref(),
+                },
+            ),
+        }?;
         let config = self.inner.config();
         // `response` keeps its place, first, as in `handle`'s output; the other fields are
         // written as text, as `handle`'s are.
@@ -450,6 +476,52 @@ fn int_in(value: &JsValue, path: &str, min: i64, max: i64) -> Result<i64, Bounda
     n.filter(|n| (min..=max).contains(n)).ok_or_else(|| {
         BoundaryError::input(path, format!("must be an integer from {min} to {max}"))
     })
+}
+
+/// The authorizer of `handleRequest`'s `options.authorize` (`None`: no options, or no
+/// `authorize`): a JS callback asked with Kafka's names, or an allow-list (`Decisions`).
+#[cfg(feature = "broker")]
+fn js_authorizer(options: &JsValue) -> Result<Option<Box<dyn Authorizer>>, BoundaryError> {
+    const PATH: &str = "options.authorize";
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    if !options.is_object() {
+        return Err(BoundaryError::input("options", "must be an object"));
+    }
+    let authorize = Reflect::get(options, &"authorize".into())
+        .map_err(|_| BoundaryError::input(PATH, "could not be read"))?;
+    if authorize.is_undefined() || authorize.is_null() {
+        return Ok(None);
+    }
+    if let Some(callback) = authorize.dyn_ref::<js_sys::Function>() {
+        let callback = callback.clone();
+        // Only `true` allows: any other answer, or a throw, denies (Kafka's authorizers fail
+        // closed).
+        let ask = move |op: AclOperation, resource: ResourceType, name: &str| {
+            callback
+                .call3(
+                    &JsValue::NULL,
+                    &op.name().into(),
+                    &resource.name().into(),
+                    &name.into(),
+                )
+                .is_ok_and(|answer| answer.as_bool() == Some(true))
+        };
+        return Ok(Some(Box::new(ask)));
+    }
+    let text = match authorize.as_string() {
+        Some(text) => text,
+        None if authorize.is_object() => from_js(&authorize, PATH)?.to_string(),
+        None => {
+            return Err(BoundaryError::input(
+                PATH,
+                "must be a function (operation, resourceType, name) => boolean or the decisions (an object or JSON text)",
+            ))
+        }
+    };
+    let decisions = Decisions::from_json(&text).map_err(|e| BoundaryError::input(PATH, e))?;
+    Ok(Some(Box::new(decisions)))
 }
 
 /// A non-negative 64-bit integer argument (a number or a `BigInt`), such as `nowMs`.

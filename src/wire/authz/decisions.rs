@@ -111,8 +111,20 @@ impl Decisions {
     }
 
     /// The decisions of their JSON text (the module's form); the error says what is wrong.
+    /// The decisions and each grant are JSON objects (serde would also read a struct from a
+    /// list of its fields in order: `[true]` would be a super user).
     pub fn from_json(text: &str) -> Result<Decisions, String> {
-        serde_json::from_str(text).map_err(|e| format!("authorization decisions: {e}"))
+        let fail = |e: &dyn std::fmt::Display| format!("authorization decisions: {e}");
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| fail(&e))?;
+        let Some(object) = value.as_object() else {
+            return Err(fail(&"must be a JSON object"));
+        };
+        if let Some(grants) = object.get("allow").and_then(|a| a.as_array()) {
+            if let Some(i) = grants.iter().position(|g| !g.is_object()) {
+                return Err(fail(&format_args!("allow[{i}] must be a JSON object")));
+            }
+        }
+        serde_json::from_value(value).map_err(|e| fail(&e))
     }
 }
 

@@ -150,6 +150,19 @@ fn decisions_read_from_json() {
     assert!(Decisions::from_json(r#"{"superUser": true}"#)
         .expect("decisions")
         .authorize(Alter, Cluster, CLUSTER_NAME));
+    // Lists of fields in order are no decisions and no grants.
+    for list in [
+        "[true]",
+        "[]",
+        r#"{"allow": [["READ", "GROUP", "g"]]}"#,
+        "",
+        "null",
+    ] {
+        assert!(
+            Decisions::from_json(list).is_err(),
+            "{list} is not decisions"
+        );
+    }
 }
 
 #[test]
