@@ -340,6 +340,21 @@ impl Broker {
         }
     }
 
+    /// [`Broker::allowed`] as the core's `Authorizer` for `who`, for the bit sets of
+    /// authorized operations.
+    fn decider<'a>(
+        &'a self,
+        who: &'a acl::Requester,
+    ) -> impl Fn(AclOperation, authz::ResourceType, &str) -> bool + 'a {
+        move |op, rt, name| {
+            let (op, rt) = (
+                acl::Operation::from_code(op.code()),
+                acl::ResourceType::from_code(rt.code()),
+            );
+            self.allowed(who, op, rt, name)
+        }
+    }
+
     /// Kafka's decision for `who` (everything without an authorizer).
     fn allowed(
         &self,
@@ -389,13 +404,7 @@ impl Broker {
         };
         // Kafka's bit set of the operations `who` may do on a topic it may describe (version
         // 8 on, when asked; else the schema's default).
-        let decide = |op: AclOperation, rt: authz::ResourceType, name: &str| {
-            let (op, rt) = (
-                acl::Operation::from_code(op.code()),
-                acl::ResourceType::from_code(rt.code()),
-            );
-            self.allowed(who, op, rt, name)
-        };
+        let decide = self.decider(who);
         let with_ops = |mut t: mds::MetadataResponseTopic| {
             if v >= 8 && request.include_topic_authorized_operations {
                 let name = t.name.clone().unwrap_or_default();
@@ -473,13 +482,7 @@ impl Broker {
         ) {
             return 0;
         }
-        let decide = |op: AclOperation, rt: authz::ResourceType, name: &str| {
-            let (op, rt) = (
-                acl::Operation::from_code(op.code()),
-                acl::ResourceType::from_code(rt.code()),
-            );
-            self.allowed(who, op, rt, name)
-        };
+        let decide = self.decider(who);
         authz::authorized_operations(&decide, authz::ResourceType::Cluster, name)
     }
 
